@@ -1,0 +1,6 @@
+import type { ActivityDeps } from './deps';
+
+/** Activities of the automation family. */
+export function createAutomationActivities(_deps: ActivityDeps) {
+  return {};
+}

@@ -1,0 +1,6 @@
+import type { ActivityDeps } from './deps';
+
+/** Activities of the lifecycle family. */
+export function createLifecycleActivities(_deps: ActivityDeps) {
+  return {};
+}

@@ -1,0 +1,70 @@
+/**
+ * `npm test`: builds or finds the local servers, starts one MongoDB-compatible server and one
+ * Temporal dev server for the whole run, then runs every test/**\/*.test.ts file with node:test
+ * (each file gets its own database and task queue). Unit tests need neither server.
+ *
+ *   npm test                      all tests
+ *   npm test -- test/unit         only files under test/unit
+ *   npm test -- --only-unit       skip starting servers and run test/unit only
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { loadConfig } from '../src/config';
+import { createLog } from '../src/log';
+import { startTestServices } from '../test/helpers/services';
+
+const root = new URL('..', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const onlyUnit = args.includes('--only-unit');
+const selectors = args.filter((a) => !a.startsWith('--'));
+
+function findTests(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, p));
+  }
+  return out.sort();
+}
+
+let files = findTests(join(root, 'test'));
+if (onlyUnit) files = files.filter((f) => f.startsWith('test/unit/'));
+if (selectors.length > 0) files = files.filter((f) => selectors.some((s) => f.startsWith(s.replace(/^\.\//, ''))));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+const log = createLog((process.env.LORE_LOG_LEVEL as 'info') ?? 'info', 'test');
+const needsServers = files.some((f) => !f.startsWith('test/unit/'));
+const scratch = mkdtempSync(join(tmpdir(), 'lore-test-'));
+const config = loadConfig({ ...process.env, LORE_DATA_DIR: scratch });
+const services = needsServers ? await startTestServices(config, log, scratch) : null;
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  LORE_BIN_DIR: config.binDir,
+  ...(services ? { LORE_TEST_MONGODB_URI: services.mongoUri, LORE_TEST_TEMPORAL_ADDRESS: services.temporalAddress } : {}),
+};
+const concurrency = process.env.LORE_TEST_CONCURRENCY ?? '2';
+console.error(`running ${files.length} test files (concurrency ${concurrency})${services ? ` against MongoDB ${services.mongoUri} and Temporal ${services.temporalAddress}` : ''}`);
+
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+let code: number;
+const forward = (sig: NodeJS.Signals) => child.kill(sig);
+process.on('SIGINT', forward);
+process.on('SIGTERM', forward);
+try {
+  code = await new Promise<number>((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+} finally {
+  await services?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,39 @@
+import type { Config, Role } from '../config';
+import type { Clock } from '../domain/clock';
+import type { Engine } from '../engine/engine';
+import type { Log } from '../log';
+import type { Database } from '../store/database';
+
+/** What the running process knows about the services it uses (for /health and the banner). */
+export interface RuntimeInfo {
+  role: Role;
+  startedAt: number;
+  dataDir: string | null;
+  temporal: { mode: 'local' | 'external'; address: string; namespace: string; uiUrl: string | null };
+  mongo: { mode: 'local' | 'external'; address: string; database: string };
+}
+
+/** Extra engine facts /health reads (implemented by TemporalEngine). */
+export interface EngineProbe {
+  serverVersion(): Promise<string | null>;
+  pollerCount(): Promise<number>;
+}
+
+export interface SandboxStatus {
+  enabled: boolean;
+  isolation: string;
+  detail?: string;
+}
+
+/** Everything handlers may use. Built once per process by main.ts (or by a test). */
+export interface AppDeps {
+  config: Config;
+  log: Log;
+  clock: Clock;
+  db: Database;
+  engine: Engine;
+  engineProbe: EngineProbe;
+  runtime: RuntimeInfo;
+  sandboxStatus: () => Promise<SandboxStatus>;
+  embeddingsStatus: () => { provider: string; status: string };
+}

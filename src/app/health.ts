@@ -1,0 +1,72 @@
+import type { HealthOutput } from '../contract/families/system';
+import type { systemRoutes } from '../contract/families/system';
+import type { Handlers } from '../contract/handlers';
+import type { AppDeps } from './deps';
+
+const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+
+/** Redacts credentials from a MongoDB URI before showing it. */
+export const redactUri = (uri: string) => uri.replace(/\/\/[^@/]*@/, '//***@');
+
+export async function checkHealth(deps: AppDeps): Promise<HealthOutput> {
+  const { runtime, config } = deps;
+  const [mongo, temporal, pollers, sandbox] = await Promise.allSettled([
+    within(deps.db.ping(), 3000),
+    within(deps.engineProbe.serverVersion(), 3000),
+    within(deps.engineProbe.pollerCount(), 3000),
+    deps.sandboxStatus(),
+  ]);
+  const mongoOk = mongo.status === 'fulfilled';
+  const temporalOk = temporal.status === 'fulfilled';
+  const pollerCount = pollers.status === 'fulfilled' ? pollers.value : 0;
+  const workerOk = pollers.status === 'fulfilled' && pollerCount > 0;
+  const status = !mongoOk ? 'down' : temporalOk && workerOk ? 'ok' : 'degraded';
+  const reason = (r: PromiseSettledResult<unknown>) => (r.status === 'rejected' ? String((r.reason as Error)?.message ?? r.reason) : undefined);
+  return {
+    status,
+    version: config.version,
+    role: runtime.role,
+    uptime_s: Math.round((Date.now() - runtime.startedAt) / 1000),
+    dependencies: {
+      temporal: {
+        status: temporalOk ? 'ok' : 'down',
+        mode: runtime.temporal.mode,
+        address: runtime.temporal.address,
+        namespace: runtime.temporal.namespace,
+        version: temporal.status === 'fulfilled' ? temporal.value : null,
+        ui_url: runtime.temporal.uiUrl,
+        ...(reason(temporal) ? { detail: reason(temporal) } : {}),
+      },
+      mongodb: {
+        status: mongoOk ? 'ok' : 'down',
+        mode: runtime.mongo.mode,
+        address: redactUri(runtime.mongo.address),
+        database: runtime.mongo.database,
+        version: mongo.status === 'fulfilled' ? mongo.value.version : null,
+        ...(reason(mongo) ? { detail: reason(mongo) } : {}),
+      },
+      worker: {
+        status: workerOk ? 'ok' : 'down',
+        mode: runtime.role === 'all' ? 'local' : 'external',
+        address: config.temporal.taskQueue,
+        task_queue: config.temporal.taskQueue,
+        pollers: pollerCount,
+        version: config.version,
+        ...(workerOk ? {} : { detail: reason(pollers) ?? 'no worker is polling the task queue; start one with `lore start --role worker`' }),
+      },
+    },
+    sandbox:
+      sandbox.status === 'fulfilled'
+        ? sandbox.value
+        : { enabled: config.sandbox.enabled, isolation: 'unknown', detail: reason(sandbox) },
+    embeddings: deps.embeddingsStatus(),
+    data_dir: runtime.dataDir,
+  };
+}
+
+export function createSystemHandlers(deps: AppDeps): Handlers<typeof systemRoutes> {
+  return {
+    health: async () => checkHealth(deps),
+  };
+}

@@ -1,0 +1,164 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { findMongoLauncherJar } from '../local/mongo';
+import { isPortFree } from '../local/ports';
+import { findTemporalBinary, TEMPORAL_CLI_MODULE } from '../local/temporal-server';
+
+type Verdict = 'ok' | 'warn' | 'fail';
+interface Check {
+  name: string;
+  verdict: Verdict;
+  detail: string;
+  fix?: string;
+}
+
+const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 15_000 });
+
+function versionOf(cmd: string, args: string[], pattern: RegExp): string | null {
+  const r = run(cmd, args);
+  if (r.error || r.status !== 0) return null;
+  return pattern.exec(`${r.stdout}\n${r.stderr}`)?.[1] ?? null;
+}
+
+function checkNode(): Check {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > 20 || (major === 20 && minor >= 19);
+  return ok
+    ? { name: 'Node.js', verdict: 'ok', detail: process.versions.node }
+    : { name: 'Node.js', verdict: 'fail', detail: process.versions.node, fix: 'install Node.js 20.19 or newer (the MongoDB driver 7 needs it)' };
+}
+
+function checkTemporal(config: Config): Check[] {
+  if (config.temporal.address) return [{ name: 'Temporal', verdict: 'ok', detail: `external at ${config.temporal.address} (TEMPORAL_ADDRESS)` }];
+  const bin = findTemporalBinary(config.binDir);
+  if (bin) return [{ name: 'Temporal CLI', verdict: 'ok', detail: `${bin.path} (${bin.version})` }];
+  const go = versionOf('go', ['version'], /go(\d+\.\d+(?:\.\d+)?)/);
+  return [
+    {
+      name: 'Temporal CLI',
+      verdict: 'warn',
+      detail: `not built yet; the first \`lore start\` builds it into ${config.binDir} (2-4 minutes, ~2 GB RAM)`,
+      fix: `or build it now: GOBIN=${config.binDir} go install ${TEMPORAL_CLI_MODULE}`,
+    },
+    go
+      ? { name: 'Go', verdict: 'ok', detail: go }
+      : { name: 'Go', verdict: 'fail', detail: 'not found', fix: 'install Go 1.22+ to build the Temporal CLI, or set TEMPORAL_ADDRESS' },
+  ];
+}
+
+function checkMongo(config: Config): Check[] {
+  if (config.mongo.uri) return [{ name: 'MongoDB', verdict: 'ok', detail: `external (MONGODB_URI)` }];
+  const checks: Check[] = [];
+  const java = versionOf('java', ['-version'], /version "([^"]+)"/);
+  const javaMajor = java ? Number(java.split('.')[0]) : 0;
+  checks.push(
+    java && javaMajor >= 17
+      ? { name: 'Java', verdict: 'ok', detail: java }
+      : { name: 'Java', verdict: 'fail', detail: java ?? 'not found', fix: 'install a JDK 17+ (Debian: apt-get install openjdk-17-jdk-headless), or set MONGODB_URI' },
+  );
+  const jar = findMongoLauncherJar(config.binDir);
+  if (jar) {
+    checks.push({ name: 'MongoDB-compatible server', verdict: 'ok', detail: jar });
+  } else {
+    const mvn = versionOf('mvn', ['-v'], /Apache Maven (\S+)/);
+    checks.push({
+      name: 'MongoDB-compatible server',
+      verdict: 'warn',
+      detail: `not built yet; the first \`lore start\` builds it into ${config.binDir} with Maven (~1 minute)`,
+    });
+    checks.push(
+      mvn
+        ? { name: 'Maven', verdict: 'ok', detail: mvn }
+        : { name: 'Maven', verdict: 'fail', detail: 'not found', fix: 'install Maven 3.8+ (Debian: apt-get install maven), or set MONGODB_URI' },
+    );
+  }
+  return checks;
+}
+
+async function checkPorts(config: Config): Promise<Check[]> {
+  const ports: [string, number, string, boolean][] = [
+    ['API port', config.port, 'LORE_PORT', true],
+    ['Temporal gRPC port', config.temporal.localPort, 'LORE_TEMPORAL_PORT', !config.temporal.address],
+    ['Temporal UI port', config.temporal.localUiPort, 'LORE_TEMPORAL_UI_PORT', !config.temporal.address],
+    ['MongoDB port', config.mongo.localPort, 'LORE_MONGO_PORT', !config.mongo.uri],
+  ];
+  const out: Check[] = [];
+  for (const [name, port, setting, needed] of ports) {
+    if (!needed) continue;
+    const host = setting === 'LORE_PORT' ? config.host : '127.0.0.1';
+    out.push(
+      (await isPortFree(host, port))
+        ? { name, verdict: 'ok', detail: `${host}:${port} is free` }
+        : { name, verdict: 'warn', detail: `${host}:${port} is in use (by a running Lore?)`, fix: `stop that process or set ${setting}` },
+    );
+  }
+  return out;
+}
+
+function checkDir(name: string, dir: string, setting: string, minFreeMb: number): Check {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    const fs = statfsSync(dir);
+    const freeMb = Math.floor((fs.bavail * fs.bsize) / 1024 / 1024);
+    if (freeMb < minFreeMb) return { name, verdict: 'warn', detail: `${dir}: only ${freeMb} MB free`, fix: `free disk space or set ${setting}` };
+    return { name, verdict: 'ok', detail: `${dir} (${freeMb} MB free)` };
+  } catch (err) {
+    return { name, verdict: 'fail', detail: `${dir}: ${(err as Error).message}`, fix: `make it writable or set ${setting}` };
+  }
+}
+
+function checkSandbox(config: Config): Check {
+  if (!config.sandbox.enabled) return { name: 'Sandbox', verdict: 'ok', detail: 'disabled (SANDBOX_ENABLED=false)' };
+  const bwrap = existsSync('/usr/bin/bwrap') ? versionOf('/usr/bin/bwrap', ['--version'], /bubblewrap (\S+)/) : null;
+  if (!bwrap) {
+    return {
+      name: 'Sandbox isolation',
+      verdict: 'warn',
+      detail: 'bubblewrap not found: commands would run with rlimits only, without namespaces',
+      fix: 'apt-get install bubblewrap (or SANDBOX_ENABLED=false)',
+    };
+  }
+  const probe = run('/usr/bin/bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true']);
+  return probe.status === 0
+    ? { name: 'Sandbox isolation', verdict: 'ok', detail: `bubblewrap ${bwrap}` }
+    : {
+        name: 'Sandbox isolation',
+        verdict: 'fail',
+        detail: `bubblewrap ${bwrap} cannot create namespaces: ${probe.stderr.trim()}`,
+        fix: 'enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a VM/container that allows them',
+      };
+}
+
+/** Prints one line per check with a fix for each problem; true when nothing failed. */
+export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stdout.write(`✗ configuration\n${err.problems.map((p) => `    ${p}`).join('\n')}\n`);
+      return false;
+    }
+    throw err;
+  }
+  const checks: Check[] = [
+    checkNode(),
+    ...checkTemporal(config),
+    ...checkMongo(config),
+    ...(await checkPorts(config)),
+    checkDir('data dir', config.dataDir, 'LORE_DATA_DIR', 500),
+    checkDir('bin dir', config.binDir, 'LORE_BIN_DIR', 2048),
+    checkSandbox(config),
+  ];
+  const mark = { ok: '✓', warn: '!', fail: '✗' } as const;
+  for (const c of checks) {
+    process.stdout.write(`${mark[c.verdict]} ${c.name.padEnd(26)} ${c.detail}\n`);
+    if (c.fix && c.verdict !== 'ok') process.stdout.write(`  ${' '.repeat(26)} fix: ${c.fix}\n`);
+  }
+  const failed = checks.filter((c) => c.verdict === 'fail').length;
+  const warned = checks.filter((c) => c.verdict === 'warn').length;
+  process.stdout.write(`\n${failed === 0 ? 'ready' : 'not ready'}: ${failed} problem(s), ${warned} warning(s)\n`);
+  return failed === 0;
+}

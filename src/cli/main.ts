@@ -1,0 +1,81 @@
+import { ConfigError, loadConfig, type Role } from '../config';
+import { LocalServiceError } from '../local/errors';
+import { createLog } from '../log';
+import { runDoctor } from './doctor';
+
+const HELP = `lore — local-first continuity runtime for AI agents
+
+Usage:
+  lore start [--role all|api|worker]   start Lore (default role: all)
+  lore doctor                          check Node, Go, Java, binaries, ports and the data dir
+  lore version                         print the version
+  lore help                            this text
+
+With TEMPORAL_ADDRESS and MONGODB_URI unset, \`lore start\` runs a local Temporal dev server and a
+local MongoDB-compatible server as supervised children. Configuration: docs/configuration.md.
+`;
+
+function parseRole(args: string[]): Role | undefined {
+  const i = args.findIndex((a) => a === '--role' || a.startsWith('--role='));
+  if (i < 0) return undefined;
+  const value = args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1];
+  if (value !== 'all' && value !== 'api' && value !== 'worker') {
+    throw new ConfigError([`--role must be all, api or worker (got ${JSON.stringify(value)})`]);
+  }
+  return value;
+}
+
+async function start(args: string[]): Promise<void> {
+  const config = loadConfig(process.env, { role: parseRole(args) });
+  const log = createLog(config.logLevel, config.role === 'worker' ? 'worker' : 'lore');
+  const { startRuntime } = await import('../main');
+  const runtime = await startRuntime(config, log);
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      log.warn(`second ${sig}: exiting now`);
+      process.exit(130);
+    }
+    log.info(`${sig} received: stopping`);
+    void runtime.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  await runtime.stopped;
+  log.info('stopped');
+  process.exit(process.exitCode ?? 0);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'help', ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return start(rest);
+    case 'doctor': {
+      const ok = await runDoctor(process.env);
+      process.exit(ok ? 0 : 1);
+    }
+    case 'version':
+    case '--version':
+      process.stdout.write(`${loadConfig({ ...process.env }).version}\n`);
+      return;
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return;
+    default:
+      process.stderr.write(`unknown command '${command}'\n\n${HELP}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError || err instanceof LocalServiceError) {
+    process.stderr.write(`lore: ${err.message}\n`);
+  } else {
+    process.stderr.write(`lore: ${(err as Error)?.stack ?? err}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,207 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { ApiKey } from './http/auth';
+
+/**
+ * The only reader of process.env. Every variable is documented in docs/configuration.md with
+ * its default; loadConfig() validates all of them at once and names each bad one with its fix.
+ */
+
+export type Role = 'api' | 'worker' | 'all';
+export type EmbeddingsProvider = 'none' | 'local' | 'openai' | 'ollama';
+export type SandboxIsolationSetting = 'auto' | 'bubblewrap' | 'none';
+
+export interface Config {
+  readonly version: string;
+  readonly role: Role;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly binDir: string;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly bodyLimit: number;
+  readonly apiKeys: readonly ApiKey[];
+  readonly allowInsecureBind: boolean;
+  readonly validateResponses: boolean;
+  readonly temporal: {
+    /** null: Lore starts and supervises the local dev server. */
+    readonly address: string | null;
+    readonly namespace: string;
+    readonly taskQueue: string;
+    readonly localPort: number;
+    readonly localUiPort: number;
+  };
+  readonly mongo: {
+    /** null: Lore starts and supervises the local MongoDB wire-protocol server. */
+    readonly uri: string | null;
+    readonly database: string;
+    readonly localPort: number;
+  };
+  readonly embeddings: {
+    readonly provider: EmbeddingsProvider;
+    readonly url: string | null;
+    readonly model: string | null;
+    readonly apiKey: string | null;
+  };
+  readonly sandbox: {
+    readonly enabled: boolean;
+    readonly isolation: SandboxIsolationSetting;
+    readonly dir: string;
+  };
+  /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
+  readonly lifecycleIntervalMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+const port = (name: string) =>
+  z.coerce.number({ error: `${name} must be a port number` }).int().min(1, `${name} must be 1-65535`).max(65535, `${name} must be 1-65535`);
+
+const bool = (name: string) =>
+  z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), `${name} must be true or false`)
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+/** "2mb", "512kb", "1048576" → bytes. */
+export function parseBytes(value: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*$/i.exec(value);
+  if (!m) return null;
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const mult = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('g') ? 1024 ** 3 : 1;
+  return Math.floor(Number(m[1]) * mult);
+}
+
+/** "90s", "15m", "6h", "1d", "off", "0", "5000" (ms) → milliseconds. */
+export function parseDuration(value: string): number | null {
+  const v = value.trim().toLowerCase();
+  if (v === 'off' || v === '0' || v === 'false') return 0;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(v);
+  if (!m) return null;
+  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+  return Math.floor(Number(m[1]) * mult);
+}
+
+function expandHome(p: string): string {
+  if (p === '~') return homedir();
+  if (p.startsWith('~/')) return join(homedir(), p.slice(2));
+  return isAbsolute(p) ? p : resolve(p);
+}
+
+export function parseApiKeys(raw: string): ApiKey[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const eq = entry.lastIndexOf('=');
+      return eq > 0 ? { key: entry.slice(0, eq), tenant: entry.slice(eq + 1) } : { key: entry, tenant: null };
+    });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { role?: Role } = {}): Config {
+  const problems: string[] = [];
+  const read = <T>(name: string, schema: z.ZodType<T>, fallback: string): T => {
+    const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+    const r = schema.safeParse(raw);
+    if (r.success) return r.data;
+    problems.push(`${name}=${JSON.stringify(raw)}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+    return schema.parse(fallback);
+  };
+  const optional = (name: string) => (env[name] && env[name]!.trim() !== '' ? env[name]!.trim() : null);
+
+  const host = read('LORE_HOST', z.string().min(1), '127.0.0.1');
+  const dataDir = expandHome(read('LORE_DATA_DIR', z.string().min(1), '~/.lore'));
+  const role = overrides.role ?? read('LORE_ROLE', z.enum(['api', 'worker', 'all'], { error: 'LORE_ROLE must be api, worker or all' }), 'all');
+
+  const bodyLimitRaw = read('LORE_BODY_LIMIT', z.string(), '2mb');
+  const bodyLimit = parseBytes(bodyLimitRaw);
+  if (bodyLimit === null || bodyLimit < 1024) problems.push(`LORE_BODY_LIMIT=${JSON.stringify(bodyLimitRaw)}: use a size such as 2mb or 1048576 (at least 1kb)`);
+
+  const lifecycleRaw = read('LORE_LIFECYCLE_INTERVAL', z.string(), '6h');
+  const lifecycleIntervalMs = parseDuration(lifecycleRaw);
+  if (lifecycleIntervalMs === null) problems.push(`LORE_LIFECYCLE_INTERVAL=${JSON.stringify(lifecycleRaw)}: use a duration such as 30m, 6h or off`);
+
+  const apiKeys = parseApiKeys(env.LORE_API_KEYS ?? '');
+  const allowInsecureBind = read('LORE_ALLOW_INSECURE_BIND', bool('LORE_ALLOW_INSECURE_BIND'), 'false');
+  const loopback = LOOPBACK.has(host);
+  if (!loopback && apiKeys.length === 0 && !allowInsecureBind) {
+    problems.push(
+      `LORE_HOST=${host} is not a loopback address and no LORE_API_KEYS are set: set LORE_API_KEYS, or LORE_ALLOW_INSECURE_BIND=true if the network is trusted`,
+    );
+  }
+
+  const embeddingsProvider = read(
+    'LORE_EMBEDDINGS',
+    z.enum(['none', 'local', 'openai', 'ollama'], { error: 'LORE_EMBEDDINGS must be none, local, openai or ollama' }),
+    'none',
+  );
+  const embeddingsUrl = optional('LORE_EMBEDDINGS_URL');
+  if ((embeddingsProvider === 'openai' || embeddingsProvider === 'ollama') && !embeddingsUrl) {
+    problems.push(`LORE_EMBEDDINGS=${embeddingsProvider} needs LORE_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434 for Ollama)`);
+  }
+
+  const config: Config = {
+    version: LORE_VERSION,
+    role,
+    host,
+    port: read('LORE_PORT', port('LORE_PORT'), '3001'),
+    dataDir,
+    binDir: expandHome(read('LORE_BIN_DIR', z.string().min(1), '~/.cache/lore/bin')),
+    logLevel: read('LORE_LOG_LEVEL', z.enum(['debug', 'info', 'warn', 'error'], { error: 'LORE_LOG_LEVEL must be debug, info, warn or error' }), 'info'),
+    bodyLimit: bodyLimit ?? 2 * 1024 * 1024,
+    apiKeys,
+    allowInsecureBind,
+    validateResponses: read('LORE_VALIDATE_RESPONSES', bool('LORE_VALIDATE_RESPONSES'), 'false'),
+    temporal: {
+      address: optional('TEMPORAL_ADDRESS'),
+      namespace: read('TEMPORAL_NAMESPACE', z.string().min(1), 'default'),
+      taskQueue: read('LORE_TASK_QUEUE', z.string().min(1), 'lore'),
+      localPort: read('LORE_TEMPORAL_PORT', port('LORE_TEMPORAL_PORT'), '7233'),
+      localUiPort: read('LORE_TEMPORAL_UI_PORT', port('LORE_TEMPORAL_UI_PORT'), '8233'),
+    },
+    mongo: {
+      uri: optional('MONGODB_URI'),
+      database: read('MONGODB_DB', z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 chars of [A-Za-z0-9_-]'), 'lore'),
+      localPort: read('LORE_MONGO_PORT', port('LORE_MONGO_PORT'), '27018'),
+    },
+    embeddings: {
+      provider: embeddingsProvider,
+      url: embeddingsUrl,
+      model: optional('LORE_EMBEDDINGS_MODEL'),
+      apiKey: optional('LORE_EMBEDDINGS_API_KEY'),
+    },
+    sandbox: {
+      enabled: read('SANDBOX_ENABLED', bool('SANDBOX_ENABLED'), loopback ? 'true' : 'false'),
+      isolation: read(
+        'LORE_SANDBOX_ISOLATION',
+        z.enum(['auto', 'bubblewrap', 'none'], { error: 'LORE_SANDBOX_ISOLATION must be auto, bubblewrap or none' }),
+        'auto',
+      ),
+      dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), join(dataDir, 'sandbox'))),
+    },
+    lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(config);
+}
+
+/** Derived from package.json at build time would need a build; reading it once is enough. */
+export const LORE_VERSION = '0.1.0';
+
+function deepFreeze<T>(obj: T): T {
+  if (obj && typeof obj === 'object') {
+    for (const v of Object.values(obj)) deepFreeze(v);
+    Object.freeze(obj);
+  }
+  return obj;
+}

@@ -1,0 +1,2 @@
+/** Routes of the handoff family (see docs and contract.md). */
+export const handoffRoutes = {} as const;

@@ -1,0 +1,2 @@
+/** Routes of the packs family (see docs and contract.md). */
+export const packsRoutes = {} as const;

@@ -1,0 +1,2 @@
+/** Routes of the sandbox family (see docs and contract.md). */
+export const sandboxRoutes = {} as const;

@@ -1,0 +1,2 @@
+/** Routes of the sessions family (see docs and contract.md). */
+export const sessionsRoutes = {} as const;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { route } from '../route';
+
+const Dependency = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  mode: z.enum(['local', 'external']).describe('local: started and supervised by Lore; external: configured by address'),
+  address: z.string(),
+  version: z.string().nullable(),
+  detail: z.string().optional(),
+});
+
+export const HealthOutput = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  version: z.string(),
+  role: z.enum(['api', 'worker', 'all']),
+  uptime_s: z.number(),
+  dependencies: z.object({
+    temporal: Dependency.extend({ namespace: z.string(), ui_url: z.string().nullable() }),
+    mongodb: Dependency.extend({ database: z.string() }),
+    worker: Dependency.extend({ task_queue: z.string(), pollers: z.number().int() }),
+  }),
+  sandbox: z.object({
+    enabled: z.boolean(),
+    isolation: z.string(),
+    detail: z.string().optional(),
+  }),
+  embeddings: z.object({ provider: z.string(), status: z.string() }),
+  data_dir: z.string().nullable(),
+});
+export type HealthOutput = z.infer<typeof HealthOutput>;
+
+export const systemRoutes = {
+  health: route({
+    name: 'health',
+    method: 'GET',
+    path: '/health',
+    summary: 'Each dependency (Temporal, MongoDB, worker) with its mode and version.',
+    input: z.object({}),
+    output: HealthOutput,
+    scoped: false,
+  }),
+} as const;

@@ -1,0 +1,11 @@
+import type { AppDeps } from '../../app/deps';
+import type { FamilyModule } from '../../app/module';
+import type { sessionsRoutes } from '../../contract/families/sessions';
+import type { MemoryServices } from '../memory/module';
+
+/** What the sessions family offers other families. */
+export type SessionsServices = Record<string, never>;
+
+export function createSessionsModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
+  return { handlers: {}, services: {} };
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LoreError } from '../contract/errors';
+import type { CallContext } from '../contract/handlers';
+import type { RouteDef } from '../contract/route';
+import { authenticate, authorizeTenant, type ApiKey } from './auth';
+import { envelope, fromFastifyError, fromZodError, internalError } from './errors';
+import type { Metrics } from './metrics';
+
+type AnyHandler = (input: any, ctx: CallContext) => Promise<Record<string, unknown>>;
+
+export interface Logger {
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export interface AppOptions {
+  routes: Record<string, RouteDef>;
+  handlers: Record<string, AnyHandler>;
+  bodyLimit: number;
+  apiKeys: readonly ApiKey[];
+  /** Check every response against its output schema (on in tests; a mismatch is a 500). */
+  validateResponses: boolean;
+  metrics: Metrics;
+  /** Served at GET /openapi.json. */
+  openapi: () => unknown;
+  log: Logger;
+}
+
+/**
+ * Builds the Fastify app from the contract's route table. It never listens: main.ts does, tests
+ * use inject(). Every non-2xx answer is the contract's envelope: body parsing, unknown routes,
+ * validation, domain errors and bugs alike.
+ */
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: opts.bodyLimit,
+    logger: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    // Unknown routes and malformed bodies must answer fast, never hang.
+    connectionTimeout: 60_000,
+  });
+
+  // An empty POST body is an empty object (so validation can name the missing fields).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new LoreError('invalid_request', `request body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-request-id', req.id);
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const routeLabel = req.routeOptions?.url ?? 'unmatched';
+    opts.metrics.observeRequest(req.method, routeLabel, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  const fail = (reply: FastifyReply, req: FastifyRequest, err: LoreError) => {
+    if (err.code === 'overloaded') reply.header('retry-after', String(err.details.retry_after_s ?? 1));
+    return reply.code(err.status).type('application/json').send(envelope(err, String(req.id)));
+  };
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof LoreError) return fail(reply, req, err);
+    const mapped = fromFastifyError(err, opts.bodyLimit);
+    if (mapped) return fail(reply, req, mapped);
+    opts.log.error({ err, request_id: req.id, url: req.url }, 'unhandled error');
+    return fail(reply, req, internalError());
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    fail(reply, req, new LoreError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`, { method: req.method, path: req.url.split('?')[0] })),
+  );
+
+  app.get('/openapi.json', async () => opts.openapi());
+  app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(opts.metrics.render()));
+
+  for (const [name, def] of Object.entries(opts.routes)) {
+    const handler = opts.handlers[name];
+    if (!handler) throw new Error(`contract route '${name}' has no handler`);
+    const serve = async (req: FastifyRequest, reply: FastifyReply) => {
+      const key = authenticate(opts.apiKeys, req.headers.authorization);
+      const raw = def.method === 'GET' ? (req.query ?? {}) : (req.body ?? {});
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        throw new LoreError('invalid_request', 'request body must be a JSON object');
+      }
+      const parsed = def.input.safeParse(raw);
+      if (!parsed.success) throw fromZodError(parsed.error);
+      const input = parsed.data as Record<string, unknown>;
+      const identity = {
+        tenant_id: typeof input.tenant_id === 'string' ? input.tenant_id : 'default',
+        scope: typeof input.scope === 'string' ? input.scope : 'default',
+      };
+      if (def.scoped) authorizeTenant(key, identity.tenant_id);
+      const abort = new AbortController();
+      req.raw.once('close', () => {
+        if (!reply.sent) abort.abort();
+      });
+      const ctx: CallContext = {
+        ...identity,
+        actor: typeof input.actor === 'string' ? input.actor : 'local-user',
+        requestId: String(req.id),
+        signal: abort.signal,
+      };
+      const result = await handler(input, ctx);
+      const body = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : result;
+      if (opts.validateResponses) {
+        const checked = def.output.safeParse(body);
+        if (!checked.success) {
+          opts.log.error({ route: def.path, issues: checked.error.issues.slice(0, 10), request_id: req.id }, 'response does not match its contract');
+          throw internalError();
+        }
+      }
+      return reply.code(200).send(body);
+    };
+    for (const path of [def.path, ...def.aliases]) {
+      app.route({ method: def.method, url: path, handler: serve });
+    }
+  }
+  return app;
+}

@@ -1,0 +1,33 @@
+import { timingSafeEqual } from 'node:crypto';
+import { LoreError } from '../contract/errors';
+
+export interface ApiKey {
+  key: string;
+  /** When set, the key may only act for this tenant. */
+  tenant: string | null;
+}
+
+const same = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Finds the key a request presents; unauthorized when keys are configured and none matches. */
+export function authenticate(keys: readonly ApiKey[], header: string | undefined): ApiKey | null {
+  if (keys.length === 0) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) throw new LoreError('unauthorized', 'missing bearer token: send Authorization: Bearer <key> (LORE_API_KEYS is set)');
+  const presented = match[1]!;
+  const found = keys.find((k) => same(k.key, presented));
+  if (!found) throw new LoreError('unauthorized', 'unknown API key');
+  return found;
+}
+
+export function authorizeTenant(key: ApiKey | null, tenantId: string): void {
+  if (key?.tenant && key.tenant !== tenantId) {
+    throw new LoreError('forbidden', `this API key is bound to tenant '${key.tenant}' and cannot act for tenant '${tenantId}'`, {
+      tenant_id: tenantId,
+    });
+  }
+}

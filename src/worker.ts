@@ -1,0 +1,73 @@
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Config } from './config';
+import { systemClock, type Clock } from './domain/clock';
+import { toApplicationFailure } from './engine/failures';
+import type { Log } from './log';
+import { allCollections } from './store/collections';
+import { Database } from './store/database';
+
+export const WORKER_READY_MARKER = 'LORE_WORKER_READY';
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+function installRuntime(level: Config['logLevel']): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  // Temporal's own logs: warnings and errors only unless Lore runs at debug.
+  Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN') });
+}
+
+/** Activities throw LoreError; this turns it into an ApplicationFailure the client can map back. */
+class LoreErrorInterceptor implements ActivityInboundCallsInterceptor {
+  async execute(input: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[0], next: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>[1]) {
+    try {
+      return await next(input);
+    } catch (err) {
+      throw toApplicationFailure(err);
+    }
+  }
+}
+
+export interface WorkerHandle {
+  /** Resolves when the worker has stopped (after shutdown() or a fatal error). */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Connects, bundles workflows, registers activities and starts polling the task queue. */
+export async function startWorker(opts: { config: Config; log: Log; clock?: Clock; db?: Database }): Promise<WorkerHandle> {
+  const { config, log } = opts;
+  const address = config.temporal.address;
+  if (!address || !config.mongo.uri) throw new Error('the worker needs TEMPORAL_ADDRESS and MONGODB_URI');
+  installRuntime(config.logLevel);
+  const ownDb = !opts.db;
+  const db = opts.db ?? (await Database.connect(config.mongo.uri, config.mongo.database));
+  await db.ensureIndexes(allCollections);
+  const connection = await NativeConnection.connect({ address });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: { trace() {}, debug() {}, info() {}, log() {}, warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) },
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowBundle,
+    activities: createActivities({ config, db, clock: opts.clock ?? systemClock, log: log.child('activity') }),
+    interceptors: { activity: [() => ({ inbound: new LoreErrorInterceptor() })] },
+    shutdownGraceTime: '10s',
+  });
+  const done = worker.run().finally(async () => {
+    await connection.close().catch(() => {});
+    if (ownDb) await db.close().catch(() => {});
+  });
+  return {
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { BoundedText, CallerId, identityFields } from '../../src/contract/common';
+import { LoreError } from '../../src/contract/errors';
+import { route } from '../../src/contract/route';
+import { buildApp } from '../../src/http/app';
+import { Metrics } from '../../src/http/metrics';
+
+const echo = route({
+  name: 'test.echo',
+  path: '/v1/test/echo',
+  aliases: ['/v1/test/echo-alias'],
+  summary: 'echo',
+  input: z.object({ ...identityFields, n: z.number().int(), id: CallerId.optional(), text: BoundedText(1024).optional(), kind: z.enum(['a', 'b']).default('a') }),
+  output: z.object({ tenant_id: z.string(), scope: z.string(), n: z.number(), kind: z.string() }),
+});
+const fail = route({
+  name: 'test.fail',
+  path: '/v1/test/fail',
+  summary: 'throws',
+  input: z.object({ ...identityFields, how: z.enum(['lore', 'bug', 'bad-output']) }),
+  output: z.object({ tenant_id: z.string(), scope: z.string(), ok: z.boolean() }),
+});
+
+const errors: unknown[] = [];
+function makeApp(opts: { apiKeys?: { key: string; tenant: string | null }[] } = {}) {
+  return buildApp({
+    routes: { 'test.echo': echo, 'test.fail': fail },
+    handlers: {
+      'test.echo': async (input: { n: number; kind: string }) => ({ n: input.n, kind: input.kind }),
+      'test.fail': async (input: { how: string }) => {
+        if (input.how === 'lore') throw new LoreError('invalid_state', 'run is ended', { state: 'ended' });
+        if (input.how === 'bug') throw new TypeError('boom: secret internals');
+        return { ok: 'yes' } as never;
+      },
+    },
+    bodyLimit: 64 * 1024,
+    apiKeys: opts.apiKeys ?? [],
+    validateResponses: true,
+    metrics: new Metrics(),
+    openapi: () => ({}),
+    log: { info() {}, warn() {}, error: (o: unknown) => errors.push(o) },
+  });
+}
+
+const post = (app: ReturnType<typeof makeApp>, url: string, payload: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json', ...headers } });
+
+function assertEnvelope(res: { statusCode: number; json(): any; headers: Record<string, unknown> }, status: number, code: string) {
+  assert.equal(res.statusCode, status);
+  const body = res.json();
+  assert.equal(body.error.code, code);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(body.error.message.length > 0);
+  assert.equal(typeof body.error.retryable, 'boolean');
+  assert.equal(typeof body.error.details, 'object');
+  assert.equal(body.request_id, res.headers['x-request-id']);
+  return body;
+}
+
+describe('HTTP contract', () => {
+  it('applies defaults, echoes tenant and scope, ignores unknown fields', async () => {
+    const res = await post(makeApp(), '/v1/test/echo', { n: 1, unknown_field: { deep: true } });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { tenant_id: 'default', scope: 'default', n: 1, kind: 'a' });
+  });
+
+  it('serves aliases exactly like the canonical path', async () => {
+    const res = await post(makeApp(), '/v1/test/echo-alias', { n: 2, tenant_id: 'acme', scope: 'repo' });
+    assert.deepEqual(res.json(), { tenant_id: 'acme', scope: 'repo', n: 2, kind: 'a' });
+  });
+
+  it('malformed JSON is invalid_request, never 500', async () => {
+    assertEnvelope(await post(makeApp(), '/v1/test/echo', '{"n": 1,'), 400, 'invalid_request');
+  });
+
+  it('wrong types, missing fields and bad enums list every issue with its path', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/echo', { kind: 'c', tenant_id: '!bad' }), 400, 'invalid_request');
+    const paths = body.error.details.issues.map((i: { path: string }) => i.path).sort();
+    assert.deepEqual(paths, ['kind', 'n', 'tenant_id']);
+    const wrongType = assertEnvelope(await post(makeApp(), '/v1/test/echo', { n: 'one' }), 400, 'invalid_request');
+    assert.equal(wrongType.error.details.issues[0].path, 'n');
+  });
+
+  it('bad caller ids are rejected', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/echo', { n: 1, id: 'has space' }), 400, 'invalid_request');
+    assert.equal(body.error.details.issues[0].path, 'id');
+  });
+
+  it('a JSON array or scalar body is invalid_request', async () => {
+    assertEnvelope(await post(makeApp(), '/v1/test/echo', [1, 2]), 400, 'invalid_request');
+    assertEnvelope(await post(makeApp(), '/v1/test/echo', '42'), 400, 'invalid_request');
+  });
+
+  it('an empty body reports the missing fields', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/echo', ''), 400, 'invalid_request');
+    assert.equal(body.error.details.issues[0].path, 'n');
+  });
+
+  it('a non-JSON content type is invalid_request', async () => {
+    const res = await makeApp().inject({ method: 'POST', url: '/v1/test/echo', payload: 'n=1', headers: { 'content-type': 'text/plain' } });
+    assertEnvelope(res, 400, 'invalid_request');
+  });
+
+  it('a body over the limit is payload_too_large', async () => {
+    const big = JSON.stringify({ n: 1, pad: 'x'.repeat(5 * 1024 * 1024) });
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/echo', big), 413, 'payload_too_large');
+    assert.match(body.error.message, /LORE_BODY_LIMIT/);
+  });
+
+  it('a field over its byte limit is payload_too_large, multi-byte text counted in bytes', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/echo', { n: 1, text: 'é'.repeat(600) }), 413, 'payload_too_large');
+    assert.equal(body.error.details.issues[0].path, 'text');
+    assert.equal((await post(makeApp(), '/v1/test/echo', { n: 1, text: 'é'.repeat(500) })).statusCode, 200);
+  });
+
+  it('unknown routes and methods are not_found with the envelope', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/nope', {}), 404, 'not_found');
+    assert.match(body.error.message, /POST \/v1\/nope/);
+    assertEnvelope(await makeApp().inject({ method: 'GET', url: '/v1/test/echo' }), 404, 'not_found');
+  });
+
+  it('domain errors keep their code, status and details', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/fail', { how: 'lore' }), 409, 'invalid_state');
+    assert.deepEqual(body.error.details, { state: 'ended' });
+    assert.equal(body.error.retryable, false);
+  });
+
+  it('a bug is a generic 500 internal; the cause is logged, not leaked', async () => {
+    errors.length = 0;
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/fail', { how: 'bug' }), 500, 'internal');
+    assert.doesNotMatch(body.error.message, /secret internals/);
+    assert.equal(errors.length, 1);
+  });
+
+  it('a response that breaks its own contract is caught when validation is on', async () => {
+    errors.length = 0;
+    assertEnvelope(await post(makeApp(), '/v1/test/fail', { how: 'bad-output' }), 500, 'internal');
+    assert.equal(errors.length, 1);
+  });
+
+  it('echoes a caller x-request-id and generates one otherwise', async () => {
+    const mine = await post(makeApp(), '/v1/test/echo', { n: 1 }, { 'x-request-id': 'req-42' });
+    assert.equal(mine.headers['x-request-id'], 'req-42');
+    const generated = await post(makeApp(), '/v1/test/echo', { n: 1 });
+    assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+
+  it('API keys: missing is unauthorized, a key bound to another tenant is forbidden', async () => {
+    const app = makeApp({ apiKeys: [{ key: 'k-any', tenant: null }, { key: 'k-acme', tenant: 'acme' }] });
+    assertEnvelope(await post(app, '/v1/test/echo', { n: 1 }), 401, 'unauthorized');
+    assertEnvelope(await post(app, '/v1/test/echo', { n: 1 }, { authorization: 'Bearer wrong' }), 401, 'unauthorized');
+    assertEnvelope(await post(app, '/v1/test/echo', { n: 1, tenant_id: 'other' }, { authorization: 'Bearer k-acme' }), 403, 'forbidden');
+    assert.equal((await post(app, '/v1/test/echo', { n: 1, tenant_id: 'acme' }, { authorization: 'Bearer k-acme' })).statusCode, 200);
+    assert.equal((await post(app, '/v1/test/echo', { n: 1, tenant_id: 'other' }, { authorization: 'Bearer k-any' })).statusCode, 200);
+  });
+
+  it('metrics count requests per route and status', async () => {
+    const app = makeApp();
+    await post(app, '/v1/test/echo', { n: 1 });
+    await post(app, '/v1/test/echo', { n: 'x' });
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(text, /lore_http_requests_total\{method="POST",route="\/v1\/test\/echo",status="200"\} 1/);
+    assert.match(text, /lore_http_requests_total\{method="POST",route="\/v1\/test\/echo",status="400"\} 1/);
+    assert.match(text, /lore_http_request_duration_seconds_count\{method="POST",route="\/v1\/test\/echo"\} 2/);
+  });
+});

@@ -1,0 +1,2 @@
+/** Workflows of the automation family (deterministic code only). */
+export {};

@@ -1,0 +1,2 @@
+/** Workflows of the lifecycle family (deterministic code only). */
+export {};

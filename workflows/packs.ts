@@ -1,0 +1,2 @@
+/** Workflows of the packs family (deterministic code only). */
+export {};

@@ -1,0 +1,2 @@
+/** Workflows of the replay family (deterministic code only). */
+export {};

@@ -1,0 +1,2 @@
+/** Workflows of the sandbox family (deterministic code only). */
+export {};
