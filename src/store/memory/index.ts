@@ -1,4 +1,6 @@
 import type { CollectionSpec } from '../database';
+import { countersCollection } from './sequence';
+import { edgesCollection, nodesCollection, revisionsCollection } from './nodes';
 
 /** Collections of the memory family (indexes are created at start). */
-export const memoryCollections: CollectionSpec[] = [];
+export const memoryCollections: CollectionSpec[] = [nodesCollection, revisionsCollection, edgesCollection, countersCollection];

@@ -1,0 +1,16 @@
+# Lore for deployments (docker compose up). Sources run through tsx; there is no build step.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap util-linux ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts
+COPY bin ./bin
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+COPY tsconfig.json ./
+ENV NODE_ENV=production
+EXPOSE 3001
+CMD ["node", "bin/lore.mjs", "start", "--role", "api"]
