@@ -192,7 +192,7 @@ function spawnWorkerChild(env: NodeJS.ProcessEnv, log: Log): Promise<Child> {
       args: [LORE_BIN, 'start', '--role', 'worker'],
       env,
       log,
-      outputLevel: 'info',
+      rawOutput: true,
       onStdoutLine: (line) => {
         if (!ready && line.includes(WORKER_READY_MARKER)) {
           ready = true;

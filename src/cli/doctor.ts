@@ -47,7 +47,7 @@ function checkTemporal(config: Config): Check[] {
   ];
 }
 
-function checkMongo(config: Config): Check[] {
+async function checkMongo(config: Config): Promise<Check[]> {
   if (config.mongo.uri) return [{ name: 'MongoDB', verdict: 'ok', detail: `external (MONGODB_URI)` }];
   const checks: Check[] = [];
   const java = versionOf('java', ['-version'], /version "([^"]+)"/);
@@ -57,7 +57,7 @@ function checkMongo(config: Config): Check[] {
       ? { name: 'Java', verdict: 'ok', detail: java }
       : { name: 'Java', verdict: 'fail', detail: java ?? 'not found', fix: 'install a JDK 17+ (Debian: apt-get install openjdk-17-jdk-headless), or set MONGODB_URI' },
   );
-  const jar = findMongoLauncherJar(config.binDir);
+  const jar = await findMongoLauncherJar(config.binDir);
   if (jar) {
     checks.push({ name: 'MongoDB-compatible server', verdict: 'ok', detail: jar });
   } else {
@@ -146,7 +146,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
   const checks: Check[] = [
     checkNode(),
     ...checkTemporal(config),
-    ...checkMongo(config),
+    ...(await checkMongo(config)),
     ...(await checkPorts(config)),
     checkDir('data dir', config.dataDir, 'LORE_DATA_DIR', 500),
     checkDir('bin dir', config.binDir, 'LORE_BIN_DIR', 2048),

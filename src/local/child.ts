@@ -16,6 +16,8 @@ export interface Child {
   readonly tail: () => string;
   /** SIGTERM, then SIGKILL after graceMs. */
   stop(graceMs?: number): Promise<ChildExit>;
+  /** Stop the event loop from waiting on this child (PDEATHSIG still ends it with us). */
+  unref(): void;
 }
 
 export interface SpawnOptions {
@@ -31,6 +33,8 @@ export interface SpawnOptions {
   outputLevel?: 'debug' | 'info';
   /** Keep stdin as an open pipe (children that exit when it closes). */
   stdinPipe?: boolean;
+  /** The child formats its own log lines (a Lore worker): pass them through unprefixed. */
+  rawOutput?: boolean;
 }
 
 let setprivPath: string | null | undefined;
@@ -53,6 +57,9 @@ export function spawnChild(opts: SpawnOptions): Child {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
     stdio: [opts.stdinPipe ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal Ctrl+C reaches only Lore, which then stops the children
+    // in order. PDEATHSIG (above) still kills them if Lore dies.
+    detached: true,
   });
   const lines: string[] = [];
   const remember = (line: string) => {
@@ -60,7 +67,11 @@ export function spawnChild(opts: SpawnOptions): Child {
     if (lines.length > 40) lines.shift();
   };
   const out = opts.log.child(opts.name);
-  const emit = (line: string) => (opts.outputLevel === 'info' ? out.info(line) : out.debug(line));
+  const emit = (line: string) => {
+    if (opts.rawOutput) process.stderr.write(`${line}\n`);
+    else if (opts.outputLevel === 'info') out.info(line);
+    else out.debug(line);
+  };
   const splitter = (onLine: (l: string) => void) => {
     let buf = '';
     return (chunk: Buffer) => {
@@ -77,7 +88,8 @@ export function spawnChild(opts: SpawnOptions): Child {
     'data',
     splitter((l) => {
       remember(l);
-      emit(l);
+      // A raw child's stdout carries protocol lines (readiness markers), not logs.
+      if (!opts.rawOutput) emit(l);
       opts.onStdoutLine?.(l);
     }),
   );
@@ -106,6 +118,10 @@ export function spawnChild(opts: SpawnOptions): Child {
     exited,
     alive: () => !done,
     tail: () => lines.join('\n'),
+    unref() {
+      proc.unref();
+      for (const stream of [proc.stdin, proc.stdout, proc.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    },
     async stop(graceMs = 10_000) {
       if (done) return exited;
       proc.kill('SIGTERM');

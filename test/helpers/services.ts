@@ -9,6 +9,8 @@ export interface TestServices {
   mongoUri: string;
   temporalAddress: string;
   stop(): Promise<void>;
+  /** Let the test process exit while they run (they die with it). */
+  unref(): void;
 }
 
 /** One MongoDB-compatible server and one Temporal dev server on free loopback ports, data in dir. */
@@ -39,6 +41,10 @@ export async function startTestServices(config: Config, log: Log, dir: string): 
     async stop() {
       await temporal.child.stop(5000);
       await mongo.stop();
+    },
+    unref() {
+      temporal.child.unref();
+      mongo.unref();
     },
   };
 }

@@ -25,6 +25,12 @@ export const nodesCollection = defineCollection({
       // which the local server does not support.
       why: 'client_id idempotency and resolve by client_id',
     },
+    {
+      key: { tenant_id: 1, scope: 1, _id: 1 },
+      name: 'scope_id',
+      // The local server serves unique indexes for exact matches only; ranges and sorts need this one.
+      why: 'find pagination (_id > cursor in id order) and full-scope scans (packs, lifecycle)',
+    },
     { key: { seq: 1 }, name: 'seq', why: 'other processes catch up on seq > watermark' },
     { key: { tenant_id: 1, scope: 1, kind: 1 }, name: 'scope_kind', why: 'learning reads the workflows, patterns and policies of a scope' },
   ],
@@ -32,7 +38,9 @@ export const nodesCollection = defineCollection({
 
 export const revisionsCollection = defineCollection({
   name: 'memory_node_revisions',
-  indexes: [{ key: { tenant_id: 1, scope: 1, node_id: 1, revision: 1 }, unique: true, name: 'node_revision', why: 'resolve lists a node’s history' }],
+  // Uniqueness comes from _id (`<node_id>:<revision>`); this index is non-unique so the local server
+  // can serve the node_id prefix in revision order.
+  indexes: [{ key: { tenant_id: 1, scope: 1, node_id: 1, revision: 1 }, name: 'node_revision', why: 'resolve lists a node’s history' }],
 });
 
 export const edgesCollection = defineCollection({
@@ -88,7 +96,6 @@ export function toNode(doc: NodeDoc & { tenant_id?: string; scope?: string }): S
 
 export interface NodeFilter {
   ids?: string[];
-  client_ids?: string[];
   types?: NodeType[];
   kinds?: (NodeKind | null)[];
   tiers?: Tier[];
@@ -100,7 +107,6 @@ export interface NodeFilter {
 function toMongoFilter(f: NodeFilter): Filter<NodeDoc> {
   const q: Record<string, unknown> = {};
   if (f.ids) q._id = { $in: f.ids };
-  if (f.client_ids) q.client_key = { $in: f.client_ids };
   if (f.types) q.type = { $in: f.types };
   if (f.kinds) q.kind = { $in: f.kinds };
   if (f.tiers) q.tier = { $in: f.tiers };
@@ -131,6 +137,12 @@ export class ScopedNodes {
     return doc ? toNode(doc) : null;
   }
 
+  /** Nodes by client_id, in the order given; unknown ones are left out. Exact lookups (unique index). */
+  async getManyByClientId(clientIds: string[]): Promise<StoredNode[]> {
+    const found = await Promise.all(clientIds.map((c) => this.nodes.findOne({ client_key: c })));
+    return found.filter((d): d is NonNullable<typeof d> => d !== null).map(toNode);
+  }
+
   async getMany(ids: string[]): Promise<StoredNode[]> {
     if (ids.length === 0) return [];
     const docs = await this.nodes.find({ _id: { $in: ids } });
@@ -151,7 +163,7 @@ export class ScopedNodes {
 
   /** Streams every node of the scope in id order (exports, lifecycle scans). */
   async *all(filter: NodeFilter = {}): AsyncGenerator<StoredNode> {
-    for await (const doc of this.nodes.iterate(toMongoFilter(filter))) yield toNode(doc);
+    for await (const doc of this.nodes.iterate(toMongoFilter(filter), { sort: { _id: 1 } })) yield toNode(doc);
   }
 
   /** Inserts new nodes (no client_id check): one sequence block for the batch. */

@@ -1,0 +1,57 @@
+package dev.lore.mongo;
+
+import java.util.List;
+import java.util.Map.Entry;
+
+import org.h2.mvstore.MVMap;
+
+import de.bwaldvogel.mongo.backend.AbstractUniqueIndex;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.KeyValue;
+import de.bwaldvogel.mongo.backend.Missing;
+
+/** Upstream's H2UniqueIndex (package-private there), over a map with {@link StoreTypes} key/value types. */
+final class LoreUniqueIndex extends AbstractUniqueIndex<Object> {
+
+    private final MVMap<KeyValue, Object> map;
+
+    LoreUniqueIndex(MVMap<KeyValue, Object> map, String name, List<IndexKey> keys, boolean sparse) {
+        super(name, keys, sparse);
+        this.map = map;
+    }
+
+    @Override
+    protected Object removeDocument(KeyValue keyValue) {
+        return map.remove(keyValue);
+    }
+
+    @Override
+    protected boolean putKeyPosition(KeyValue keyValue, Object position) {
+        return map.putIfAbsent(keyValue, Missing.ofNullable(position)) == null;
+    }
+
+    @Override
+    protected Iterable<Entry<KeyValue, Object>> getIterable() {
+        return map.entrySet();
+    }
+
+    @Override
+    protected Object getPosition(KeyValue keyValue) {
+        return map.get(keyValue);
+    }
+
+    @Override
+    public long getCount() {
+        return map.sizeAsLong();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return map.isEmpty();
+    }
+
+    @Override
+    public long getDataSize() {
+        return getCount();
+    }
+}

@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { assembleApi } from '../../src/app/assemble';
+import type { AppDeps } from '../../src/app/deps';
+import type { Modules } from '../../src/app/modules';
+import { loadConfig, type Config } from '../../src/config';
+import { ManualClock } from '../../src/domain/clock';
+import { TemporalEngine } from '../../src/engine/temporal-engine';
+import { Metrics } from '../../src/http/metrics';
+import { createLog, silentLog, type Log } from '../../src/log';
+import { allCollections } from '../../src/store/collections';
+import { Database } from '../../src/store/database';
+import { startWorker, type WorkerHandle } from '../../src/worker';
+import { startTestServices, type TestServices } from './services';
+
+let ownServices: Promise<TestServices> | null = null;
+
+/**
+ * The servers this test process talks to: the ones `npm test` started (LORE_TEST_* env), or, when
+ * a file runs on its own, a pair started here once and stopped at exit.
+ */
+export async function testServices(): Promise<{ mongoUri: string; temporalAddress: string }> {
+  const mongoUri = process.env.LORE_TEST_MONGODB_URI;
+  const temporalAddress = process.env.LORE_TEST_TEMPORAL_ADDRESS;
+  if (mongoUri && temporalAddress) return { mongoUri, temporalAddress };
+  if (!ownServices) {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-test-services-'));
+    ownServices = startTestServices(loadConfig({ ...process.env, LORE_DATA_DIR: dir }), createLog('warn', 'test'), dir);
+    const services = await ownServices;
+    // The servers die with this process (stdin closes / PDEATHSIG); don't let them hold it open.
+    services.unref();
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return ownServices;
+}
+
+export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface TestApi {
+  app: FastifyInstance;
+  deps: AppDeps;
+  modules: Modules;
+  config: Config;
+  clock: ManualClock;
+  db: Database;
+  engine: TemporalEngine;
+  /** POST a JSON body (or GET when method is given); never throws on non-2xx. */
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  get<T = any>(path: string): Promise<Reply<T>>;
+  /** Start (or restart) the in-process worker on this test's task queue. */
+  startWorker(): Promise<WorkerHandle>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestApiOptions {
+  /** Run a Temporal worker in this process on the test's own task queue (default false). */
+  worker?: boolean;
+  /** Extra environment for loadConfig (e.g. SANDBOX_ENABLED). */
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  log?: Log;
+}
+
+/**
+ * The real API (every family, real store, real Temporal) built in-process on a fresh database
+ * and task queue, exercised through Fastify's inject(). Response validation is on: a handler
+ * that breaks its own contract fails the test with a 500.
+ */
+export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
+  const services = await testServices();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-test-data-'));
+  const config = loadConfig({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LORE_BIN_DIR: process.env.LORE_BIN_DIR ?? '',
+    LORE_DATA_DIR: dataDir,
+    MONGODB_URI: services.mongoUri,
+    MONGODB_DB: uniqueName('t').replace(/-/g, '_'),
+    TEMPORAL_ADDRESS: services.temporalAddress,
+    LORE_TASK_QUEUE: uniqueName('tq'),
+    LORE_VALIDATE_RESPONSES: 'true',
+    LORE_LIFECYCLE_INTERVAL: 'off',
+    ...opts.env,
+  });
+  const log = opts.log ?? (process.env.LORE_TEST_LOG ? createLog('debug', 'test') : silentLog);
+  const clock = opts.clock ?? new ManualClock('2026-01-01T00:00:00.000Z');
+  const db = await Database.connect(config.mongo.uri!, config.mongo.database);
+  await db.ensureIndexes(allCollections);
+  const metrics = new Metrics();
+  const engine = await TemporalEngine.connect({
+    address: config.temporal.address!,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    observer: metrics,
+  });
+  const deps: AppDeps = {
+    config,
+    log,
+    clock,
+    db,
+    engine,
+    engineProbe: engine,
+    runtime: {
+      role: 'all',
+      startedAt: Date.now(),
+      dataDir,
+      temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: null },
+      mongo: { mode: 'external', address: config.mongo.uri!, database: config.mongo.database },
+    },
+    sandboxStatus: async () => ({ enabled: config.sandbox.enabled, isolation: 'unknown' }),
+    embeddingsStatus: () => ({ provider: config.embeddings.provider, status: 'off' }),
+  };
+  const api = await assembleApi(deps, metrics);
+  let worker: WorkerHandle | null = null;
+  const self: TestApi = {
+    app: api.app,
+    deps,
+    modules: api.modules,
+    config,
+    clock,
+    db,
+    engine,
+    async post(path, body = {}, headers = {}) {
+      const res = await api.app.inject({
+        method: 'POST',
+        url: path,
+        payload: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers as Reply['headers'] };
+    },
+    async get(path) {
+      const res = await api.app.inject({ method: 'GET', url: path });
+      const isJson = String(res.headers['content-type'] ?? '').includes('json');
+      return { status: res.statusCode, body: isJson ? JSON.parse(res.body) : res.body, headers: res.headers as Reply['headers'] };
+    },
+    async startWorker() {
+      worker = await startWorker({ config, log, clock, db });
+      return worker;
+    },
+    async stopWorker() {
+      await worker?.shutdown();
+      worker = null;
+    },
+    async close() {
+      await self.stopWorker();
+      await api.stop();
+      await engine.close();
+      await db.db.dropDatabase().catch(() => {});
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  if (opts.worker) await self.startWorker();
+  return self;
+}

@@ -1,0 +1,374 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Long, MongoClient, MongoServerError, type Collection, type Document, type Filter, type Sort } from 'mongodb';
+import { ensureMongoLauncherJar, startMongoServer, type MongoServerHandle } from '../../src/local/mongo-server';
+
+describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeout: 600_000 }, () => {
+  let jarPath: string;
+  let dir: string;
+  let dbFile: string;
+  let server: MongoServerHandle;
+  let client: MongoClient;
+
+  before(async () => {
+    jarPath = await ensureMongoLauncherJar({ log: (m) => console.log(m) });
+    dir = await mkdtemp(join(tmpdir(), 'lore-mongo-test-'));
+    dbFile = join(dir, 'lore.mv.db');
+    server = await startMongoServer({ jarPath, port: 0, dbFile });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+  });
+
+  after(async () => {
+    await client?.close();
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('reports a version the driver accepts', async () => {
+    assert.equal(server.version, '7.0.0');
+    const info = await client.db('admin').command({ buildInfo: 1 });
+    assert.equal(info.version, '7.0.0');
+    const hello = await client.db('admin').command({ hello: 1 });
+    assert.equal(hello.isWritablePrimary, true);
+    assert.ok(hello.maxWireVersion >= 9);
+  });
+
+  test('insert, find, update, deleteMany', async () => {
+    const c = client.db('lore').collection('crud');
+    const r = await c.insertMany([
+      { _id: 'a' as never, n: 1, tag: 'x' },
+      { _id: 'b' as never, n: 2, tag: 'y' },
+      { _id: 'c' as never, n: 3, tag: 'x' },
+    ]);
+    assert.equal(r.insertedCount, 3);
+    await c.insertOne({ n: 4, tag: 'z' });
+    assert.deepEqual(await c.findOne({ _id: 'b' as never }), { _id: 'b', n: 2, tag: 'y' });
+    const u = await c.updateMany({ tag: 'x' }, { $set: { seen: true }, $inc: { n: 10 } });
+    assert.equal(u.matchedCount, 2);
+    assert.equal(u.modifiedCount, 2);
+    assert.deepEqual((await c.find({ seen: true }).sort({ n: 1 }).toArray()).map((d) => d.n), [11, 13]);
+    const d = await c.deleteMany({ n: { $gt: 3 } });
+    assert.equal(d.deletedCount, 3);
+    assert.equal(await c.countDocuments({}), 1);
+  });
+
+  test('findOneAndUpdate with upsert, $inc and $setOnInsert', async () => {
+    const c = client.db('lore').collection('counters');
+    const first = await c.findOneAndUpdate(
+      { _id: 'seq' as never },
+      { $inc: { value: 1 }, $setOnInsert: { created: 'now' } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    assert.deepEqual(first, { _id: 'seq', value: 1, created: 'now' });
+    const second = await c.findOneAndUpdate(
+      { _id: 'seq' as never },
+      { $inc: { value: 1 }, $setOnInsert: { created: 'later' } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    assert.deepEqual(second, { _id: 'seq', value: 2, created: 'now' });
+    const before = await c.findOneAndUpdate({ _id: 'seq' as never }, { $inc: { value: 5 } }, { returnDocument: 'before' });
+    assert.equal(before?.value, 2);
+    assert.equal((await c.findOne({ _id: 'seq' as never }))?.value, 7);
+  });
+
+  test('bulkWrite', async () => {
+    const c = client.db('lore').collection('bulk');
+    const r = await c.bulkWrite([
+      { insertOne: { document: { _id: 1 as never, v: 'a' } } },
+      { insertOne: { document: { _id: 2 as never, v: 'b' } } },
+      { updateOne: { filter: { _id: 1 as never }, update: { $set: { v: 'A' } } } },
+      { updateOne: { filter: { _id: 3 as never }, update: { $set: { v: 'C' } }, upsert: true } },
+      { replaceOne: { filter: { _id: 2 as never }, replacement: { v: 'B' } } },
+      { deleteOne: { filter: { _id: 2 as never } } },
+    ]);
+    assert.equal(r.insertedCount, 2);
+    assert.equal(r.modifiedCount, 2);
+    assert.equal(r.upsertedCount, 1);
+    assert.equal(r.deletedCount, 1);
+    assert.deepEqual(await c.find({}).sort({ _id: 1 }).toArray(), [
+      { _id: 1, v: 'A' },
+      { _id: 3, v: 'C' },
+    ]);
+  });
+
+  test('unique index: duplicate key error surfaces as code 11000', async () => {
+    const c = client.db('lore').collection('uniq');
+    await c.createIndex({ tenant_id: 1, scope: 1, client_id: 1 }, { unique: true, name: 'tenant_scope_client' });
+    await c.insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' });
+    await assert.rejects(
+      c.insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+    // unordered bulk insert: the good documents go in, the duplicate is reported
+    await assert.rejects(
+      c.insertMany(
+        [
+          { tenant_id: 't', scope: 's', client_id: 'c2' },
+          { tenant_id: 't', scope: 's', client_id: 'c1' },
+          { tenant_id: 't', scope: 's', client_id: 'c3' },
+        ],
+        { ordered: false },
+      ),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+    assert.equal(await c.countDocuments({}), 3);
+    // duplicate via upsert / update is rejected too
+    await assert.rejects(
+      c.updateOne({ client_id: 'c2' }, { $set: { client_id: 'c3' } }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+    const found = await c.findOne({ tenant_id: 't', scope: 's', client_id: 'c3' });
+    assert.equal(found?.client_id, 'c3');
+  });
+
+  test('compound and secondary indexes, $in, sort+limit, countDocuments', async () => {
+    const c: Collection = client.db('lore').collection('events');
+    await c.createIndex({ tenant_id: 1, seq: 1 });
+    await c.createIndex({ kind: 1 });
+    await c.createIndex({ seq: 1 });
+    const docs = Array.from({ length: 200 }, (_, i) => ({
+      _id: `e${String(i).padStart(3, '0')}` as never,
+      tenant_id: i % 2 === 0 ? 'even' : 'odd',
+      kind: `k${i % 10}`,
+      seq: i,
+      tags: [`t${i % 3}`, 'all'],
+    }));
+    await c.insertMany(docs);
+    const indexes = (await c.listIndexes().toArray()).map((i) => i.name).sort();
+    assert.deepEqual(indexes, ['_id_', 'kind_1', 'seq_1', 'tenant_id_1_seq_1']);
+
+    assert.deepEqual(
+      (await c.find({ _id: { $in: ['e001', 'e150', 'nope'] as never[] } }).toArray()).map((d) => d._id).sort(),
+      ['e001', 'e150'],
+    );
+    assert.equal((await c.find({ kind: 'k3' }).toArray()).length, 20);
+    assert.deepEqual(
+      (await c.find({ kind: { $in: ['k1', 'k2'] } }).toArray()).map((d) => d.seq).sort((a, b) => a - b).slice(0, 4),
+      [1, 2, 11, 12],
+    );
+    // range + sort + limit on an indexed number (catch-up query)
+    assert.deepEqual(
+      (await c.find({ seq: { $gt: 150 } }).sort({ seq: 1 }).limit(5).toArray()).map((d) => d.seq),
+      [151, 152, 153, 154, 155],
+    );
+    assert.deepEqual(
+      (await c.find({ seq: { $gte: 10, $lt: 14 } }).toArray()).map((d) => d.seq).sort((a, b) => a - b),
+      [10, 11, 12, 13],
+    );
+    // equality prefix + range on a compound index, descending
+    assert.deepEqual(
+      (await c.find({ tenant_id: 'odd', seq: { $lt: 20 } }).sort({ seq: -1 }).limit(3).toArray()).map((d) => d.seq),
+      [19, 17, 15],
+    );
+    // sort+limit without a filter, both directions
+    assert.deepEqual((await c.find({}).sort({ seq: -1 }).limit(2).toArray()).map((d) => d.seq), [199, 198]);
+    assert.deepEqual((await c.find({}).sort({ seq: 1 }).skip(3).limit(2).toArray()).map((d) => d.seq), [3, 4]);
+    // filter on a non-indexed field still works (scan)
+    assert.equal(await c.countDocuments({ tags: 't1' }), 67);
+    assert.equal(await c.countDocuments({ kind: 'k0', seq: { $gte: 100 } }), 10);
+    assert.equal(await c.countDocuments({ seq: { $gte: 100 } }, { skip: 10, limit: 5 }), 5);
+    assert.equal(await c.countDocuments({ kind: 'none' }), 0);
+    assert.equal(await c.countDocuments(), 200);
+    assert.equal(await c.estimatedDocumentCount(), 200);
+
+    // index maintenance on update and delete
+    await c.updateOne({ _id: 'e005' as never }, { $set: { kind: 'moved', seq: 1005 } });
+    assert.equal((await c.find({ kind: 'k5' }).toArray()).length, 19);
+    assert.equal((await c.find({ kind: 'moved' }).toArray())[0]?._id, 'e005');
+    assert.deepEqual((await c.find({ seq: { $gt: 1000 } }).toArray()).map((d) => d._id), ['e005']);
+    await c.deleteMany({ kind: 'k7' });
+    assert.equal(await c.countDocuments({ kind: 'k7' }), 0);
+    assert.equal(await c.countDocuments({ tenant_id: 'odd' }), 80);
+  });
+
+  test('multikey secondary index (array field)', async () => {
+    const c = client.db('lore').collection('multi');
+    await c.createIndex({ tags: 1 });
+    await c.insertMany([
+      { _id: 1 as never, tags: ['a', 'b'], v: [1, 10] },
+      { _id: 2 as never, tags: ['b', 'c'] },
+      { _id: 3 as never, tags: 'a' },
+    ]);
+    assert.deepEqual((await c.find({ tags: 'a' }).toArray()).map((d) => d._id).sort(), [1, 3]);
+    assert.deepEqual((await c.find({ tags: { $in: ['a', 'b'] } }).toArray()).map((d) => d._id).sort(), [1, 2, 3]);
+    assert.deepEqual((await c.find({ tags: { $gte: 'b' } }).toArray()).map((d) => d._id).sort(), [1, 2]);
+  });
+
+  test('indexed query plans return what a full scan returns (randomized)', async () => {
+    // the launcher's own query planner (secondary indexes, ranges, index-ordered sorts) against
+    // upstream's full scan on an identical collection without indexes
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = <T,>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const docs: Document[] = Array.from({ length: 400 }, (_, i) => {
+      const d: Document = { _id: i, a: pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 2.5, new Long(4)]), b: `x${i % 5}` };
+      if (random() < 0.8) d.c = Math.floor(random() * 1000) / 10;
+      if (random() < 0.3) d.tags = [pick(['p', 'q', 'r']), pick(['r', 's'])];
+      else if (random() < 0.5) d.tags = pick(['p', 's', 't']);
+      d.d = new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 100) * 3_600_000);
+      return d;
+    });
+    const indexed = client.db('lore').collection('planner_indexed');
+    const plain = client.db('lore').collection('planner_plain');
+    await indexed.createIndex({ a: 1 });
+    await indexed.createIndex({ b: 1, a: 1 });
+    await indexed.createIndex({ c: 1 });
+    await indexed.createIndex({ tags: 1 });
+    await indexed.createIndex({ d: -1 });
+    await indexed.insertMany(docs.map((d) => ({ ...d })));
+    await plain.insertMany(docs.map((d) => ({ ...d })));
+    // some updates and deletes so index maintenance is exercised too
+    for (const target of [indexed, plain]) {
+      await target.updateMany({ b: 'x3' }, { $inc: { a: 1 } });
+      await target.updateMany({ c: { $gt: 90 } }, { $unset: { c: '' } });
+      await target.deleteMany({ a: 7 });
+    }
+
+    const conditions: (() => [string, unknown])[] = [
+      () => ['a', pick([1, 3, 4, 2.5, 10])],
+      () => ['a', { $in: [pick([0, 1, 2]), pick([4, 5, 2.5]), 9] }],
+      () => ['a', { [pick(['$gt', '$gte'])]: pick([2, 4, 6]) }],
+      () => ['a', { [pick(['$lt', '$lte'])]: pick([2, 4, 6]), [pick(['$gt', '$gte'])]: pick([0, 1]) }],
+      () => ['b', pick(['x0', 'x1', 'x4', 'none'])],
+      () => ['b', { $in: ['x1', 'x2'] }],
+      () => ['c', { [pick(['$gt', '$lt'])]: pick([10, 50, 80]) }],
+      () => ['c', { $gte: 20, $lte: 40 }],
+      () => ['tags', pick(['p', 'r', 's', 't'])],
+      () => ['tags', { $in: ['q', 't'] }],
+      () => ['tags', { $gte: 'r' }],
+      () => ['d', { $gt: new Date(Date.UTC(2026, 0, 3)) }],
+      () => ['_id', { $lt: 50 }],
+    ];
+    const sorts: (Sort | undefined)[] = [
+      undefined,
+      { a: 1, _id: 1 },
+      { a: -1, _id: -1 },
+      { c: 1, _id: 1 },
+      { d: -1, _id: -1 },
+      { b: 1, a: 1, _id: 1 },
+      { a: 1, _id: -1 },
+    ];
+    let checked = 0;
+    for (let round = 0; round < 150; round++) {
+      const filter: Filter<Document> = {};
+      const n = Math.floor(random() * 3);
+      for (let i = 0; i < n; i++) {
+        const [field, condition] = pick(conditions)();
+        filter[field] = condition;
+      }
+      const sort = pick(sorts);
+      const skip = sort && random() < 0.3 ? Math.floor(random() * 5) : 0;
+      const limit = sort && random() < 0.6 ? 1 + Math.floor(random() * 15) : 0;
+      const run = async (target: Collection) => {
+        let cursor = target.find(filter);
+        if (sort) cursor = cursor.sort(sort);
+        if (skip) cursor = cursor.skip(skip);
+        if (limit) cursor = cursor.limit(limit);
+        const ids = (await cursor.toArray()).map((d) => d._id as unknown as number);
+        return sort ? ids : ids.sort((x, y) => x - y);
+      };
+      const expected = await run(plain);
+      const actual = await run(indexed);
+      assert.deepEqual(actual, expected, `filter ${JSON.stringify(filter)} sort ${JSON.stringify(sort)} skip ${skip} limit ${limit}`);
+      assert.equal(await indexed.countDocuments(filter), await plain.countDocuments(filter), `count ${JSON.stringify(filter)}`);
+      checked++;
+    }
+    assert.equal(checked, 150);
+  });
+
+  test('aggregate with $match and $group', async () => {
+    const c = client.db('lore').collection('events');
+    const rows = await c
+      .aggregate<{ _id: string; n: number; total: number }>([
+        { $match: { seq: { $lt: 100 } } },
+        { $group: { _id: '$tenant_id', n: { $sum: 1 }, total: { $sum: '$seq' } } },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    // after the previous test: e005 moved to seq 1005 and k7 (seq 7, 17, …, 97) deleted
+    assert.deepEqual(rows, [
+      { _id: 'even', n: 50, total: 2450 },
+      { _id: 'odd', n: 39, total: 2500 - 5 - (7 + 17 + 27 + 37 + 47 + 57 + 67 + 77 + 87 + 97) },
+    ]);
+  });
+
+  test('data persists across a clean stop/start', async () => {
+    const c = client.db('lore').collection('persist');
+    await c.createIndex({ k: 1 });
+    await c.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i as never, k: `v${i % 5}` })));
+    await client.close();
+    await server.stop();
+    const exit = await server.exited;
+    assert.equal(exit.code, 0, `clean exit expected, got ${JSON.stringify(exit)}\n${server.stderrTail()}`);
+
+    server = await startMongoServer({ jarPath, port: 0, dbFile });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+    const again = client.db('lore').collection('persist');
+    assert.equal(await again.countDocuments(), 50);
+    assert.equal((await again.find({ k: 'v3' }).toArray()).length, 10);
+    assert.equal((await client.db('lore').collection('counters').findOne({ _id: 'seq' as never }))?.value, 7);
+    const indexes = (await client.db('lore').collection('uniq').listIndexes().toArray()).map((i) => i.name).sort();
+    assert.deepEqual(indexes, ['_id_', 'tenant_scope_client']);
+    await assert.rejects(
+      client.db('lore').collection('uniq').insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+  });
+
+  test('a second server on the same port fails with a message naming the port', async () => {
+    const other = join(dir, 'other.mv.db');
+    await assert.rejects(
+      startMongoServer({ jarPath, port: server.port, dbFile: other }),
+      (e: unknown) => e instanceof Error && e.message.includes(`port ${server.port}`) && /in use/.test(e.message),
+    );
+  });
+
+  test('exits by itself when its parent is killed -9 (stdin closes)', async () => {
+    const script = join(dir, 'parent.mjs');
+    const modulePath = fileURLToPath(new URL('../../src/local/mongo-server.ts', import.meta.url));
+    await writeFile(
+      script,
+      `import { startMongoServer } from ${JSON.stringify(modulePath)};
+const s = await startMongoServer({ jarPath: process.env.JAR, port: 0, dbFile: process.env.DB });
+console.log('JAVA_PID ' + s.pid);
+setInterval(() => {}, 1000);
+`,
+    );
+    const parent = spawn(process.execPath, ['--import', 'tsx', script], {
+      env: { ...process.env, JAR: jarPath, DB: join(dir, 'orphan.mv.db') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const javaPid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      parent.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /JAVA_PID (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      parent.on('exit', (code) => reject(new Error(`parent exited early (${code})`)));
+    });
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    assert.ok(alive(javaPid));
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 15_000;
+    while (alive(javaPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(javaPid), false, 'the server outlived its killed parent');
+  });
+});
