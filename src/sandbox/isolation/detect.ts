@@ -1,0 +1,114 @@
+/**
+ * detectIsolation(): a real probe, run once per process and cached. It runs a trivial command
+ * through the full bubblewrap chain (same flags, limits and uid switching as real runs) in a
+ * throw-away workdir; bubblewrap counts as available only if that command ran and printed.
+ */
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { detectMemoryCgroup } from './cgroup';
+import { bwrapDetails, findTools, isRoot, type HostState } from './host';
+import { IsolationUnavailableError, runCore } from './run';
+import type { IsolationInfo, RunHooks, RunOutcome, RunSpec } from './types';
+import { prepareWorkdir } from './workdir';
+
+let cached: Promise<HostState> | null = null;
+
+async function probe(): Promise<HostState> {
+  const tools = findTools();
+  const uidIsolation = isRoot();
+  const reasons: string[] = [];
+  const cg = uidIsolation ? detectMemoryCgroup() : { host: null, reason: 'not root' };
+  if (!cg.host) reasons.push(`memory limited per process only (RLIMIT_DATA): ${cg.reason}`);
+  const memory_limit = cg.host ? 'cgroup' : 'rlimit_data';
+  const state: HostState = {
+    info: { kind: 'none', uid_isolation: uidIsolation, memory_limit },
+    tools,
+    features: { disableUserns: false, tmpfsSize: false },
+    uidIsolation,
+    memoryCgroup: cg.host,
+  };
+  if (tools.prlimit) state.info.prlimit_path = tools.prlimit;
+  if (!tools.prlimit) reasons.push('prlimit (util-linux) not found: no run can be limited, runs will be refused');
+  if (!uidIsolation) reasons.push('not root: runs share the runtime uid, so the process limit is not enforced');
+  if (!tools.bwrap) {
+    reasons.unshift('bubblewrap (bwrap) not found in /usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin');
+    state.info.reason = reasons.join('; ');
+    return state;
+  }
+  const details = await bwrapDetails(tools.bwrap);
+  const candidate: HostState = {
+    ...state,
+    info: {
+      kind: 'bubblewrap',
+      uid_isolation: uidIsolation,
+      memory_limit,
+      bwrap_path: tools.bwrap,
+      ...(tools.prlimit ? { prlimit_path: tools.prlimit } : {}),
+    },
+    features: details.features,
+    ...(details.version ? { bwrapVersion: details.version } : {}),
+  };
+  if (details.version) candidate.info.version = details.version;
+  if (!tools.prlimit) {
+    state.info.reason = reasons.join('; ');
+    return state;
+  }
+  let tmpRoot: string | null = null;
+  try {
+    tmpRoot = await fsp.mkdtemp(path.join(os.tmpdir(), 'lore-isolation-probe-'));
+    await fsp.chmod(tmpRoot, 0o711);
+    const wd = await prepareWorkdir(tmpRoot, 'probe');
+    let out = '';
+    const spec: RunSpec = {
+      argv: ['/bin/sh', '-c', 'echo lore-probe-ok'],
+      workdir: wd.hostPath,
+      isolation: 'bubblewrap',
+      limits: {
+        wallMs: 20_000,
+        cpuSeconds: 10,
+        memoryBytes: 512 * 1024 * 1024,
+        maxProcesses: 16,
+        maxFileBytes: 1024 * 1024,
+        maxOutputBytes: 64 * 1024,
+      },
+    };
+    const hooks: RunHooks = { onOutput: (s, chunk) => (out += s === 'stdout' ? chunk : '') };
+    const res: RunOutcome = await runCore(candidate, spec, hooks);
+    if (res.status === 'succeeded' && out.trim() === 'lore-probe-ok') {
+      if (reasons.length > 0) candidate.info.reason = reasons.join('; ');
+      return candidate;
+    }
+    reasons.unshift(`bubblewrap probe failed: ${res.reason ?? res.status}; stderr: ${res.stderr_tail.trim().slice(0, 500)}`);
+  } catch (e) {
+    reasons.unshift(`bubblewrap probe failed: ${(e as Error).message}`);
+  } finally {
+    if (tmpRoot) await fsp.rm(tmpRoot, { recursive: true, force: true }).catch(() => undefined);
+  }
+  state.info.reason = reasons.join('; ');
+  return state;
+}
+
+/** Host state behind detectIsolation (tools, features). Cached; pass refresh to probe again. */
+export function hostState(refresh = false): Promise<HostState> {
+  if (refresh || !cached) cached = probe();
+  return cached;
+}
+
+export async function detectIsolation(opts: { refresh?: boolean } = {}): Promise<IsolationInfo> {
+  const s = await hostState(opts.refresh ?? false);
+  return { ...s.info };
+}
+
+/**
+ * Run one argv isolated. `spec.isolation` is what the caller wants; asking for 'bubblewrap' on a
+ * host where the probe failed throws IsolationUnavailableError (the caller may fall back to 'none'
+ * and must then say so in the session record).
+ */
+export async function runIsolated(spec: RunSpec, hooks: RunHooks): Promise<RunOutcome> {
+  const host = await hostState();
+  if (spec.isolation === 'bubblewrap' && host.info.kind !== 'bubblewrap') {
+    throw new IsolationUnavailableError(`bubblewrap isolation is not available here: ${host.info.reason ?? 'probe failed'}`);
+  }
+  return runCore(host, spec, hooks);
+}

@@ -1,0 +1,17 @@
+export { detectIsolation, runIsolated } from './detect';
+export { isShell, SandboxSpecError, IsolationUnavailableError, resolveLimits } from './run';
+export { prepareWorkdir, workdirName, SANDBOX_WORKDIR, ARTIFACTS_DIR, type PreparedWorkdir } from './workdir';
+export { configureIdRange, livePidsOfUid, type IdRange } from './ids';
+export type {
+  IsolationInfo,
+  IsolationKind,
+  LimitName,
+  OutputStream,
+  RunHooks,
+  RunIsolationReport,
+  RunLimits,
+  RunOutcome,
+  RunSpec,
+  RunStatus,
+} from './types';
+export { listArtifacts, readArtifact, type ArtifactEntry, type ArtifactListing } from './artifacts';
