@@ -43,11 +43,18 @@ export interface Config {
     readonly url: string | null;
     readonly model: string | null;
     readonly apiKey: string | null;
+    /** A node_modules folder holding the optional local encoder packages (LORE_EMBEDDINGS_LOCAL_DIR). */
+    readonly localModuleDir: string | null;
   };
   readonly sandbox: {
     readonly enabled: boolean;
     readonly isolation: SandboxIsolationSetting;
     readonly dir: string;
+    /**
+     * Host uid/gid range the worker hands to sandbox runs (root only). Each process that runs
+     * sandbox commands must have a range of its own: the runner kills stray processes in its range.
+     */
+    readonly idRange: { readonly min: number; readonly max: number };
   };
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
@@ -71,6 +78,14 @@ const bool = (name: string) =>
     .transform((v) => v.trim().toLowerCase())
     .refine((v) => ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v), `${name} must be true or false`)
     .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+/** A host uid/gid for sandbox runs: above the system and regular-user ranges, below 2^31. */
+const sandboxId = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be an integer` })
+    .int(`${name} must be an integer`)
+    .min(100_000, `${name} must be at least 100000 (clear of system and user ids)`)
+    .max(2_000_000_000, `${name} must be at most 2000000000`);
 
 /** "2mb", "512kb", "1048576" → bytes. */
 export function parseBytes(value: string): number | null {
@@ -179,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       url: embeddingsUrl,
       model: optional('LORE_EMBEDDINGS_MODEL'),
       apiKey: optional('LORE_EMBEDDINGS_API_KEY'),
+      localModuleDir: optional('LORE_EMBEDDINGS_LOCAL_DIR'),
     },
     sandbox: {
       enabled: read('SANDBOX_ENABLED', bool('SANDBOX_ENABLED'), loopback ? 'true' : 'false'),
@@ -188,9 +204,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
         'auto',
       ),
       dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), join(dataDir, 'sandbox'))),
+      idRange: {
+        min: read('LORE_SANDBOX_ID_MIN', sandboxId('LORE_SANDBOX_ID_MIN'), '200000'),
+        max: read('LORE_SANDBOX_ID_MAX', sandboxId('LORE_SANDBOX_ID_MAX'), '265535'),
+      },
     },
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
   };
+  const ids = config.sandbox.idRange;
+  if (ids.max - ids.min < 63) {
+    problems.push(`LORE_SANDBOX_ID_MIN..LORE_SANDBOX_ID_MAX (${ids.min}..${ids.max}) must span at least 64 ids`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
 }

@@ -1,0 +1,50 @@
+// Embedding providers: turn texts into vectors for the VectorIndex.
+
+export type EmbeddingProvider = "none" | "openai" | "ollama" | "local";
+
+export interface Embedder {
+  /** Stable identity, e.g. "openai:text-embedding-3-small"; vectors of different ids do not mix. */
+  readonly id: string;
+  readonly provider: Exclude<EmbeddingProvider, "none">;
+  /** Dimensions, once known (after the first call for remote providers). */
+  readonly dim: number | undefined;
+  /** One vector per input text, in input order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  close?(): Promise<void>;
+}
+
+export interface EmbedderConfig {
+  provider: EmbeddingProvider;
+  /** openai: default https://api.openai.com/v1; ollama: default http://127.0.0.1:11434. */
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  /** Per-request timeout (default 30000 ms). */
+  timeoutMs?: number;
+  /** Texts per request (default openai 96, ollama 32, local 64). */
+  batchSize?: number;
+  /** Retries on 408/409/429/5xx and network errors (default 2). */
+  retries?: number;
+  /** openai only: requested output dimensions (text-embedding-3 models). */
+  dimensions?: number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** local only: a node_modules folder holding the optional encoder packages. */
+  moduleDir?: string;
+}
+
+export type EmbeddingErrorCode = "timeout" | "network" | "http" | "bad_response" | "config" | "unavailable";
+
+export class EmbeddingError extends Error {
+  readonly code: EmbeddingErrorCode;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+
+  constructor(code: EmbeddingErrorCode, message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = "EmbeddingError";
+    this.code = code;
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+  }
+}
