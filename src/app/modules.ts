@@ -20,12 +20,14 @@ export function createModules(deps: AppDeps) {
   const handoff = createHandoffModule(deps, { memory: memory.services });
   const packs = createPacksModule(deps, { memory: memory.services });
   const delegation = createDelegationModule(deps, { memory: memory.services });
-  const learning = createLearningModule(deps, { memory: memory.services });
-  const lifecycle = createLifecycleModule(deps, { memory: memory.services, learning: learning.services });
+  // Lifecycle before learning: planning surfaces show the forgetting summary and offer archived
+  // workflows as rehydration candidates.
+  const lifecycle = createLifecycleModule(deps, { memory: memory.services });
+  const learning = createLearningModule(deps, { memory: memory.services, lifecycle: lifecycle.services });
   const sandbox = createSandboxModule(deps, {});
   const replay = createReplayModule(deps, { memory: memory.services, sandbox: sandbox.services, learning: learning.services });
   const automation = createAutomationModule(deps, { replay: replay.services, sandbox: sandbox.services });
-  return { memory, sessions, handoff, packs, delegation, learning, lifecycle, sandbox, replay, automation };
+  return { memory, sessions, handoff, packs, delegation, lifecycle, learning, sandbox, replay, automation };
 }
 
 export type Modules = ReturnType<typeof createModules>;
