@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createPacksActivities } from './packs';
+import { createSystemActivities } from './system';
 import { createLifecycleActivities } from './lifecycle';
 import { createSandboxActivities } from './sandbox';
 import { createReplayActivities } from './replay';
@@ -11,6 +12,7 @@ import { createAutomationActivities } from './automation';
  */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createSystemActivities(deps),
     ...createPacksActivities(deps),
     ...createLifecycleActivities(deps),
     ...createSandboxActivities(deps),

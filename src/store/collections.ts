@@ -1,3 +1,4 @@
+import { probesCollection } from './system/probes';
 import type { CollectionSpec } from './database';
 import { memoryCollections } from './memory';
 import { sessionsCollections } from './sessions';
@@ -12,6 +13,7 @@ import { automationCollections } from './automation';
 
 /** Every collection Lore uses, so indexes are created in one place at start. */
 export const allCollections: CollectionSpec[] = [
+  probesCollection,
   ...memoryCollections,
   ...sessionsCollections,
   ...handoffCollections,
