@@ -1,6 +1,239 @@
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import { LoreError } from '../src/contract/errors';
+import { collectArtifacts } from '../src/domain/sandbox/collect-artifacts';
+import { storesFor } from '../src/domain/sandbox/context';
+import type { SandboxRunInput } from '../src/domain/sandbox/execute';
+import { startSandboxHost, type SandboxHost } from '../src/domain/sandbox/host';
+import { toRunnerLimits } from '../src/domain/sandbox/limits';
+import { LogWriter } from '../src/domain/sandbox/log-writer';
+import { isTerminal, type RunDoc, type RunStatus } from '../src/domain/sandbox/records';
+import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, type RunOutcome } from '../src/sandbox/isolation/index';
+import type { RunPatch } from '../src/store/sandbox/index';
+import { scopeRef } from '../src/store/scope';
 import type { ActivityDeps } from './deps';
 
-/** Activities of the sandbox family. */
-export function createSandboxActivities(_deps: ActivityDeps) {
-  return {};
+export interface SandboxRunSummary {
+  run_id: string;
+  status: RunStatus;
 }
+
+export interface SandboxSettleInput {
+  tenant_id: string;
+  scope: string;
+  run_id: string;
+  status: 'failed' | 'cancelled';
+  reason: string;
+  /** The activity was lost (heartbeat timeout): a run that never started may be tried again. */
+  lost?: boolean;
+}
+
+/** Heartbeats while a command runs; cancellation is delivered with the heartbeat response. */
+const HEARTBEAT_MS = 500;
+/** Output counters on the run record are refreshed this often while it runs. */
+const PROGRESS_MS = 2000;
+
+const summary = (r: Pick<RunDoc, 'run_id' | 'status'>): SandboxRunSummary => ({ run_id: r.run_id, status: r.status });
+
+/** The run record's fields from the runner's outcome. */
+function outcomePatch(o: RunOutcome): RunPatch {
+  return {
+    status: o.status,
+    exit_code: o.exit_code,
+    signal: o.signal,
+    duration_ms: o.duration_ms,
+    stdout_tail: o.stdout_tail,
+    stderr_tail: o.stderr_tail,
+    truncated: o.truncated,
+    output_bytes: o.output_bytes,
+    dropped_bytes: o.dropped_bytes,
+    limit_hit: o.limit_hit ?? null,
+    reason: o.reason ?? (o.status === 'succeeded' ? 'exited with code 0' : null),
+    isolation: {
+      kind: o.isolation.kind,
+      uid_isolation: o.isolation.uid_isolation,
+      memory_limit: o.isolation.memory_limit,
+      enforced: { ...o.isolation.enforced },
+      weaker: o.isolation.weaker ?? null,
+    },
+  };
+}
+
+/** Heartbeats while a slow step runs, so a live activity is never taken for a lost one. */
+async function heartbeatWhile<T>(ctx: Context, work: Promise<T>): Promise<T> {
+  const beat = setInterval(() => ctx.heartbeat({ phase: 'preparing' }), HEARTBEAT_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** Activities of the sandbox family. */
+export function createSandboxActivities(deps: ActivityDeps) {
+  const { config, db, clock, log } = deps;
+  // Probe isolation and publish it for the API as soon as the worker starts (not on the first run).
+  let host: Promise<SandboxHost> | null = null;
+  const hostReady = () =>
+    (host ??= startSandboxHost({ config, db, log }).catch((err) => {
+      host = null;
+      throw err;
+    }));
+  void hostReady().catch((err) => log.error({ err }, 'sandbox: isolation probe or report failed'));
+
+  const now = () => clock.now().toISOString();
+
+  return {
+    /**
+     * Runs one sandbox command to its end. Not retried (maximumAttempts 1, see workflows/sandbox.ts):
+     * a command that may have had side effects is never started twice. Heartbeats every 500 ms;
+     * cancellation (or worker shutdown) kills the whole process tree.
+     */
+    async sandboxRunCommand(input: SandboxRunInput): Promise<SandboxRunSummary> {
+      const ctx = Context.current();
+      ctx.heartbeat({ phase: 'picked_up' });
+      const { runs, sessions, logs, artifacts } = storesFor(db, scopeRef(input.tenant_id, input.scope));
+      const run = await runs.get(input.run_id);
+      if (!run) throw new LoreError('not_found', `sandbox run '${input.run_id}' does not exist`, { run_id: input.run_id }, false);
+      const end = async (patch: RunPatch & { status: RunStatus }) =>
+        (await runs.finish(run.run_id, { ...patch, finished_at: now(), updated_at: now() })) ?? (await runs.get(run.run_id)) ?? run;
+
+      if (isTerminal(run.status)) return summary(run);
+      if (run.status === 'running') {
+        // Started by an earlier attempt whose worker was lost: never start the command again.
+        return summary(await end({ status: 'failed', reason: 'worker lost during the run; the command was not re-run' }));
+      }
+      if (run.cancel_requested) return summary(await end({ status: 'cancelled', reason: 'cancelled before the command started' }));
+      const session = await sessions.getByKey(run.session_key);
+      if (!session) return summary(await end({ status: 'failed', reason: `sandbox session '${run.session_id}' no longer exists` }));
+      try {
+        // The first run may wait for the isolation probe; keep the heartbeat going meanwhile.
+        await heartbeatWhile(ctx, hostReady());
+      } catch (err) {
+        return summary(await end({ status: 'failed', reason: `the sandbox could not be set up on this worker: ${(err as Error).message}` }));
+      }
+
+      const started = await runs.markRunning(run.run_id, { started_at: now(), updated_at: now() });
+      if (!started) return summary((await runs.get(run.run_id)) ?? run);
+
+      let workdir;
+      try {
+        workdir = await prepareWorkdir(config.sandbox.dir, session.workdir_name);
+      } catch (err) {
+        return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
+      }
+
+      // Why the activity was asked to stop: the caller cancelled, or the worker is shutting down.
+      let stopCause: 'cancel' | 'shutdown' | null = null;
+      const abort = new AbortController();
+      const onAbort = () => {
+        stopCause = ctx.cancellationDetails?.workerShutdown ? 'shutdown' : 'cancel';
+        abort.abort();
+      };
+      ctx.cancellationSignal.addEventListener('abort', onAbort, { once: true });
+      if (ctx.cancellationSignal.aborted) onAbort();
+
+      const writer = new LogWriter(logs, run._id, clock);
+      let outputBytes = 0;
+      let lastProgress = Date.now();
+      ctx.heartbeat({ phase: 'started' });
+      const beat = setInterval(() => {
+        ctx.heartbeat({ phase: 'running', output_bytes: outputBytes, log_entries: writer.entries });
+        if (Date.now() - lastProgress >= PROGRESS_MS) {
+          lastProgress = Date.now();
+          void runs.progress(run.run_id, { output_bytes: outputBytes, log_entries: writer.storedEntries, updated_at: now() }).catch(() => undefined);
+        }
+      }, HEARTBEAT_MS);
+
+      const startMs = Date.now();
+      let outcome: RunOutcome | null = null;
+      let failure: string | null = null;
+      try {
+        outcome = await runIsolated(
+          {
+            argv: run.argv,
+            workdir: workdir.hostPath,
+            env: run.env,
+            limits: toRunnerLimits(run.limits),
+            isolation: run.isolation_kind,
+            // local-safe refuses shells at the API already; the runner checks again.
+            ...(run.profile === 'local-safe' ? { shell: false } : {}),
+          },
+          {
+            onOutput: (stream, chunk) => {
+              outputBytes += Buffer.byteLength(chunk);
+              writer.push(stream, chunk);
+            },
+            signal: abort.signal,
+          },
+        );
+      } catch (err) {
+        failure =
+          err instanceof SandboxSpecError
+            ? `refused by the sandbox: ${err.message}`
+            : err instanceof IsolationUnavailableError
+              ? `isolation '${run.isolation_kind}' is not available on this worker: ${err.message}`
+              : `the sandbox runner failed: ${(err as Error).message}`;
+      } finally {
+        clearInterval(beat);
+        ctx.cancellationSignal.removeEventListener('abort', onAbort);
+      }
+
+      const collected = await heartbeatWhile(
+        ctx,
+        (async () => {
+          await writer.close();
+          const found = await collectArtifacts(workdir.artifactsPath, run._id, startMs).catch((err: Error) => ({
+            docs: [],
+            skipped: [`(artifacts could not be collected: ${err.message})`],
+          }));
+          await artifacts.save(found.docs);
+          return found;
+        })(),
+      );
+
+      const patch: RunPatch & { status: RunStatus } = outcome
+        ? (outcomePatch(outcome) as RunPatch & { status: RunStatus })
+        : { status: 'failed', reason: failure ?? 'the sandbox runner failed', output_bytes: outputBytes };
+      if (outcome?.status === 'cancelled') {
+        if (stopCause === 'shutdown') {
+          patch.status = 'failed';
+          patch.reason = 'the worker shut down during the run: the process tree was killed and the command will not be re-run';
+        } else {
+          // The reason was stored by the cancel route after this activity read the run.
+          const why = (await runs.get(run.run_id).catch(() => null))?.cancel_reason;
+          patch.reason = `cancelled${why ? `: ${why}` : ''}; process tree killed`;
+        }
+      }
+      if (writer.problem) patch.reason = `${patch.reason ?? ''} (${writer.problem})`.trim();
+      const final = await end({
+        ...patch,
+        log_entries: writer.storedEntries,
+        artifact_count: collected.docs.length,
+        artifacts_skipped: collected.skipped.slice(0, 100),
+      });
+      log.debug({ run_id: run.run_id, status: final.status, duration_ms: final.duration_ms }, 'sandbox run ended');
+      // Report a cancelled activity as cancelled, so the workflow (and the Temporal UI) shows it.
+      if (stopCause === 'cancel' && final.status === 'cancelled') throw new CancelledFailure('sandbox run cancelled');
+      return summary(final);
+    },
+
+    /**
+     * Records how a run ended when its command activity could not (cancelled before it started,
+     * worker lost, activity failure). Idempotent: a run that already ended is left as it is.
+     */
+    async sandboxSettleRun(input: SandboxSettleInput): Promise<{ state: 'settled' | 'not_started'; summary: SandboxRunSummary }> {
+      const { runs } = storesFor(db, scopeRef(input.tenant_id, input.scope));
+      const run = await runs.get(input.run_id);
+      if (!run) return { state: 'settled', summary: { run_id: input.run_id, status: 'failed' } };
+      if (isTerminal(run.status)) return { state: 'settled', summary: summary(run) };
+      // Lost before it was marked running: the command never started, so trying again is safe.
+      if (input.lost && run.status === 'queued' && !run.cancel_requested) return { state: 'not_started', summary: summary(run) };
+      const at = now();
+      const ended = (await runs.finish(run.run_id, { status: input.status, reason: input.reason, finished_at: at, updated_at: at })) ?? (await runs.get(run.run_id)) ?? run;
+      return { state: 'settled', summary: summary(ended) };
+    },
+  };
+}
+
+export type SandboxActivities = ReturnType<typeof createSandboxActivities>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -106,6 +107,26 @@ export function parseDuration(value: string): number | null {
   return Math.floor(Number(m[1]) * mult);
 }
 
+const dataDirHash = (dataDir: string) => createHash('sha256').update(dataDir).digest();
+
+/**
+ * Sandbox workdirs live outside the data dir, somewhere the sandbox's unprivileged uids can
+ * traverse: a data dir under /root (mode 0700) would make every run fail. One folder per data dir.
+ */
+function defaultSandboxDir(dataDir: string): string {
+  return join('/var/tmp', `lore-sandbox-${dataDirHash(dataDir).toString('hex').slice(0, 12)}`);
+}
+
+/**
+ * Each data dir gets its own block of 65,536 sandbox uids, so two Lore instances on one machine
+ * never clean up each other's sandbox processes.
+ */
+function defaultIdRange(dataDir: string): { min: number; max: number } {
+  const block = dataDirHash(dataDir).readUInt32BE(0) % 8000;
+  const min = 1_000_000 + block * 65_536;
+  return { min, max: min + 65_535 };
+}
+
 function expandHome(p: string): string {
   if (p === '~') return homedir();
   if (p.startsWith('~/')) return join(homedir(), p.slice(2));
@@ -203,10 +224,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
         z.enum(['auto', 'bubblewrap', 'none'], { error: 'LORE_SANDBOX_ISOLATION must be auto, bubblewrap or none' }),
         'auto',
       ),
-      dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), join(dataDir, 'sandbox'))),
+      dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), defaultSandboxDir(dataDir))),
       idRange: {
-        min: read('LORE_SANDBOX_ID_MIN', sandboxId('LORE_SANDBOX_ID_MIN'), '200000'),
-        max: read('LORE_SANDBOX_ID_MAX', sandboxId('LORE_SANDBOX_ID_MAX'), '265535'),
+        min: read('LORE_SANDBOX_ID_MIN', sandboxId('LORE_SANDBOX_ID_MIN'), String(defaultIdRange(dataDir).min)),
+        max: read('LORE_SANDBOX_ID_MAX', sandboxId('LORE_SANDBOX_ID_MAX'), String(defaultIdRange(dataDir).max)),
       },
     },
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,

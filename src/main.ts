@@ -4,6 +4,7 @@ import { assembleApi } from './app/assemble';
 import type { AppDeps, RuntimeInfo } from './app/deps';
 import type { Config, Role } from './config';
 import { systemClock } from './domain/clock';
+import { sandboxStatusReader } from './domain/sandbox/status';
 import { TemporalEngine } from './engine/temporal-engine';
 import { Metrics } from './http/metrics';
 import type { Log } from './log';
@@ -160,7 +161,8 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
       engine,
       engineProbe: engine,
       runtime,
-      sandboxStatus: async () => ({ enabled: config.sandbox.enabled, isolation: 'unknown' }),
+      // What the worker found (it alone runs sandbox commands, in its own uid range).
+      sandboxStatus: sandboxStatusReader(config, db),
       embeddingsStatus: () => ({ provider: config.embeddings.provider, status: config.embeddings.provider === 'none' ? 'off' : 'configured' }),
     };
     const api = await assembleApi(deps, metrics);

@@ -58,6 +58,9 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
     activities: createActivities({ config, db, clock: opts.clock ?? systemClock, log: log.child('activity') }),
     interceptors: { activity: [() => ({ inbound: new LoreErrorInterceptor() })] },
     shutdownGraceTime: '10s',
+    // Activity cancellation reaches a running activity with its next heartbeat; the sandbox
+    // activity heartbeats every 500 ms, so a cancelled command dies within about a second.
+    maxHeartbeatThrottleInterval: '500ms',
   });
   const done = worker.run().finally(async () => {
     await connection.close().catch(() => {});

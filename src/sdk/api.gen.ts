@@ -7,10 +7,35 @@ import type { Caller } from './transport';
 export interface LoreApi {
   /** GET /health: Each dependency (Temporal, MongoDB, worker) with its mode and version. */
   health(body?: RouteRequest<R['health']>): Promise<RouteResponse<R['health']>>;
+  sandbox: {
+    /** POST /v1/memory/sandbox/sessions: Create a sandbox session: a private workdir, a profile (default or local-safe) and default limits. Says which isolation is in force. */
+    createSession(body: RouteRequest<R['sandbox.createSession']>): Promise<RouteResponse<R['sandbox.createSession']>>;
+    /** POST /v1/memory/sandbox/sessions/get: One sandbox session. */
+    getSession(body: RouteRequest<R['sandbox.getSession']>): Promise<RouteResponse<R['sandbox.getSession']>>;
+    /** POST /v1/memory/sandbox/execute: Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once. */
+    execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
+    /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. */
+    getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
+    /** POST /v1/memory/sandbox/runs/logs: Output of a run as ordered log entries with sequence numbers; page with cursor. */
+    runLogs(body: RouteRequest<R['sandbox.runLogs']>): Promise<RouteResponse<R['sandbox.runLogs']>>;
+    /** POST /v1/memory/sandbox/runs/artifact: The run’s bundle: its output, its result, and the files it wrote under artifacts/ (utf8 or base64). */
+    runArtifact(body: RouteRequest<R['sandbox.runArtifact']>): Promise<RouteResponse<R['sandbox.runArtifact']>>;
+    /** POST /v1/memory/sandbox/runs/cancel: Cancel a queued or running run: its whole process tree is killed. Cancelling a finished run is invalid_state. */
+    cancelRun(body: RouteRequest<R['sandbox.cancelRun']>): Promise<RouteResponse<R['sandbox.cancelRun']>>;
+  };
 }
 
 export function bindApi(call: Caller): LoreApi {
   return {
     health: (body) => call('GET', '/health', body ?? {}),
+    sandbox: {
+      createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),
+      getSession: (body) => call('POST', '/v1/memory/sandbox/sessions/get', body ?? {}),
+      execute: (body) => call('POST', '/v1/memory/sandbox/execute', body ?? {}),
+      getRun: (body) => call('POST', '/v1/memory/sandbox/runs/get', body ?? {}),
+      runLogs: (body) => call('POST', '/v1/memory/sandbox/runs/logs', body ?? {}),
+      runArtifact: (body) => call('POST', '/v1/memory/sandbox/runs/artifact', body ?? {}),
+      cancelRun: (body) => call('POST', '/v1/memory/sandbox/runs/cancel', body ?? {}),
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -8,6 +8,7 @@ import type { AppDeps } from '../../src/app/deps';
 import type { Modules } from '../../src/app/modules';
 import { loadConfig, type Config } from '../../src/config';
 import { ManualClock } from '../../src/domain/clock';
+import { sandboxStatusReader } from '../../src/domain/sandbox/status';
 import { TemporalEngine } from '../../src/engine/temporal-engine';
 import { Metrics } from '../../src/http/metrics';
 import { createLog, silentLog, type Log } from '../../src/log';
@@ -79,6 +80,12 @@ export interface TestApiOptions {
 export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> {
   const services = await testServices();
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-test-data-'));
+  // Sandbox workdirs need a root that sandbox uids can traverse (mkdtemp makes 0700 directories).
+  const sandboxDir = mkdtempSync(join(tmpdir(), 'lore-test-sandbox-'));
+  chmodSync(sandboxDir, 0o711);
+  // The sandbox runner kills stray processes of its uid range, so every test process that runs a
+  // worker gets a range of its own (derived from its pid, unique among live processes).
+  const idMin = 1_000_000 + (process.pid % 4_000_000) * 256;
   const config = loadConfig({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -90,6 +97,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     LORE_TASK_QUEUE: uniqueName('tq'),
     LORE_VALIDATE_RESPONSES: 'true',
     LORE_LIFECYCLE_INTERVAL: 'off',
+    LORE_SANDBOX_DIR: sandboxDir,
+    LORE_SANDBOX_ID_MIN: String(idMin),
+    LORE_SANDBOX_ID_MAX: String(idMin + 255),
     ...opts.env,
   });
   const log = opts.log ?? (process.env.LORE_TEST_LOG ? createLog('debug', 'test') : silentLog);
@@ -117,7 +127,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: null },
       mongo: { mode: 'external', address: config.mongo.uri!, database: config.mongo.database },
     },
-    sandboxStatus: async () => ({ enabled: config.sandbox.enabled, isolation: 'unknown' }),
+    sandboxStatus: sandboxStatusReader(config, db),
     embeddingsStatus: () => ({ provider: config.embeddings.provider, status: 'off' }),
   };
   const api = await assembleApi(deps, metrics);
@@ -159,6 +169,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       await db.db.dropDatabase().catch(() => {});
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(sandboxDir, { recursive: true, force: true });
     },
   };
   if (opts.worker) await self.startWorker();

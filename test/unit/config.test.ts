@@ -15,6 +15,9 @@ describe('config', () => {
     assert.equal(c.mongo.uri, null);
     assert.equal(c.bodyLimit, 2 * 1024 * 1024);
     assert.equal(c.sandbox.enabled, true);
+    assert.match(c.sandbox.dir, /^\/var\/tmp\/lore-sandbox-[0-9a-f]{12}$/);
+    assert.equal(c.sandbox.idRange.max - c.sandbox.idRange.min, 65_535);
+    assert.notDeepEqual(loadConfig({ LORE_DATA_DIR: '/srv/other' }).sandbox.idRange, c.sandbox.idRange);
     assert.equal(c.embeddings.provider, 'none');
     assert.equal(c.role, 'all');
     assert.ok(Object.isFrozen(c) && Object.isFrozen(c.temporal));

@@ -1,2 +1,293 @@
-/** Routes of the sandbox family (see docs and contract.md). */
-export const sandboxRoutes = {} as const;
+import { z } from 'zod';
+import { CallerId, Timestamp, identityFields } from '../common';
+import { route } from '../route';
+
+/**
+ * Sandbox routes (interface spec "Sandbox", contract.md §8). Record shapes and limits are
+ * documented in docs/sandbox.md; the numbers below are the caps a request may ask for.
+ */
+
+export const SANDBOX_PROFILES = ['default', 'local-safe'] as const;
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+
+const MiB = 1024 * 1024;
+
+/** Defaults applied when neither the session nor the execute request sets a limit. */
+export const LIMIT_DEFAULTS = {
+  wall_ms: 30_000,
+  cpu_seconds: 30,
+  memory_bytes: 512 * MiB,
+  max_processes: 64,
+  max_file_bytes: 64 * MiB,
+  max_output_bytes: 1 * MiB,
+} as const;
+
+/** The most any session or execute request may ask for. */
+export const LIMIT_CAPS = {
+  wall_ms: 600_000,
+  cpu_seconds: 600,
+  memory_bytes: 4096 * MiB,
+  max_processes: 512,
+  max_file_bytes: 1024 * MiB,
+  max_output_bytes: 16 * MiB,
+} as const;
+
+const capped = (name: keyof typeof LIMIT_CAPS, min: number) =>
+  z.number().int().min(min).max(LIMIT_CAPS[name], `must be at most ${LIMIT_CAPS[name]} (the cap for ${name})`);
+
+/** Per-session or per-execute limit overrides; each within its cap. */
+export const LimitsInput = z.object({
+  wall_ms: capped('wall_ms', 100).optional().describe('wall-clock limit; the process tree is killed when it passes'),
+  cpu_seconds: capped('cpu_seconds', 1).optional().describe('CPU seconds per process (RLIMIT_CPU)'),
+  memory_bytes: capped('memory_bytes', 16 * MiB).optional().describe('memory of the whole run (cgroup) and per process (RLIMIT_DATA)'),
+  max_processes: capped('max_processes', 1).optional().describe('processes and threads at once'),
+  max_file_bytes: capped('max_file_bytes', 1).optional().describe('largest file the command may write'),
+  max_output_bytes: capped('max_output_bytes', 1024).optional().describe('stdout + stderr kept; past it the tree is killed and the run marked truncated'),
+});
+
+export const Limits = z.object({
+  wall_ms: z.number().int(),
+  cpu_seconds: z.number().int(),
+  memory_bytes: z.number().int(),
+  max_processes: z.number().int(),
+  max_file_bytes: z.number().int(),
+  max_output_bytes: z.number().int(),
+});
+export type Limits = z.infer<typeof Limits>;
+
+const MAX_ARGV = 256;
+const MAX_ARG_BYTES = 16 * 1024;
+const MAX_ARGV_TOTAL = 64 * 1024;
+
+const Arg = z
+  .string()
+  .max(MAX_ARG_BYTES, `each argument is at most ${MAX_ARG_BYTES} characters`)
+  .refine((a) => !a.includes('\u0000'), 'must not contain NUL');
+
+export const Argv = z
+  .array(Arg)
+  .min(1, 'argv needs at least the program')
+  .max(MAX_ARGV, `at most ${MAX_ARGV} arguments`)
+  .refine((argv) => argv[0] !== undefined && argv[0].trim() !== '', 'argv[0] (the program) must not be empty')
+  .refine((argv) => argv.reduce((n, a) => n + Buffer.byteLength(a), 0) <= MAX_ARGV_TOTAL, `argv is at most ${MAX_ARGV_TOTAL} bytes in all`);
+
+const EnvName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const CommandEnv = z
+  .record(z.string().regex(EnvName, 'environment names are [A-Za-z_][A-Za-z0-9_]*'), z.string().max(4096).refine((v) => !v.includes('\u0000'), 'must not contain NUL'))
+  .refine((e) => Object.keys(e).length <= 64, 'at most 64 environment variables');
+
+export const Action = z.object({
+  kind: z.enum(['command'], { error: "action.kind must be 'command'" }),
+  argv: Argv.describe('program then arguments; run directly, never through a shell unless argv[0] is one and the profile allows it'),
+  env: CommandEnv.optional().describe('extra environment for the command; nothing of the runtime’s environment is passed'),
+});
+
+const Isolation = z.object({
+  kind: z.enum(['bubblewrap', 'none']),
+  version: z.string().nullable().describe('bubblewrap version'),
+  network: z.enum(['none', 'host']).describe('none: a private network namespace with only its own loopback'),
+  filesystem: z.string().describe('what the command can see and write'),
+  uid_isolation: z.boolean().describe('each run gets its own unprivileged host uid'),
+  memory_limit: z.enum(['cgroup', 'rlimit_data']),
+  weaker: z.string().nullable().describe('what this isolation does not protect against, when weaker than the full design'),
+});
+
+export const SessionRecord = z.object({
+  session_id: z.string(),
+  profile: z.enum(SANDBOX_PROFILES),
+  isolation: Isolation,
+  limits: Limits.describe('defaults for runs of this session'),
+  limit_caps: Limits.describe('the most an execute request may ask for'),
+  shell_allowed: z.boolean(),
+  allowed_commands: z.array(z.string()).nullable().describe('local-safe: the argv[0] allowlist; null when any program may run'),
+  workdir: z.string().describe('path of the session workdir inside the sandbox (cwd of every run); files under artifacts/ form each run’s artifact bundle'),
+  actor: z.string(),
+  created_at: Timestamp,
+});
+
+const RunIsolation = z.object({
+  kind: z.enum(['bubblewrap', 'none']),
+  uid_isolation: z.boolean(),
+  memory_limit: z.enum(['cgroup', 'rlimit_data']),
+  enforced: z.record(z.string(), z.boolean()).describe('which limits were enforced for this run'),
+  weaker: z.string().nullable(),
+});
+
+export const RunRecord = z.object({
+  run_id: z.string(),
+  session_id: z.string(),
+  profile: z.enum(SANDBOX_PROFILES),
+  mode: z.enum(['sync', 'async']),
+  status: z.enum(RUN_STATUSES),
+  argv: z.array(z.string()),
+  limits: Limits,
+  exit_code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  stdout_tail: z.string().describe('last ~4 KiB of stdout'),
+  stderr_tail: z.string().describe('last ~4 KiB of stderr'),
+  truncated: z.boolean().describe('output passed max_output_bytes; the rest was dropped'),
+  output_bytes: z.number().int(),
+  dropped_bytes: z.number().int(),
+  limit_hit: z.enum(['wall_time', 'cpu_time', 'memory', 'processes', 'file_size', 'output_bytes']).nullable(),
+  reason: z.string().nullable().describe('how the run ended, in words'),
+  log_entries: z.number().int().describe('log entries stored so far (runs/logs)'),
+  artifact_count: z.number().int(),
+  isolation: RunIsolation.nullable().describe('what was in force for this run (null until it starts)'),
+  cancel_requested: z.boolean(),
+  workflow_id: z.string().describe('the Temporal workflow of this run'),
+  actor: z.string(),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  updated_at: Timestamp,
+});
+export type RunRecordWire = z.infer<typeof RunRecord>;
+export type SessionRecordWire = z.infer<typeof SessionRecord>;
+
+const runRef = { ...identityFields, run_id: CallerId };
+
+export const sandboxRoutes = {
+  'sandbox.createSession': route({
+    name: 'sandbox.createSession',
+    path: '/v1/memory/sandbox/sessions',
+    aliases: ['/v1/memory/sandbox/sessions/create'],
+    summary: 'Create a sandbox session: a private workdir, a profile (default or local-safe) and default limits. Says which isolation is in force.',
+    input: z.object({
+      ...identityFields,
+      profile: z.enum(SANDBOX_PROFILES, { error: "profile must be 'default' or 'local-safe'" }).default('default'),
+      session_id: CallerId.optional().describe('chosen by the caller; the same id and profile again returns the existing session'),
+      limits: LimitsInput.optional().describe('defaults for runs of this session (each within its cap)'),
+    }),
+    output: z.object({ session_id: z.string(), created: z.boolean(), session: SessionRecord }),
+    errors: ['conflict', 'sandbox_disabled', 'overloaded'],
+  }),
+  'sandbox.getSession': route({
+    name: 'sandbox.getSession',
+    path: '/v1/memory/sandbox/sessions/get',
+    summary: 'One sandbox session.',
+    input: z.object({ ...identityFields, session_id: CallerId }),
+    output: z.object({ session: SessionRecord }),
+    errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.execute': route({
+    name: 'sandbox.execute',
+    path: '/v1/memory/sandbox/execute',
+    summary:
+      'Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once.',
+    input: z.object({
+      ...identityFields,
+      session_id: CallerId,
+      mode: z.enum(['sync', 'async'], { error: "mode must be 'sync' or 'async'" }).default('sync'),
+      action: Action,
+      run_id: CallerId.optional().describe('chosen by the caller; the same id with the same command returns the existing run'),
+      limits: LimitsInput.optional().describe('overrides of the session’s limits for this run (each within its cap)'),
+      timeout_ms: LimitsInput.shape.wall_ms.describe('shorthand for limits.wall_ms'),
+      wait_ms: z.number().int().min(0).max(LIMIT_CAPS.wall_ms + 60_000).optional().describe('sync: how long to wait (default wall_ms + 15 s, at most 5 min)'),
+    }),
+    output: z.object({
+      run_id: z.string(),
+      completed: z.boolean().describe('false when the run has not ended yet (async, or the sync wait ran out: the run goes on)'),
+      message: z.string().optional(),
+      run: RunRecord,
+    }),
+    errors: ['not_found', 'conflict', 'command_not_allowed', 'sandbox_disabled'],
+  }),
+  'sandbox.getRun': route({
+    name: 'sandbox.getRun',
+    path: '/v1/memory/sandbox/runs/get',
+    summary: 'The run record: status, exit code, signal, duration, output tails, limits and isolation.',
+    input: z.object(runRef),
+    output: z.object({ run: RunRecord }),
+    errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.runLogs': route({
+    name: 'sandbox.runLogs',
+    path: '/v1/memory/sandbox/runs/logs',
+    summary: 'Output of a run as ordered log entries with sequence numbers; page with cursor.',
+    input: z.object({
+      ...runRef,
+      limit: z.number().int().min(1).max(1000).default(200),
+      cursor: z.string().regex(/^\d{1,12}$/, 'cursor is the next_cursor of a previous page').optional(),
+      stream: z.enum(['stdout', 'stderr']).optional().describe('only this stream'),
+    }),
+    output: z.object({
+      run_id: z.string(),
+      status: z.enum(RUN_STATUSES),
+      logs: z.array(
+        z.object({
+          seq: z.number().int().describe('0, 1, 2, … in the order the output arrived, across both streams'),
+          stream: z.enum(['stdout', 'stderr']),
+          text: z.string(),
+          bytes: z.number().int(),
+          at: Timestamp,
+        }),
+      ),
+      next_cursor: z.string().nullable().describe('null when no more entries are stored; while the run is going, more may come later'),
+      complete: z.boolean().describe('the run has ended and every entry has been returned'),
+    }),
+    errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.runArtifact': route({
+    name: 'sandbox.runArtifact',
+    path: '/v1/memory/sandbox/runs/artifact',
+    summary: 'The run’s bundle: its output, its result, and the files it wrote under artifacts/ (utf8 or base64).',
+    input: z.object({
+      ...runRef,
+      include_output: z.boolean().default(true),
+      include_result: z.boolean().default(true),
+      include_files: z.boolean().default(true),
+      paths: z.array(z.string().min(1).max(1024)).max(100).optional().describe('only these files (relative to artifacts/)'),
+    }),
+    output: z.object({
+      run_id: z.string(),
+      status: z.enum(RUN_STATUSES),
+      complete: z.boolean().describe('the run has ended; the bundle will not change'),
+      output: z
+        .object({
+          stdout: z.string(),
+          stderr: z.string(),
+          stdout_bytes: z.number().int(),
+          stderr_bytes: z.number().int(),
+          truncated: z.boolean().describe('the command’s output was cut at max_output_bytes'),
+          clipped: z.boolean().describe('this response holds less than was stored (use runs/logs for all of it)'),
+        })
+        .optional(),
+      result: z
+        .object({
+          status: z.enum(RUN_STATUSES),
+          exit_code: z.number().int().nullable(),
+          signal: z.string().nullable(),
+          duration_ms: z.number().int().nullable(),
+          reason: z.string().nullable(),
+          limit_hit: z.string().nullable(),
+          truncated: z.boolean(),
+        })
+        .optional(),
+      files: z
+        .array(
+          z.object({
+            path: z.string(),
+            size: z.number().int().describe('size on disk when the run ended'),
+            encoding: z.enum(['utf8', 'base64']).nullable(),
+            content: z.string().nullable().describe('null when not stored or over this response’s budget (see omitted)'),
+            truncated: z.boolean().describe('only the first stored bytes are kept'),
+            sha256: z.string().nullable(),
+            omitted: z.enum(['too_large_for_response', 'not_stored']).nullable(),
+          }),
+        )
+        .optional(),
+      files_skipped: z.array(z.string()).optional().describe('entries not collected: symlinks, devices, over the caps'),
+    }),
+    errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.cancelRun': route({
+    name: 'sandbox.cancelRun',
+    path: '/v1/memory/sandbox/runs/cancel',
+    summary: 'Cancel a queued or running run: its whole process tree is killed. Cancelling a finished run is invalid_state.',
+    input: z.object({ ...runRef, reason: z.string().max(1000).optional() }),
+    output: z.object({ run: RunRecord, message: z.string().optional() }),
+    errors: ['not_found', 'invalid_state', 'sandbox_disabled'],
+  }),
+} as const;

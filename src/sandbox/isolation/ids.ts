@@ -1,9 +1,10 @@
 /**
  * Host uid/gid bookkeeping for sandbox runs (only used when we run as root).
  *
- * The id range (default 200000–265535, LORE_SANDBOX_ID_MIN / LORE_SANDBOX_ID_MAX) must be reserved
- * for ONE Lore process: nothing else on the host may use these ids, because the runner kills every
- * process owned by a run uid when the run ends. The range is split in two halves:
+ * The id range (default 200000–265535; the worker passes LORE_SANDBOX_ID_MIN / LORE_SANDBOX_ID_MAX
+ * from config.ts to configureIdRange) must be reserved for ONE Lore process: nothing else on the
+ * host may use these ids, because the runner kills every process owned by a run uid when the run
+ * ends, and on first use every process of the range it does not own. The range is split in two halves:
  *
  *  - session ids (lower half): each prepared workdir gets one number N. The workdir is owned by
  *    root:N with mode 2770, and runs of that session execute with gid N. N is also the session's
@@ -21,23 +22,17 @@ export interface IdRange {
   max: number;
 }
 
-function envInt(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
-}
-
-let range: IdRange = {
-  min: envInt('LORE_SANDBOX_ID_MIN') ?? 200000,
-  max: envInt('LORE_SANDBOX_ID_MAX') ?? 265535,
-};
+// config.ts is the only reader of the environment; callers pass the configured range in.
+let range: IdRange = { min: 200000, max: 265535 };
 
 export function configureIdRange(r: IdRange): void {
   if (!Number.isInteger(r.min) || !Number.isInteger(r.max) || r.min < 1000 || r.max - r.min < 16) {
     throw new Error(`invalid sandbox id range ${r.min}-${r.max}`);
   }
+  if (r.min === range.min && r.max === range.max) return;
   range = { ...r };
+  // Leftovers of a dead predecessor in the new range have not been reaped yet.
+  straysReaped = false;
 }
 
 export function idRanges(): { session: IdRange; run: IdRange } {

@@ -1,4 +1,15 @@
 import type { CollectionSpec } from '../database';
+import { artifactsCollection } from './artifacts';
+import { hostsCollection } from './hosts';
+import { logsCollection } from './logs';
+import { runsCollection } from './runs';
+import { sessionsCollection } from './sessions';
+
+export { SandboxSessions } from './sessions';
+export { SandboxRuns, type RunPatch } from './runs';
+export { SandboxLogs } from './logs';
+export { SandboxArtifacts } from './artifacts';
+export { SandboxHosts, type SandboxHostReport } from './hosts';
 
 /** Collections of the sandbox family (indexes are created at start). */
-export const sandboxCollections: CollectionSpec[] = [];
+export const sandboxCollections: CollectionSpec[] = [sessionsCollection, runsCollection, logsCollection, artifactsCollection, hostsCollection];

@@ -1,0 +1,49 @@
+import type { Config } from '../../config';
+import { LoreError, notFound } from '../../contract/errors';
+import type { Engine } from '../../engine/engine';
+import type { Log } from '../../log';
+import type { Database } from '../../store/database';
+import type { ScopeRef } from '../../store/scope';
+import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
+import type { Clock } from '../clock';
+import type { RunDoc } from './records';
+
+/** What the sandbox routes use. */
+export interface SandboxCtx {
+  config: Config;
+  db: Database;
+  engine: Engine;
+  clock: Clock;
+  log: Log;
+}
+
+export const SANDBOX_WORKFLOW = 'sandboxRunWorkflow';
+
+/** One workflow per run, named by the run's server id (caller run_ids may repeat across scopes). */
+export const workflowIdOf = (runKey: string) => `sandbox-run-${runKey}`;
+
+export function storesFor(db: Database, ref: ScopeRef) {
+  return {
+    sessions: new SandboxSessions(db, ref),
+    runs: new SandboxRuns(db, ref),
+    logs: new SandboxLogs(db, ref),
+    artifacts: new SandboxArtifacts(db, ref),
+  };
+}
+
+/** Every sandbox route starts here: the spec says configuration is the first thing to check. */
+export function requireEnabled(config: Config): void {
+  if (!config.sandbox.enabled) {
+    throw new LoreError(
+      'sandbox_disabled',
+      'the sandbox is disabled by runtime configuration: SANDBOX_ENABLED is false (set SANDBOX_ENABLED=true to enable it)',
+      { setting: 'SANDBOX_ENABLED', value: false },
+    );
+  }
+}
+
+export async function loadRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
+  const run = await runs.get(runId);
+  if (!run) throw notFound('sandbox run', runId, runs.ref.scope, { run_id: runId });
+  return run;
+}

@@ -1,0 +1,150 @@
+import type { RouteInput } from '../../contract';
+import { LoreError, notFound } from '../../contract/errors';
+import type { sandboxRoutes } from '../../contract/families/sandbox';
+import { WaitTimeout } from '../../engine/engine';
+import type { ScopeRef } from '../../store/scope';
+import type { SandboxRuns } from '../../store/sandbox/index';
+import { uuidv7 } from '../ids';
+import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } from './context';
+import { resolveLimits } from './limits';
+import { checkCommand } from './profiles';
+import { isTerminal, toRunWire, type RunDoc } from './records';
+import { reconcile } from './reconcile';
+
+type ExecuteInput = RouteInput<(typeof sandboxRoutes)['sandbox.execute']>;
+
+/** What the workflow gets: where to find the run; everything else is read from the store. */
+export interface SandboxRunInput {
+  tenant_id: string;
+  scope: string;
+  run_id: string;
+  wall_ms: number;
+}
+
+const MAX_DEFAULT_WAIT_MS = 300_000;
+
+export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
+  const { sessions, runs } = storesFor(c.db, ref);
+  const session = await sessions.get(input.session_id);
+  if (!session) throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
+  const { argv, env } = input.action;
+  checkCommand(session.profile, argv, env);
+  const limits = resolveLimits(session.limits, input.limits, input.timeout_ms !== undefined ? { wall_ms: input.timeout_ms } : undefined);
+
+  const now = c.clock.now();
+  const key = uuidv7(now.getTime());
+  const runId = input.run_id ?? key;
+  const at = now.toISOString();
+  const doc: RunDoc = {
+    _id: key,
+    run_id: runId,
+    session_id: session.session_id,
+    session_key: session._id,
+    profile: session.profile,
+    mode: input.mode,
+    status: 'queued',
+    argv,
+    env: env ?? {},
+    limits,
+    isolation_kind: session.isolation.kind,
+    exit_code: null,
+    signal: null,
+    duration_ms: null,
+    stdout_tail: '',
+    stderr_tail: '',
+    truncated: false,
+    output_bytes: 0,
+    dropped_bytes: 0,
+    limit_hit: null,
+    reason: null,
+    log_entries: 0,
+    artifact_count: 0,
+    artifacts_skipped: [],
+    isolation: null,
+    cancel_requested: false,
+    cancel_reason: null,
+    workflow_id: workflowIdOf(key),
+    attempts: 0,
+    actor,
+    created_at: at,
+    started_at: null,
+    finished_at: null,
+    updated_at: at,
+    enqueued_wall_ms: Date.now(),
+  };
+
+  let run = await runs.insert(doc);
+  if (!run) {
+    run = await repeatOf(runs, runId, doc);
+  } else {
+    const wf: SandboxRunInput = { tenant_id: ref.tenant_id, scope: ref.scope, run_id: runId, wall_ms: limits.wall_ms };
+    try {
+      await c.engine.start({
+        workflowType: SANDBOX_WORKFLOW,
+        workflowId: run.workflow_id,
+        args: [wf],
+        labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
+        summary: `sandbox: ${argv.join(' ').slice(0, 200)}`,
+      });
+    } catch (err) {
+      // Never leave a queued run that nothing will pick up.
+      await runs.finish(runId, {
+        status: 'failed',
+        reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`,
+        finished_at: c.clock.now().toISOString(),
+        updated_at: c.clock.now().toISOString(),
+      });
+      throw err;
+    }
+  }
+
+  if (input.mode === 'async' || isTerminal(run.status)) return answer(run);
+  const waitMs = input.wait_ms ?? Math.min(limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
+  return answer(await waitForEnd(c, runs, run, waitMs), waitMs);
+}
+
+/** The same run_id again: the same run when the command agrees (idempotent retry), else conflict. */
+async function repeatOf(runs: SandboxRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
+  const existing = await loadRun(runs, runId);
+  const same =
+    existing.session_id === wanted.session_id &&
+    JSON.stringify(existing.argv) === JSON.stringify(wanted.argv) &&
+    JSON.stringify(existing.env) === JSON.stringify(wanted.env);
+  if (!same) {
+    throw new LoreError('conflict', `sandbox run '${runId}' exists with a different session or command`, { run_id: runId, session_id: existing.session_id });
+  }
+  return existing;
+}
+
+/**
+ * Waits for the run's workflow within waitMs, then answers from the store (the source of truth).
+ * A wait that runs out leaves the run going; if this process dies meanwhile, the run still ends.
+ */
+export async function waitForEnd(c: SandboxCtx, runs: SandboxRuns, run: RunDoc, waitMs: number): Promise<RunDoc> {
+  if (waitMs > 0) {
+    try {
+      await c.engine.result(run.workflow_id, waitMs);
+    } catch (err) {
+      // A failed or cancelled workflow has settled the record already; the store says how it ended.
+      if (!(err instanceof WaitTimeout)) c.log.debug({ err, run_id: run.run_id }, 'sandbox run workflow ended with an error');
+    }
+  }
+  return reconcile(c, runs, await loadRun(runs, run.run_id));
+}
+
+function answer(run: RunDoc, waitedMs?: number) {
+  const done = isTerminal(run.status);
+  return {
+    run_id: run.run_id,
+    completed: done,
+    ...(done
+      ? {}
+      : {
+          message:
+            waitedMs === undefined
+              ? `the run is ${run.status}; poll runs/get or runs/logs`
+              : `the run is still ${run.status} after waiting ${waitedMs} ms; it goes on (poll runs/get)`,
+        }),
+    run: toRunWire(run),
+  };
+}

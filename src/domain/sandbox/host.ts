@@ -1,0 +1,95 @@
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../config';
+import type { Log } from '../../log';
+import { configureIdRange, detectIsolation, type IsolationInfo } from '../../sandbox/isolation/index';
+import type { Database } from '../../store/database';
+import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
+
+/**
+ * The worker's side of sandbox set-up: claim the configured uid range, probe isolation once, check
+ * the workdir root, and publish what was found for the task queue (the API reads it). Only the
+ * worker process runs this: the runner kills stray processes of its uid range on first use, so two
+ * processes must never share a range (LORE_SANDBOX_ID_MIN/MAX, docs/configuration.md).
+ */
+export interface SandboxHost {
+  report: SandboxHostReport;
+  info: IsolationInfo | null;
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Sandbox uids must traverse every ancestor of the workdir root (bubblewrap binds it as that uid). */
+async function workdirRootProblem(dir: string): Promise<string | null> {
+  try {
+    await fsp.mkdir(dir, { recursive: true, mode: isRoot() ? 0o711 : 0o700 });
+  } catch (err) {
+    return `cannot create ${dir}: ${(err as Error).message}`;
+  }
+  if (!isRoot()) return null;
+  const closed: string[] = [];
+  for (let cur = path.resolve(dir); ; cur = path.dirname(cur)) {
+    const st = await fsp.stat(cur);
+    if ((st.mode & 0o001) === 0) closed.push(cur);
+    if (path.dirname(cur) === cur) break;
+  }
+  if (closed.length === 0) return null;
+  return (
+    `sandbox uids cannot reach the workdir root ${dir}: ${closed.join(', ')} lack the o+x (traverse) bit. ` +
+    'Set LORE_SANDBOX_DIR to a directory under a traversable path (e.g. /var/lib/lore-sandbox), or chmod o+x those directories.'
+  );
+}
+
+export async function startSandboxHost(deps: { config: Config; db: Database; log: Log }): Promise<SandboxHost> {
+  const { config, log } = deps;
+  const sb = config.sandbox;
+  const base = {
+    _id: config.temporal.taskQueue,
+    enabled: sb.enabled,
+    setting: sb.isolation,
+    sandbox_dir: sb.dir,
+    hostname: os.hostname(),
+    pid: process.pid,
+  };
+  let report: SandboxHostReport;
+  let info: IsolationInfo | null = null;
+  if (!sb.enabled) {
+    // Nothing runs, so nothing is probed (the probe would claim the uid range).
+    report = {
+      ...base,
+      in_force: 'unavailable',
+      bubblewrap_version: null,
+      uid_isolation: false,
+      memory_limit: 'rlimit_data',
+      detail: 'SANDBOX_ENABLED is false on the worker',
+      sandbox_dir_problem: null,
+      reported_at: new Date().toISOString(),
+    };
+  } else {
+    configureIdRange(sb.idRange);
+    info = await detectIsolation();
+    const dirProblem = await workdirRootProblem(sb.dir);
+    const inForce =
+      sb.isolation === 'none' ? 'none' : info.kind === 'bubblewrap' ? 'bubblewrap' : sb.isolation === 'auto' ? 'none' : 'unavailable';
+    const notes: string[] = [];
+    if (inForce === 'unavailable') notes.push(`LORE_SANDBOX_ISOLATION=bubblewrap but bubblewrap does not work here: ${info.reason ?? 'probe failed'}`);
+    else if (inForce === 'none' && sb.isolation === 'auto') notes.push(`bubblewrap unavailable, running without namespaces: ${info.reason ?? ''}`.trim());
+    else if (info.reason) notes.push(info.reason);
+    if (dirProblem) notes.push(dirProblem);
+    report = {
+      ...base,
+      in_force: inForce,
+      bubblewrap_version: info.version ?? null,
+      uid_isolation: info.uid_isolation,
+      memory_limit: info.memory_limit,
+      detail: notes.length > 0 ? notes.join('; ') : null,
+      sandbox_dir_problem: dirProblem,
+      reported_at: new Date().toISOString(),
+    };
+    if (dirProblem) log.warn(dirProblem);
+    log.debug({ isolation: inForce, range: sb.idRange }, 'sandbox host ready');
+  }
+  await new SandboxHosts(deps.db).put(report);
+  return { report, info };
+}

@@ -1,0 +1,38 @@
+import type { RouteInput } from '../../contract';
+import type { sandboxRoutes } from '../../contract/families/sandbox';
+import type { ScopeRef } from '../../store/scope';
+import { loadRun, storesFor, type SandboxCtx } from './context';
+import { isTerminal, toRunWire, type LogEntryDoc } from './records';
+import { reconcile } from './reconcile';
+
+type LogsInput = RouteInput<(typeof sandboxRoutes)['sandbox.runLogs']>;
+
+export async function getRun(c: SandboxCtx, ref: ScopeRef, runId: string) {
+  const { runs } = storesFor(c.db, ref);
+  return { run: toRunWire(await reconcile(c, runs, await loadRun(runs, runId))) };
+}
+
+/**
+ * One page of a run's log entries in seq order. The run is read before the entries: the worker
+ * stores every entry before it records the end, so an ended run's entries are all there.
+ */
+export async function runLogs(c: SandboxCtx, ref: ScopeRef, input: LogsInput) {
+  const { runs, logs } = storesFor(c.db, ref);
+  const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  // The cursor is the seq of the next entry wanted.
+  const from = input.cursor !== undefined ? Number(input.cursor) : 0;
+  // One extra tells whether more entries are stored beyond this page.
+  const found = await logs.page(run._id, { afterSeq: from - 1, limit: input.limit + 1, ...(input.stream ? { stream: input.stream } : {}) });
+  const page = found.slice(0, input.limit);
+  const more = found.length > input.limit;
+  const ended = isTerminal(run.status);
+  const next = page.length > 0 ? page[page.length - 1]!.seq + 1 : from;
+  return {
+    run_id: run.run_id,
+    status: run.status,
+    logs: page.map((e: LogEntryDoc) => ({ seq: e.seq, stream: e.stream, text: e.text, bytes: e.bytes, at: e.at })),
+    // While the run goes on, the cursor lets a poller continue where it stopped.
+    next_cursor: more || !ended ? String(next) : null,
+    complete: ended && !more,
+  };
+}

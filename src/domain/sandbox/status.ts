@@ -1,0 +1,83 @@
+import type { SandboxStatus } from '../../app/deps';
+import type { Config } from '../../config';
+import { LoreError } from '../../contract/errors';
+import type { Database } from '../../store/database';
+import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
+import type { SessionIsolation } from './records';
+
+/**
+ * The API's view of sandbox isolation: what the worker of this task queue reported (see host.ts).
+ * The API never probes itself, so it never touches the worker's uid range.
+ */
+export function sandboxStatusReader(config: Config, db: Database): () => Promise<SandboxStatus> {
+  const hosts = new SandboxHosts(db);
+  return async () => {
+    if (!config.sandbox.enabled) {
+      return { enabled: false, isolation: 'disabled', detail: 'SANDBOX_ENABLED is false: every sandbox route answers sandbox_disabled' };
+    }
+    const r = await hosts.get(config.temporal.taskQueue);
+    if (!r) {
+      return { enabled: true, isolation: 'unknown', detail: `no worker has reported sandbox isolation for task queue '${config.temporal.taskQueue}' yet` };
+    }
+    return {
+      enabled: true,
+      isolation: r.in_force,
+      ...(r.detail ? { detail: r.detail } : {}),
+    };
+  };
+}
+
+const FILESYSTEM = {
+  bubblewrap: 'read-only system (/usr, /bin, /lib, a minimal /etc); private /tmp; writable /work (the session workdir) only; no host data',
+  none: 'the host filesystem as the runtime user sees it; cwd is the session workdir',
+};
+
+/** The session record's isolation, from a worker report (the report must say bubblewrap or none). */
+export function isolationFromReport(r: SandboxHostReport): SessionIsolation {
+  const kind = r.in_force === 'bubblewrap' ? 'bubblewrap' : 'none';
+  const weaker: string[] = [];
+  if (kind === 'none') weaker.push('no namespaces: the command can see the host filesystem, network and processes; only limits, environment scrubbing and tree kill apply');
+  if (!r.uid_isolation) weaker.push('not root: runs share the runtime uid, so the process limit is not enforced');
+  if (r.memory_limit === 'rlimit_data') weaker.push('memory is limited per process (RLIMIT_DATA), not for the whole run');
+  if (r.sandbox_dir_problem) weaker.push(r.sandbox_dir_problem);
+  return {
+    kind,
+    version: kind === 'bubblewrap' ? r.bubblewrap_version : null,
+    network: kind === 'bubblewrap' ? 'none' : 'host',
+    filesystem: FILESYSTEM[kind],
+    uid_isolation: r.uid_isolation,
+    memory_limit: r.memory_limit,
+    weaker: weaker.length > 0 ? weaker.join('; ') : null,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The worker report sessions are created from. A worker that is just starting gets a few seconds
+ * to report; none at all is `overloaded` (retryable), an unusable setting is `sandbox_disabled`.
+ */
+export async function awaitHostReport(config: Config, db: Database, waitMs = 10_000): Promise<SandboxHostReport> {
+  const hosts = new SandboxHosts(db);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const r = await hosts.get(config.temporal.taskQueue);
+    if (r && r.enabled && r.in_force !== 'unavailable') return r;
+    if (r && r.in_force === 'unavailable' && r.enabled) {
+      throw new LoreError('sandbox_disabled', `the sandbox is unavailable on the worker: ${r.detail ?? 'isolation unavailable'}`, {
+        setting: 'LORE_SANDBOX_ISOLATION',
+        value: r.setting,
+        detail: r.detail,
+      });
+    }
+    if (Date.now() >= deadline) {
+      const why = r && !r.enabled ? 'the worker runs with SANDBOX_ENABLED=false' : 'no worker has reported its sandbox isolation';
+      throw new LoreError(
+        'overloaded',
+        `${why} for task queue '${config.temporal.taskQueue}'; start a worker with the sandbox enabled (lore start --role worker)`,
+        { task_queue: config.temporal.taskQueue, retry_after_s: 5 },
+      );
+    }
+    await sleep(200);
+  }
+}

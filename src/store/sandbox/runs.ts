@@ -1,0 +1,68 @@
+import type { RunDoc, RunStatus } from '../../domain/sandbox/records';
+import { Database, defineCollection, isDuplicateKey } from '../database';
+import type { ScopedCollection } from '../scoped-collection';
+import type { ScopeRef } from '../scope';
+
+export const runsCollection = defineCollection({
+  name: 'sandbox_runs',
+  indexes: [
+    {
+      key: { tenant_id: 1, scope: 1, run_id: 1 },
+      unique: true,
+      name: 'scope_run_id',
+      why: 'every runs/* route looks a run up by its caller-visible id; one id per scope',
+    },
+  ],
+});
+
+export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'session_id' | 'session_key' | 'created_at'>>;
+
+const OPEN: RunStatus[] = ['queued', 'running'];
+
+/** Sandbox run records of one tenant+scope. State changes are conditional, so racing writers agree. */
+export class SandboxRuns {
+  private readonly coll: ScopedCollection<RunDoc>;
+  constructor(db: Database, readonly ref: ScopeRef) {
+    this.coll = db.scoped<RunDoc>(runsCollection, ref);
+  }
+
+  async get(runId: string): Promise<RunDoc | null> {
+    return this.coll.findOne({ run_id: runId });
+  }
+
+  /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
+  async insert(doc: RunDoc): Promise<RunDoc | null> {
+    try {
+      await this.coll.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+  }
+
+  /** queued → running, once. Null when the run is not queued any more (cancelled, lost, or already started). */
+  async markRunning(runId: string, patch: RunPatch): Promise<RunDoc | null> {
+    return this.coll.findOneAndUpdate(
+      { run_id: runId, status: 'queued' },
+      { $set: { ...patch, status: 'running' }, $inc: { attempts: 1 } },
+    );
+  }
+
+  /** Ends an open run. Null when it had already ended: the first ending wins. */
+  async finish(runId: string, patch: RunPatch & { status: RunDoc['status'] }): Promise<RunDoc | null> {
+    return this.coll.findOneAndUpdate({ run_id: runId, status: { $in: OPEN } }, { $set: patch });
+  }
+
+  /** Progress of an open run (log and output counters). */
+  async progress(runId: string, patch: RunPatch): Promise<void> {
+    await this.coll.updateOne({ run_id: runId, status: 'running' }, { $set: patch });
+  }
+
+  async requestCancel(runId: string, reason: string | null, at: string): Promise<RunDoc | null> {
+    return this.coll.findOneAndUpdate(
+      { run_id: runId, status: { $in: OPEN } },
+      { $set: { cancel_requested: true, cancel_reason: reason, updated_at: at } },
+    );
+  }
+}
