@@ -122,6 +122,13 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     opts.dbFile,
     '--log-level',
     'warn',
+    // WAL with synchronous=NORMAL: a committed transaction survives a crash or kill -9 of the
+    // server (only power loss can drop the last ones, as with the MongoDB-compatible server), and a
+    // workflow start costs ~8 ms instead of ~48 ms (measured p50, docs/benchmarks.md).
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
     ...(opts.namespace !== 'default' ? ['--namespace', opts.namespace] : []),
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((n) => ['--search-attribute', `${n}=Keyword`]),
   ];
