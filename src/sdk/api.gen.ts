@@ -7,6 +7,48 @@ import type { Caller } from './transport';
 export interface LoreApi {
   /** GET /health: Each dependency (Temporal, MongoDB, worker) with its mode and version. */
   health(body?: RouteRequest<R['health']>): Promise<RouteResponse<R['health']>>;
+  memory: {
+    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions. */
+    write(body: RouteRequest<R['memory.write']>): Promise<RouteResponse<R['memory.write']>>;
+    /** POST /v1/memory/recall_text: Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier. */
+    recallText(body: RouteRequest<R['memory.recallText']>): Promise<RouteResponse<R['memory.recallText']>>;
+    /** POST /v1/memory/find: List nodes by filters (types, kinds, tiers, tags, client_id(s), created range) in id order, with cursor pagination. */
+    find(body: RouteRequest<R['memory.find']>): Promise<RouteResponse<R['memory.find']>>;
+    /** POST /v1/memory/resolve: One node by id, client_id or lore:// URI, with its edges and its earlier revisions. */
+    resolve(body: RouteRequest<R['memory.resolve']>): Promise<RouteResponse<R['memory.resolve']>>;
+  };
+  sessions: {
+    /** POST /v1/memory/sessions/create: Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent. */
+    create(body: RouteRequest<R['sessions.create']>): Promise<RouteResponse<R['sessions.create']>>;
+    /** POST /v1/memory/sessions/events/append: Append an event to a session (the session is created when it does not exist). event_id makes the append idempotent. */
+    appendEvent(body: RouteRequest<R['sessions.appendEvent']>): Promise<RouteResponse<R['sessions.appendEvent']>>;
+    /** POST /v1/memory/sessions/get: One session with its event count. */
+    get(body: RouteRequest<R['sessions.get']>): Promise<RouteResponse<R['sessions.get']>>;
+    /** POST /v1/memory/sessions/list: Sessions of the scope in creation order, with cursor pagination. */
+    list(body: RouteRequest<R['sessions.list']>): Promise<RouteResponse<R['sessions.list']>>;
+    /** POST /v1/memory/sessions/events/list: The events of a session in append order, with cursor pagination. */
+    listEvents(body: RouteRequest<R['sessions.listEvents']>): Promise<RouteResponse<R['sessions.listEvents']>>;
+  };
+  handoff: {
+    /** POST /v1/memory/handoff/store: Store a handoff under an anchor: summary, handoff_text, target_files, next_action, acceptance_checks, rollback_notes. The same content again is idempotent; new content supersedes. */
+    store(body: RouteRequest<R['handoff.store']>): Promise<RouteResponse<R['handoff.store']>>;
+    /** POST /v1/memory/handoff/recover: Recover the latest handoff of an anchor (or one handoff by handoff_id), optionally with the earlier versions. */
+    recover(body: RouteRequest<R['handoff.recover']>): Promise<RouteResponse<R['handoff.recover']>>;
+  };
+  packs: {
+    /** POST /v1/memory/packs/export: Export the scope as a versioned pack (nodes with revisions and edges, and a content hash): the whole scope up to 20,000 nodes, or with limit one page and a cursor. */
+    export(body: RouteRequest<R['packs.export']>): Promise<RouteResponse<R['packs.export']>>;
+    /** POST /v1/memory/packs/import: Import a pack into the scope through a Temporal workflow (idempotent upserts by node id). Waits up to wait_ms for the result; otherwise returns the import id and status to poll. */
+    import(body: RouteRequest<R['packs.import']>): Promise<RouteResponse<R['packs.import']>>;
+    /** POST /v1/memory/packs/import/status: Status, progress and counts of a pack import. */
+    importStatus(body: RouteRequest<R['packs.importStatus']>): Promise<RouteResponse<R['packs.importStatus']>>;
+  };
+  delegation: {
+    /** POST /v1/memory/delegation/records/write: Create or update a delegation record (record_id generated when absent; the same content again is idempotent). */
+    write(body: RouteRequest<R['delegation.write']>): Promise<RouteResponse<R['delegation.write']>>;
+    /** POST /v1/memory/delegation/records/find: Find delegation records by record_id(s), agents, status, run or session, in creation order with cursor pagination. */
+    find(body: RouteRequest<R['delegation.find']>): Promise<RouteResponse<R['delegation.find']>>;
+  };
   sandbox: {
     /** POST /v1/memory/sandbox/sessions: Create a sandbox session: a private workdir, a profile (default or local-safe) and default limits. Says which isolation is in force. */
     createSession(body: RouteRequest<R['sandbox.createSession']>): Promise<RouteResponse<R['sandbox.createSession']>>;
@@ -28,6 +70,32 @@ export interface LoreApi {
 export function bindApi(call: Caller): LoreApi {
   return {
     health: (body) => call('GET', '/health', body ?? {}),
+    memory: {
+      write: (body) => call('POST', '/v1/memory/write', body ?? {}),
+      recallText: (body) => call('POST', '/v1/memory/recall_text', body ?? {}),
+      find: (body) => call('POST', '/v1/memory/find', body ?? {}),
+      resolve: (body) => call('POST', '/v1/memory/resolve', body ?? {}),
+    },
+    sessions: {
+      create: (body) => call('POST', '/v1/memory/sessions/create', body ?? {}),
+      appendEvent: (body) => call('POST', '/v1/memory/sessions/events/append', body ?? {}),
+      get: (body) => call('POST', '/v1/memory/sessions/get', body ?? {}),
+      list: (body) => call('POST', '/v1/memory/sessions/list', body ?? {}),
+      listEvents: (body) => call('POST', '/v1/memory/sessions/events/list', body ?? {}),
+    },
+    handoff: {
+      store: (body) => call('POST', '/v1/memory/handoff/store', body ?? {}),
+      recover: (body) => call('POST', '/v1/memory/handoff/recover', body ?? {}),
+    },
+    packs: {
+      export: (body) => call('POST', '/v1/memory/packs/export', body ?? {}),
+      import: (body) => call('POST', '/v1/memory/packs/import', body ?? {}),
+      importStatus: (body) => call('POST', '/v1/memory/packs/import/status', body ?? {}),
+    },
+    delegation: {
+      write: (body) => call('POST', '/v1/memory/delegation/records/write', body ?? {}),
+      find: (body) => call('POST', '/v1/memory/delegation/records/find', body ?? {}),
+    },
     sandbox: {
       createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),
       getSession: (body) => call('POST', '/v1/memory/sandbox/sessions/get', body ?? {}),

@@ -155,7 +155,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       return { status: res.statusCode, body: isJson ? JSON.parse(res.body) : res.body, headers: res.headers as Reply['headers'] };
     },
     async startWorker() {
-      worker = await startWorker({ config, log, clock, db });
+      // One worker per test API: a second call returns it (a stray worker would keep the process alive).
+      worker ??= await startWorker({ config, log, clock, db });
       return worker;
     },
     async stopWorker() {

@@ -1,2 +1,181 @@
-/** Routes of the memory family (see docs and contract.md). */
-export const memoryRoutes = {} as const;
+import { z } from 'zod';
+import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { route } from '../route';
+import {
+  EdgeTypeEnum,
+  EdgeView,
+  ExecutionInput,
+  NodeKindEnum,
+  NodeTypeEnum,
+  NodeView,
+  RevisionView,
+  Slots,
+  Tags,
+  TierEnum,
+  Title,
+  Unit,
+  writeResultFields,
+} from './memory-schemas';
+
+/** Routes of the memory core (contract.md §2 and §5 find/resolve; docs/memory.md). */
+
+const BatchNode = z.object({
+  client_id: CallerId.optional(),
+  type: NodeTypeEnum.default('event'),
+  title: Title.nullish(),
+  /** The payload; when absent the node's text is text_summary (or the write's input_text, see docs). */
+  text: BoundedText().nullish(),
+  text_summary: BoundedText().nullish(),
+  summary: BoundedText().nullish(),
+  slots: Slots.optional(),
+  tier: TierEnum.optional(),
+  tags: Tags.optional(),
+  importance: Unit.optional(),
+  salience: Unit.optional(),
+  confidence: Unit.optional(),
+});
+
+const EdgeRef = z.string().min(1).max(200);
+
+export const WriteInput = z
+  .object({
+    ...identityFields,
+    input_text: BoundedText().optional(),
+    client_id: CallerId.optional(),
+    title: Title.optional(),
+    type: NodeTypeEnum.default('event'),
+    tier: TierEnum.optional(),
+    tags: Tags.optional(),
+    slots: Slots.optional(),
+    importance: Unit.optional(),
+    salience: Unit.optional(),
+    confidence: Unit.optional(),
+    execution: ExecutionInput.optional(),
+    nodes: z.array(BatchNode).max(200).optional(),
+    edges: z.array(z.object({ src: EdgeRef, dst: EdgeRef, type: EdgeTypeEnum.default('related_to') })).max(500).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const hasText = typeof v.input_text === 'string' && v.input_text.trim() !== '';
+    if (!hasText && !v.execution && !(v.nodes && v.nodes.length > 0)) {
+      ctx.addIssue({ code: 'custom', path: ['input_text'], message: 'a write needs input_text, execution or nodes[]' });
+    }
+    (v.nodes ?? []).forEach((n, i) => {
+      if (![n.text, n.text_summary, n.summary, n.title].some((t) => typeof t === 'string' && t.trim() !== '') && !hasText) {
+        ctx.addIssue({ code: 'custom', path: ['nodes', i], message: 'a node needs text, text_summary or title' });
+      }
+    });
+  });
+
+const ScoreBreakdownView = z.object({
+  strategy: z.enum(['bm25', 'hybrid_rrf']),
+  bm25: z.object({ rank: z.number(), score: z.number(), bm25: z.number(), context: z.number() }).nullable(),
+  vector: z.object({ rank: z.number(), score: z.number() }).nullable(),
+  fused: z.number().nullable(),
+  base: z.number(),
+  weight: z.object({ importance: z.number(), tier: TierEnum, factor: z.number() }),
+});
+
+export const RecallInput = z
+  .object({
+    ...identityFields,
+    query_text: BoundedText().optional(),
+    query: BoundedText().optional(),
+    limit: Limit(10, 100),
+    types: z.array(NodeTypeEnum).max(20).optional(),
+    kinds: z.array(NodeKindEnum).max(20).optional(),
+    tiers: z.array(TierEnum).max(4).optional(),
+    tags: Tags.optional(),
+    include_archived: z.boolean().default(false),
+    min_score: z.number().min(0).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const q = v.query_text ?? v.query;
+    if (typeof q !== 'string' || q.trim() === '') ctx.addIssue({ code: 'custom', path: ['query_text'], message: 'query_text (or query) is required' });
+  });
+
+const RecallResult = z.object({
+  id: z.string(),
+  uri: z.string(),
+  client_id: z.string().nullable(),
+  type: NodeTypeEnum,
+  kind: NodeKindEnum.nullable(),
+  tier: TierEnum,
+  archived: z.boolean(),
+  title: z.string().nullable(),
+  text: z.string(),
+  summary: z.string(),
+  tags: z.array(z.string()),
+  score: z.number(),
+  score_breakdown: ScoreBreakdownView,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const FindInput = z.object({
+  ...identityFields,
+  ...pageInputFields,
+  types: z.array(NodeTypeEnum).max(20).optional(),
+  kinds: z.array(NodeKindEnum).max(20).optional(),
+  tiers: z.array(TierEnum).max(4).optional(),
+  tags: Tags.optional(),
+  client_id: CallerId.optional(),
+  client_ids: z.array(CallerId).max(100).optional(),
+  created_after: z.iso.datetime({ offset: true }).optional(),
+  created_before: z.iso.datetime({ offset: true }).optional(),
+  /** Leave text out of the listing (summaries only): smaller pages. */
+  include_text: z.boolean().default(true),
+});
+
+export const ResolveInput = z
+  .object({
+    ...identityFields,
+    id: z.string().min(1).max(200).optional(),
+    client_id: CallerId.optional(),
+    uri: z.string().min(1).max(1200).optional(),
+    include_revisions: z.boolean().default(true),
+    include_edges: z.boolean().default(true),
+  })
+  .superRefine((v, ctx) => {
+    const given = [v.id, v.client_id, v.uri].filter((x) => x !== undefined).length;
+    if (given !== 1) ctx.addIssue({ code: 'custom', path: ['id'], message: 'give exactly one of id, client_id or uri' });
+  });
+
+export const memoryRoutes = {
+  'memory.write': route({
+    name: 'memory.write',
+    path: '/v1/memory/write',
+    summary:
+      'Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions.',
+    input: WriteInput,
+    output: z.object({ ...echoFields, deduplicated: z.boolean(), ...writeResultFields }),
+    errors: ['not_found'],
+  }),
+  'memory.recallText': route({
+    name: 'memory.recallText',
+    path: '/v1/memory/recall_text',
+    summary: 'Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier.',
+    input: RecallInput,
+    output: z.object({
+      ...echoFields,
+      results: z.array(RecallResult),
+      query: z.object({ text: z.string(), strategy: z.enum(['bm25', 'hybrid_rrf']), limit: z.number().int(), vector_error: z.string().nullable() }),
+      took_ms: z.number(),
+    }),
+  }),
+  'memory.find': route({
+    name: 'memory.find',
+    path: '/v1/memory/find',
+    summary: 'List nodes by filters (types, kinds, tiers, tags, client_id(s), created range) in id order, with cursor pagination.',
+    input: FindInput,
+    output: z.object({ ...echoFields, nodes: z.array(NodeView), ...pageOutputFields }),
+    errors: [],
+  }),
+  'memory.resolve': route({
+    name: 'memory.resolve',
+    path: '/v1/memory/resolve',
+    summary: 'One node by id, client_id or lore:// URI, with its edges and its earlier revisions.',
+    input: ResolveInput,
+    output: z.object({ ...echoFields, node: NodeView, edges: z.array(EdgeView), revisions: z.array(RevisionView) }),
+    errors: ['not_found'],
+  }),
+} as const;

@@ -1,11 +1,13 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { delegationRoutes } from '../../contract/families/delegation';
+import { DelegationStore } from '../../store/delegation/records';
 import type { MemoryServices } from '../memory/module';
+import { createDelegationHandlers } from './handlers';
 
 /** What the delegation family offers other families. */
 export type DelegationServices = Record<string, never>;
 
-export function createDelegationModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof delegationRoutes, DelegationServices> {
-  return { handlers: {}, services: {} };
+export function createDelegationModule(deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof delegationRoutes, DelegationServices> {
+  return { handlers: createDelegationHandlers(new DelegationStore(deps.db), deps.clock), services: {} };
 }

@@ -2,10 +2,11 @@ import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { MemoryServices } from '../memory/module';
+import { createHandoffHandlers } from './handlers';
 
 /** What the handoff family offers other families. */
 export type HandoffServices = Record<string, never>;
 
-export function createHandoffModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof handoffRoutes, HandoffServices> {
-  return { handlers: {}, services: {} };
+export function createHandoffModule(_deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof handoffRoutes, HandoffServices> {
+  return { handlers: createHandoffHandlers(upstream.memory), services: {} };
 }

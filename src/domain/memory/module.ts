@@ -1,10 +1,21 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { memoryRoutes } from '../../contract/families/memory';
+import { createMemoryHandlers } from './handlers';
+import { createMemoryRuntime, type MemoryServices } from './services';
 
-/** What the memory family offers other families. */
-export type MemoryServices = Record<string, never>;
+export type { MemoryServices } from './services';
 
-export function createMemoryModule(_deps: AppDeps, _upstream: Record<string, never>): FamilyModule<typeof memoryRoutes, MemoryServices> {
-  return { handlers: {}, services: {} };
+/**
+ * The memory core. start() builds the in-process recall index from MongoDB before the API
+ * listens; stop() flushes pending access statistics and stops the embedding queue.
+ */
+export function createMemoryModule(deps: AppDeps, _upstream: Record<string, never>): FamilyModule<typeof memoryRoutes, MemoryServices> {
+  const runtime = createMemoryRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log });
+  return {
+    handlers: createMemoryHandlers(runtime.services),
+    services: runtime.services,
+    start: () => runtime.start(),
+    stop: () => runtime.stop(),
+  };
 }

@@ -65,6 +65,8 @@ export interface MemoryNode {
   /** Monotonic write sequence across the store; other processes catch up by it. */
   seq: number;
   actor: string;
+  /** The write call (commit) that produced the current content; absent on nodes written before it existed. */
+  commit_id?: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,11 +1,17 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { packsRoutes } from '../../contract/families/packs';
+import { PackImportStore } from '../../store/packs/imports';
 import type { MemoryServices } from '../memory/module';
+import { createPacksHandlers } from './handlers';
 
 /** What the packs family offers other families. */
 export type PacksServices = Record<string, never>;
 
-export function createPacksModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof packsRoutes, PacksServices> {
-  return { handlers: {}, services: {} };
+export function createPacksModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof packsRoutes, PacksServices> {
+  const imports = new PackImportStore(deps.db);
+  return {
+    handlers: createPacksHandlers({ memory: upstream.memory, engine: deps.engine, clock: deps.clock, imports, log: deps.log }),
+    services: {},
+  };
 }

@@ -2,10 +2,11 @@ import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { MemoryServices } from '../memory/module';
+import { createSessionsHandlers } from './handlers';
 
 /** What the sessions family offers other families. */
 export type SessionsServices = Record<string, never>;
 
-export function createSessionsModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
-  return { handlers: {}, services: {} };
+export function createSessionsModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
+  return { handlers: createSessionsHandlers(upstream.memory, deps.clock), services: {} };
 }

@@ -1,55 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Filter } from 'mongodb';
-import type { MemoryEdge, MemoryNode, NodeKind, NodeRevision, NodeType, Tier } from '../../domain/memory/node';
+import type { EdgeType, MemoryEdge, NodeKind, NodeRevision, NodeType, Tier } from '../../domain/memory/node';
 import { emptyFeedback } from '../../domain/memory/node';
 import { uuidv7 } from '../../domain/ids';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { type Database, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
-import { allocateSeq } from './sequence';
+import { SeqAllocator } from './sequence';
+import * as feed from './change-feed';
+import type { IndexedNodeFields, SeqRef } from './change-feed';
+import { DuplicateNodeKey, InsertCombiner, type StampedDoc } from './insert-combiner';
+import { edgesCollection, nodesCollection, revisionsCollection, toNode, type EdgeDoc, type NodeDoc, type RevisionDoc, type StoredNode } from './node-docs';
 
-/** A node as stored: `_id` instead of `id`, and `client_key` (client_id, or `~<id>` without one). */
-export type NodeDoc = Omit<MemoryNode, 'id'> & { _id: string; client_key: string };
-export type StoredNode = MemoryNode & { tenant_id: string; scope: string };
-type RevisionDoc = NodeRevision & { _id: string };
-type EdgeDoc = Omit<MemoryEdge, 'id'> & { _id: string };
-
-export const nodesCollection = defineCollection({
-  name: 'memory_nodes',
-  indexes: [
-    {
-      key: { tenant_id: 1, scope: 1, client_key: 1 },
-      unique: true,
-      name: 'scope_client_key',
-      // client_key is always present (client_id, or ~<id>), so the unique index needs no partial filter,
-      // which the local server does not support.
-      why: 'client_id idempotency and resolve by client_id',
-    },
-    {
-      key: { tenant_id: 1, scope: 1, _id: 1 },
-      name: 'scope_id',
-      // The local server serves unique indexes for exact matches only; ranges and sorts need this one.
-      why: 'find pagination (_id > cursor in id order) and full-scope scans (packs, lifecycle)',
-    },
-    { key: { seq: 1 }, name: 'seq', why: 'other processes catch up on seq > watermark' },
-    { key: { tenant_id: 1, scope: 1, kind: 1 }, name: 'scope_kind', why: 'learning reads the workflows, patterns and policies of a scope' },
-  ],
-});
-
-export const revisionsCollection = defineCollection({
-  name: 'memory_node_revisions',
-  // Uniqueness comes from _id (`<node_id>:<revision>`); this index is non-unique so the local server
-  // can serve the node_id prefix in revision order.
-  indexes: [{ key: { tenant_id: 1, scope: 1, node_id: 1, revision: 1 }, name: 'node_revision', why: 'resolve lists a node’s history' }],
-});
-
-export const edgesCollection = defineCollection({
-  name: 'memory_edges',
-  indexes: [
-    { key: { tenant_id: 1, scope: 1, src: 1 }, name: 'scope_src', why: 'edges out of a node (resolve)' },
-    { key: { tenant_id: 1, scope: 1, dst: 1 }, name: 'scope_dst', why: 'edges into a node (resolve)' },
-  ],
-});
+export { edgesCollection, nodesCollection, revisionsCollection, toNode, DuplicateNodeKey };
+export type { IndexedNodeFields, NodeDoc, SeqRef, StoredNode };
 
 /** What a caller gives to create or supersede a node; the store fills the bookkeeping. */
 export interface NodeContent {
@@ -67,6 +31,8 @@ export interface NodeContent {
   confidence?: number;
   pinned?: boolean;
   actor: string;
+  /** The write call that produced this content (not part of the content hash). */
+  commit_id?: string | null;
 }
 
 export type WriteOutcome = 'created' | 'deduplicated' | 'superseded';
@@ -89,11 +55,6 @@ export function contentHash(c: Pick<NodeContent, 'type' | 'title' | 'text' | 'ta
     .digest('hex');
 }
 
-export function toNode(doc: NodeDoc & { tenant_id?: string; scope?: string }): StoredNode {
-  const { _id, client_key: _ck, ...rest } = doc;
-  return { id: _id, ...(rest as Omit<MemoryNode, 'id'>), tenant_id: doc.tenant_id ?? '', scope: doc.scope ?? '' };
-}
-
 export interface NodeFilter {
   ids?: string[];
   types?: NodeType[];
@@ -104,12 +65,15 @@ export interface NodeFilter {
   created_before?: string;
 }
 
+/** One value is an equality, not a one-element $in: the local server serves index order only then. */
+const oneOrIn = <T>(values: T[]) => (values.length === 1 ? values[0] : { $in: values });
+
 function toMongoFilter(f: NodeFilter): Filter<NodeDoc> {
   const q: Record<string, unknown> = {};
   if (f.ids) q._id = { $in: f.ids };
-  if (f.types) q.type = { $in: f.types };
-  if (f.kinds) q.kind = { $in: f.kinds };
-  if (f.tiers) q.tier = { $in: f.tiers };
+  if (f.types) q.type = oneOrIn(f.types);
+  if (f.kinds) q.kind = oneOrIn(f.kinds);
+  if (f.tiers) q.tier = oneOrIn(f.tiers);
   if (f.tags_all && f.tags_all.length > 0) q.tags = { $all: f.tags_all };
   if (f.created_after || f.created_before) {
     q.created_at = { ...(f.created_after ? { $gte: f.created_after } : {}), ...(f.created_before ? { $lt: f.created_before } : {}) };
@@ -161,18 +125,31 @@ export class ScopedNodes {
     return this.nodes.count(toMongoFilter(filter));
   }
 
-  /** Streams every node of the scope in id order (exports, lifecycle scans). */
-  async *all(filter: NodeFilter = {}): AsyncGenerator<StoredNode> {
-    for await (const doc of this.nodes.iterate(toMongoFilter(filter), { sort: { _id: 1 } })) yield toNode(doc);
+  /**
+   * Streams every node of the scope in id order (exports, lifecycle scans), in bounded pages on the
+   * (tenant_id, scope, _id) index: the local server materialises whole results, so a single
+   * unbounded query over a large scope would exhaust its memory.
+   */
+  async *all(filter: NodeFilter = {}, pageSize = 1000): AsyncGenerator<StoredNode> {
+    for (let after: string | undefined; ; ) {
+      const page = await this.find(filter, { limit: pageSize, after });
+      for (const n of page) yield n;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
   }
 
-  /** Inserts new nodes (no client_id check): one sequence block for the batch. */
+  /**
+   * Inserts new nodes (no client_id check). Goes through the store's insert combiner: concurrent
+   * inserts of this process share one sequence allocation and one insertMany.
+   */
   async insert(contents: NodeContent[], now: Date): Promise<StoredNode[]> {
     if (contents.length === 0) return [];
-    const first = await this.store.nextSeq(contents.length);
-    const docs = contents.map((c, i) => this.newDoc(c, first + i, now));
-    await this.nodes.insertMany(docs);
-    return docs.map((d) => toNode({ ...d, ...this.ref }));
+    // Stamped here, with this handle's scope; the combiner fills in each seq.
+    const docs = contents.map((c) => ({ ...this.newDoc(c, 0, now), ...this.ref }));
+    const failure = (await this.store.insertDocs(docs)).find((e) => e !== undefined);
+    if (failure) throw failure;
+    return docs.map(toNode);
   }
 
   private newDoc(c: NodeContent, seq: number, now: Date): NodeDoc {
@@ -201,6 +178,7 @@ export class ScopedNodes {
       content_hash: contentHash(c),
       seq,
       actor: c.actor,
+      commit_id: c.commit_id ?? null,
       created_at: at,
       updated_at: at,
     };
@@ -211,19 +189,25 @@ export class ScopedNodes {
    * the same (idempotent), or supersedes it, keeping the old content as a revision. `keep` lists
    * slot names the runtime owns, carried over on supersede (e.g. lifecycle slots).
    */
-  async writeByClientId(c: NodeContent & { client_id: string }, now: Date, keep: string[] = []): Promise<{ node: StoredNode; outcome: WriteOutcome }> {
+  async writeByClientId(
+    c: NodeContent & { client_id: string },
+    now: Date,
+    keep: string[] = [],
+    opts: { likelyNew?: boolean } = {},
+  ): Promise<{ node: StoredNode; outcome: WriteOutcome }> {
     const hash = contentHash(c);
+    // The caller's in-process index says the client_id is new: insert straight away (one round
+    // trip fewer). If it exists after all (written by another process), the unique index says so.
+    let skipLookup = opts.likelyNew === true;
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const existing = await this.nodes.findOne({ client_key: c.client_id });
+      const existing = skipLookup ? null : await this.nodes.findOne({ client_key: c.client_id });
+      skipLookup = false;
       if (!existing) {
-        const doc = this.newDoc(c, await this.store.nextSeq(1), now);
-        try {
-          await this.nodes.insertOne(doc);
-          return { node: toNode({ ...doc, ...this.ref }), outcome: 'created' };
-        } catch (err) {
-          if (isDuplicateKey(err)) continue; // a concurrent writer created it: treat as existing
-          throw err;
-        }
+        const doc = { ...this.newDoc(c, 0, now), ...this.ref };
+        const [err] = await this.store.insertDocs([doc]);
+        if (!err) return { node: toNode(doc), outcome: 'created' };
+        if (err instanceof DuplicateNodeKey) continue; // created concurrently (or earlier elsewhere): treat as existing
+        throw err;
       }
       if (existing.content_hash === hash) return { node: toNode(existing), outcome: 'deduplicated' };
       const at = now.toISOString();
@@ -264,6 +248,7 @@ export class ScopedNodes {
             revision: existing.revision + 1,
             seq: await this.store.nextSeq(1),
             actor: c.actor,
+            commit_id: c.commit_id ?? null,
             updated_at: at,
           },
         },
@@ -301,9 +286,9 @@ export class ScopedNodes {
   }
 
   /** Access statistics for recall (no new seq: access does not change what is indexed). */
-  async touch(ids: string[], now: Date): Promise<void> {
+  async touch(ids: string[], now: Date, times = 1): Promise<void> {
     if (ids.length === 0) return;
-    await this.nodes.updateMany({ _id: { $in: ids } }, { $inc: { 'access.count': 1 }, $set: { 'access.last_at': now.toISOString() } });
+    await this.nodes.updateMany({ _id: { $in: ids } }, { $inc: { 'access.count': times }, $set: { 'access.last_at': now.toISOString() } });
   }
 
   async revisionsOf(nodeId: string): Promise<NodeRevision[]> {
@@ -316,6 +301,42 @@ export class ScopedNodes {
     const docs: EdgeDoc[] = edges.map((e) => ({ _id: uuidv7(now.getTime()), ...e }));
     await this.edges.insertMany(docs);
     return docs.map(({ _id, ...e }) => ({ id: _id, ...e }));
+  }
+
+  /**
+   * Inserts edges whose ids the caller derived (edgeId): writing the same edge again is a no-op,
+   * so replayed writes do not multiply edges.
+   */
+  async putEdges(edges: MemoryEdge[]): Promise<void> {
+    if (edges.length === 0) return;
+    const docs: EdgeDoc[] = edges.map(({ id, ...e }) => ({ _id: id, ...e }));
+    try {
+      await this.edges.bulkWrite(docs.map((d) => ({ insertOne: { document: d } })), false);
+    } catch (err) {
+      if (!onlyDuplicates(err)) throw err;
+    }
+  }
+
+  /** Edges into `dst` of one type, in id order after `after` (the events of a session). */
+  async edgesInto(dst: string, type: EdgeType, opts: { limit: number; after?: string }): Promise<MemoryEdge[]> {
+    const q: Record<string, unknown> = { dst, type };
+    if (opts.after) q._id = { $gt: opts.after };
+    const docs = await this.edges.find(q as Filter<EdgeDoc>, { sort: { _id: 1 }, limit: opts.limit });
+    return docs.map(({ _id, tenant_id: _t, scope: _s, ...e }) => ({ id: _id, ...(e as Omit<MemoryEdge, 'id'>) }));
+  }
+
+  /** Edges out of any of `srcs` (packs export a page of nodes with their edges). */
+  async edgesFrom(srcs: string[]): Promise<MemoryEdge[]> {
+    if (srcs.length === 0) return [];
+    const docs = await this.edges.find({ src: { $in: srcs } } as Filter<EdgeDoc>);
+    return docs.map(({ _id, tenant_id: _t, scope: _s, ...e }) => ({ id: _id, ...(e as Omit<MemoryEdge, 'id'>) }));
+  }
+
+  /** Revisions of any of `nodeIds` (packs). */
+  async revisionsOfMany(nodeIds: string[]): Promise<NodeRevision[]> {
+    if (nodeIds.length === 0) return [];
+    const docs = await this.revisions.find({ node_id: { $in: nodeIds } } as Filter<RevisionDoc>);
+    return docs.map(({ _id: _i, tenant_id: _t, scope: _s, ...r }) => r as NodeRevision);
   }
 
   async edgesOf(nodeId: string): Promise<MemoryEdge[]> {
@@ -334,9 +355,31 @@ export class ScopedNodes {
   }
 }
 
+/** True when a bulk write failed only on duplicate keys (idempotent re-inserts). */
+function onlyDuplicates(err: unknown): boolean {
+  const writeErrors = (err as { writeErrors?: unknown })?.writeErrors;
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  if (list.length === 0) return isDuplicateKey(err);
+  return list.every((e) => (e as { code?: number }).code === 11000 || (e as { err?: { code?: number } }).err?.code === 11000);
+}
+
 /** The node store: per-scope access, and the cross-scope change feed for catch-up. */
 export class NodeStore {
-  constructor(readonly db: Database) {}
+  private readonly seqs: SeqAllocator;
+  private readonly combiner: InsertCombiner;
+
+  constructor(readonly db: Database) {
+    this.seqs = new SeqAllocator(db);
+    this.combiner = new InsertCombiner(db, this.seqs);
+  }
+
+  /**
+   * Inserts documents (already stamped with their scope by ScopedNodes) and gives each its seq;
+   * concurrent callers share one sequence block and one insertMany (insert-combiner.ts).
+   */
+  insertDocs(docs: StampedDoc[]): Promise<(Error | undefined)[]> {
+    return this.combiner.insert(docs);
+  }
 
   in(ref: ScopeRef): ScopedNodes {
     return new ScopedNodes(
@@ -349,18 +392,37 @@ export class NodeStore {
   }
 
   nextSeq(n: number): Promise<number> {
-    return allocateSeq(this.db, n);
+    return this.seqs.next(n);
   }
 
   /** Nodes of every scope changed after `afterSeq`, in seq order (for in-process index catch-up). */
-  async changesSince(afterSeq: number, limit: number): Promise<StoredNode[]> {
-    const docs = await this.db
-      .raw<NodeDoc>(nodesCollection)
-      .find({ seq: { $gt: afterSeq } } as Filter<NodeDoc & { tenant_id: string; scope: string }>)
-      .sort({ seq: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map((d) => toNode(d as NodeDoc & { tenant_id: string; scope: string }));
+  changesSince(afterSeq: number, limit: number): Promise<StoredNode[]> {
+    return feed.changesSince(this.db, afterSeq, limit);
+  }
+
+  /** Nodes of every scope whose current seq is one of `seqs` (re-reading catch-up holes; seq index, $in). */
+  changesAt(seqs: number[]): Promise<StoredNode[]> {
+    return feed.changesAt(this.db, seqs);
+  }
+
+  /** {id, seq, tenant_id, scope} of nodes changed after `afterSeq`, in seq order: what catch-up checks first. */
+  seqsSince(afterSeq: number, limit: number): Promise<SeqRef[]> {
+    return feed.seqsSince(this.db, afterSeq, limit);
+  }
+
+  /** {id, seq, tenant_id, scope} of nodes whose current seq is one of `seqs`. */
+  seqsAt(seqs: number[]): Promise<SeqRef[]> {
+    return feed.seqsAt(this.db, seqs);
+  }
+
+  /** Nodes of any scope by id (exact _id lookups), for applying changes found by seqsSince/seqsAt. */
+  byIds(ids: string[]): Promise<StoredNode[]> {
+    return feed.byIds(this.db, ids);
+  }
+
+  /** Every node, scope by scope in creation order, with the fields the recall index needs (change-feed.ts). */
+  scanForIndex(pageSize?: number): AsyncGenerator<IndexedNodeFields> {
+    return feed.scanForIndex(this.db, pageSize);
   }
 
   /** The highest seq handed out so far (0 when none). */

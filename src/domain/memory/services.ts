@@ -1,0 +1,149 @@
+import type { Config } from '../../config';
+import type { Log } from '../../log';
+import { createEmbedder, type Embedder } from '../../retrieval';
+import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
+import type { ScopeRef } from '../../store/scope';
+import type { Database } from '../../store/database';
+import type { Clock } from '../clock';
+import { AccessRecorder } from './access-recorder';
+import { CatchUp } from './catch-up';
+import { EmbeddingQueue } from './embedding-queue';
+import { RecallIndex, embeddingText, indexFields } from './recall-index';
+import { recall, type RecallOutcome, type RecallQuery } from './recall';
+import { writeNodes, type Warning, type WriteEdge, type WriteItem, type WriteListener, type WriteResult } from './write';
+
+/**
+ * What the memory family offers the families built on it (sessions, handoff, packs, learning,
+ * lifecycle): the node store, the one write path, recall, and the write-observer hook.
+ */
+export interface MemoryServices {
+  readonly store: NodeStore;
+  readonly index: RecallIndex;
+  nodes(ref: ScopeRef): ScopedNodes;
+  /** Writes nodes (and edges) the way /v1/memory/write does: extraction, idempotency, indexing, listeners. */
+  write(ref: ScopeRef, actor: string, items: WriteItem[], edges?: WriteEdge[], opts?: { source?: string; warnings?: Warning[] }): Promise<WriteResult>;
+  /**
+   * Nodes changed directly through nodes(ref).update(...) (tier, slots, feedback): index them
+   * before acknowledging, so this process's next recall sees the change. Other processes catch up.
+   */
+  indexed(nodes: StoredNode[]): void;
+  recall(ref: ScopeRef, q: RecallQuery): Promise<RecallOutcome>;
+  /** Applies every change other processes acknowledged before this call (recall does this itself). */
+  catchUp(): Promise<void>;
+  /**
+   * Subscribes to every write through write(). The listener's `workflows_updated` and
+   * `patterns_updated` fill the write response's `learning`; a throwing listener becomes a
+   * warning, never a failed write. Returns an unsubscribe function.
+   */
+  onWrite(listener: WriteListener): () => void;
+  /** Diagnostics: index size, catch-up watermark and holes, embedding queue. */
+  stats(): Record<string, unknown>;
+}
+
+export interface MemoryRuntime {
+  services: MemoryServices;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Seqs below the start-up watermark that may still be in flight are watched as holes. */
+const STARTUP_HOLE_WINDOW = 1000;
+const BACKGROUND_CATCH_UP_MS = 1000;
+
+export function createMemoryRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log }): MemoryRuntime {
+  const log = deps.log.child('memory');
+  const store = new NodeStore(deps.db);
+  const index = new RecallIndex();
+  const listeners: WriteListener[] = [];
+  const now = () => deps.clock.now();
+  const access = new AccessRecorder((ref, ids, times, at) => store.in(ref).touch(ids, at, times), now, log);
+  // The feed returns {id, seq} pairs; only what the index does not already hold is loaded.
+  const catchUp = new CatchUp<SeqRef>(
+    { after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs) },
+    async (items, mark) => {
+      const unknown = items.filter((i) => index.seqOf(i.id, i.tenant_id, i.scope) !== i.seq).map((i) => i.id);
+      const raced: number[] = [];
+      for (const n of await store.byIds(unknown)) {
+        if (index.applyRemote(n, mark) === 'raced') raced.push(n.seq);
+      }
+      return raced;
+    },
+    () => index.mark(),
+  );
+  /** Local writes: indexed now, and their seqs let the watermark pass them without a query. */
+  const applyLocal = (n: StoredNode) => {
+    index.applyLocal(n);
+    catchUp.noteLocal(n.seq, n.id);
+  };
+  let background: NodeJS.Timeout | null = null;
+  let embedder: Embedder | null = null;
+  let queue: EmbeddingQueue | null = null;
+
+  const services: MemoryServices = {
+    store,
+    index,
+    nodes: (ref) => store.in(ref),
+    write: (ref, actor, items, edges = [], opts = {}) => writeNodes({ store, index, now, listeners, log, applyLocal }, ref, actor, items, edges, opts),
+    indexed(nodes) {
+      for (const n of nodes) applyLocal(n);
+    },
+    recall: (ref, q) => recall({ store, index, catchUp: () => catchUp.sync(), embedder, access }, ref, q),
+    catchUp: () => catchUp.sync(),
+    onWrite(listener) {
+      listeners.push(listener);
+      return () => {
+        const i = listeners.indexOf(listener);
+        if (i >= 0) listeners.splice(i, 1);
+      };
+    },
+    stats: () => ({
+      index: index.stats(),
+      catch_up: catchUp.stats,
+      embeddings: queue ? queue.stats() : { provider: 'none' },
+    }),
+  };
+
+  return {
+    services,
+    async start() {
+      const t0 = Date.now();
+      const { provider, url, model, apiKey } = deps.config.embeddings;
+      if (provider !== 'none') {
+        embedder = await createEmbedder({ provider, baseUrl: url ?? undefined, model: model ?? undefined, apiKey: apiKey ?? undefined });
+        if (embedder) {
+          const q = new EmbeddingQueue(embedder, index, log);
+          queue = q;
+          index.onTextChanged = (id, text, key) => q.enqueue(id, text, key);
+        }
+      }
+      // Build the index from the store in creation order (sequence context uses write order).
+      const watermark = await store.currentSeq();
+      const recent = new Set<number>();
+      let maxSeq = watermark;
+      for await (const n of store.scanForIndex()) {
+        index.applyRemote(n, 0); // nothing local yet: never 'raced'
+        if (n.seq > watermark - STARTUP_HOLE_WINDOW) recent.add(n.seq);
+        if (n.seq > maxSeq) maxSeq = n.seq;
+      }
+      const unseen: number[] = [];
+      for (let s = Math.max(1, watermark - STARTUP_HOLE_WINDOW + 1); s <= maxSeq; s += 1) if (!recent.has(s)) unseen.push(s);
+      index.compact();
+      catchUp.init(maxSeq, unseen);
+      // A light pass every second keeps the backlog small between reads (worker writes, other
+      // processes), so a read rarely has more than its own round trip to wait for.
+      background = setInterval(() => {
+        if (Date.now() - catchUp.lastPass >= BACKGROUND_CATCH_UP_MS) catchUp.sync().catch((err) => log.warn(`background catch-up failed: ${(err as Error).message}`));
+      }, BACKGROUND_CATCH_UP_MS);
+      background.unref();
+      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${provider})`);
+    },
+    async stop() {
+      if (background) clearInterval(background);
+      index.onTextChanged = null;
+      await access.flush();
+      await queue?.stop();
+    },
+  };
+}
+
+export { embeddingText, indexFields };

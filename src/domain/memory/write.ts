@@ -1,0 +1,226 @@
+import { LoreError } from '../../contract/errors';
+import type { Log } from '../../log';
+import type { NodeContent, NodeStore, StoredNode, WriteOutcome } from '../../store/memory/nodes';
+import type { ScopeRef } from '../../store/scope';
+import { uuidv7, UUID_PATTERN } from '../ids';
+import { edgeId } from './derived-id';
+import { EXECUTION_SLOT, extractExecution, summariseExtractions, type ExecutionInput, type ExecutionNative, type ExtractedSummary } from './extract';
+import type { EdgeType, MemoryEdge, NodeKind, NodeType, Tier } from './node';
+import type { RecallIndex } from './recall-index';
+import { deriveSummary } from './text';
+
+/**
+ * The one write path for nodes (memory.write, sessions, handoffs, and later learning): derive
+ * summaries, extract execution signals, write through the store (client_id idempotency and
+ * supersede-with-revision), index before acknowledging, add edges, tell write listeners.
+ */
+
+/** Slots the runtime owns; a caller's supersede keeps them (lifecycle state survives rewrites). */
+export const RUNTIME_SLOTS = ['semantic_forgetting_v1', 'archive_relocation_v1'];
+
+export interface WriteItem {
+  client_id?: string | null;
+  type: NodeType;
+  kind?: NodeKind | null;
+  tier?: Tier;
+  title?: string | null;
+  text: string;
+  /** Derived from the text when absent. */
+  summary?: string | null;
+  tags?: string[];
+  slots?: Record<string, unknown>;
+  importance?: number;
+  salience?: number;
+  confidence?: number;
+  pinned?: boolean;
+  execution?: ExecutionInput | null;
+  /** Deterministic extraction into slots.execution_native_v1 (default true). */
+  extract?: boolean;
+  /** Further slots a supersede carries over from the stored node (e.g. a session's counters). */
+  keepSlots?: string[];
+}
+
+/** An edge by node id or client_id; a client_id of a node in the same write is resolved first. */
+export interface WriteEdge {
+  src: string;
+  dst: string;
+  type: EdgeType;
+}
+
+export interface WrittenNode {
+  node: StoredNode;
+  outcome: WriteOutcome;
+  extraction: ExecutionNative | null;
+}
+
+export interface Learning {
+  workflows_updated: string[];
+  patterns_updated: string[];
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+}
+
+export interface WriteResult {
+  commit_id: string;
+  nodes: WrittenNode[];
+  edges: MemoryEdge[];
+  extracted: ExtractedSummary;
+  learning: Learning;
+  warnings: Warning[];
+}
+
+/** What write listeners (the learning family) see after every acknowledged-to-be write. */
+export interface WriteEvent {
+  ref: ScopeRef;
+  actor: string;
+  commit_id: string;
+  /** Which surface wrote: 'memory.write', 'sessions', 'handoff', … */
+  source: string;
+  nodes: WrittenNode[];
+  edges: MemoryEdge[];
+}
+
+export type WriteListener = (event: WriteEvent) => Promise<Partial<Learning> | void> | Partial<Learning> | void;
+
+export interface WriteDeps {
+  store: NodeStore;
+  index: RecallIndex;
+  /** Indexes a node this process just wrote (and tells catch-up its seq is already applied). */
+  applyLocal: (node: StoredNode) => void;
+  now: () => Date;
+  listeners: readonly WriteListener[];
+  log: Log;
+}
+
+function prepare(item: WriteItem, actor: string, commitId: string): { content: NodeContent; extraction: ExecutionNative | null } {
+  const summary = item.summary && item.summary.trim() !== '' ? item.summary : deriveSummary(item.text || item.title || '');
+  const slots: Record<string, unknown> = { ...(item.slots ?? {}) };
+  let extraction: ExecutionNative | null = null;
+  if (item.extract !== false) {
+    extraction = extractExecution({ title: item.title ?? null, text: item.text, summary, slots, execution: item.execution ?? null });
+    slots[EXECUTION_SLOT] = extraction;
+  }
+  return {
+    content: {
+      client_id: item.client_id ?? null,
+      type: item.type,
+      kind: item.kind ?? null,
+      tier: item.tier,
+      title: item.title ?? null,
+      text: item.text,
+      summary,
+      tags: item.tags ?? [],
+      slots,
+      importance: item.importance,
+      salience: item.salience,
+      confidence: item.confidence,
+      pinned: item.pinned,
+      actor,
+      commit_id: commitId,
+    },
+    extraction,
+  };
+}
+
+/** Resolves edge endpoints that are not client_ids of this write: node id first, then client_id. */
+async function resolveRefs(store: NodeStore, ref: ScopeRef, refs: string[]): Promise<Map<string, string>> {
+  const nodes = store.in(ref);
+  const out = new Map<string, string>();
+  await Promise.all(
+    refs.map(async (r) => {
+      const byId = UUID_PATTERN.test(r) ? await nodes.get(r) : null;
+      const node = byId ?? (await nodes.getByClientId(r));
+      if (!node) {
+        throw new LoreError('not_found', `edge endpoint '${r}' is neither a node id nor a client_id in scope '${ref.scope}'`, { ref: r });
+      }
+      out.set(r, node.id);
+    }),
+  );
+  return out;
+}
+
+export async function writeNodes(
+  deps: WriteDeps,
+  ref: ScopeRef,
+  actor: string,
+  items: WriteItem[],
+  edges: WriteEdge[] = [],
+  opts: { source?: string; warnings?: Warning[] } = {},
+): Promise<WriteResult> {
+  const commitId = uuidv7(deps.now().getTime());
+  const warnings: Warning[] = [...(opts.warnings ?? [])];
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (!item.client_id) continue;
+    if (seen.has(item.client_id)) {
+      throw new LoreError('invalid_request', `client_id '${item.client_id}' appears twice in one write`, { issues: [{ path: 'nodes', message: `duplicate client_id ${item.client_id}` }] });
+    }
+    seen.add(item.client_id);
+  }
+  for (const e of edges) {
+    if (e.src === e.dst) throw new LoreError('invalid_request', `edge from '${e.src}' to itself`, { issues: [{ path: 'edges', message: 'src equals dst' }] });
+  }
+  // Unknown endpoints fail the write before anything is stored.
+  const external = [...new Set(edges.flatMap((e) => [e.src, e.dst]).filter((r) => !seen.has(r)))];
+  const resolved = await resolveRefs(deps.store, ref, external);
+
+  const prepared = items.map((i) => prepare(i, actor, commitId));
+  const nodes = deps.store.in(ref);
+  const now = deps.now();
+  const results: WrittenNode[] = new Array(items.length);
+  const fresh: number[] = [];
+  await Promise.all(
+    prepared.map(async (p, i) => {
+      if (!p.content.client_id) {
+        fresh.push(i);
+        return;
+      }
+      const keep = [...RUNTIME_SLOTS, ...(items[i]!.keepSlots ?? [])];
+      const likelyNew = !deps.index.mayHaveClientId(ref.tenant_id, ref.scope, p.content.client_id);
+      const r = await nodes.writeByClientId(p.content as NodeContent & { client_id: string }, now, keep, { likelyNew });
+      results[i] = { node: r.node, outcome: r.outcome, extraction: p.extraction };
+    }),
+  );
+  if (fresh.length > 0) {
+    const inserted = await nodes.insert(fresh.map((i) => prepared[i]!.content), now);
+    fresh.forEach((i, k) => (results[i] = { node: inserted[k]!, outcome: 'created', extraction: prepared[i]!.extraction }));
+  }
+  // Indexed before the write is acknowledged: a recall right after sees it.
+  for (const r of results) deps.applyLocal(r.node);
+
+  const idOf = (refStr: string) => results.find((r) => r.node.client_id === refStr)?.node.id ?? resolved.get(refStr)!;
+  const at = now.toISOString();
+  const edgeDocs: MemoryEdge[] = edges.map((e) => {
+    const src = idOf(e.src);
+    const dst = idOf(e.dst);
+    return { id: edgeId(ref.tenant_id, ref.scope, src, dst, e.type), src, dst, type: e.type, actor, created_at: at };
+  });
+  await nodes.putEdges(edgeDocs);
+
+  const learning: Learning = { workflows_updated: [], patterns_updated: [] };
+  if (deps.listeners.length > 0) {
+    const event: WriteEvent = { ref, actor, commit_id: commitId, source: opts.source ?? 'memory.write', nodes: results, edges: edgeDocs };
+    for (const listener of deps.listeners) {
+      try {
+        const r = await listener(event);
+        if (r?.workflows_updated) learning.workflows_updated.push(...r.workflows_updated);
+        if (r?.patterns_updated) learning.patterns_updated.push(...r.patterns_updated);
+      } catch (err) {
+        // The write is durable already; learning catches up later. Say so instead of failing it.
+        deps.log.warn(`write listener failed for commit ${commitId}: ${(err as Error).message}`);
+        warnings.push({ code: 'learning_failed', message: `learning did not process this write: ${(err as Error).message}` });
+      }
+    }
+  }
+  return {
+    commit_id: commitId,
+    nodes: results,
+    edges: edgeDocs,
+    extracted: summariseExtractions(results.map((r) => r.extraction).filter((e): e is ExecutionNative => e !== null)),
+    learning,
+    warnings,
+  };
+}

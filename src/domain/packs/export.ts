@@ -1,0 +1,68 @@
+import { LoreError } from '../../contract/errors';
+import type { ScopeRef } from '../../store/scope';
+import type { MemoryEdge, NodeRevision } from '../memory/node';
+import type { MemoryServices } from '../memory/services';
+import { PACK_FORMAT, PACK_VERSION, contentHash, toPackNode, type Pack, type PackNode } from './format';
+
+/** A whole-scope export above this many nodes must be paged (limit + cursor). */
+export const MAX_WHOLE_EXPORT_NODES = 20_000;
+const PAGE = 1000;
+
+/**
+ * Exports one scope as a pack. Without `limit`, the whole scope (up to MAX_WHOLE_EXPORT_NODES;
+ * a larger scope is payload_too_large with the advice to page); with `limit`, one page of nodes
+ * in id order with their revisions and the edges leaving them, and a cursor for the next page:
+ * each page is itself a complete pack that imports on its own (a large scope moves page by page
+ * within the request body limit). Either way the store is read in bounded pages.
+ */
+export async function exportPack(
+  m: MemoryServices,
+  ref: ScopeRef,
+  opts: { includeRevisions: boolean; includeEdges: boolean; limit?: number; after?: string },
+  now: Date,
+): Promise<{ pack: Pack; last: string | null; more: boolean }> {
+  const store = m.nodes(ref);
+  const whole = opts.limit === undefined;
+  const want = opts.limit ?? MAX_WHOLE_EXPORT_NODES;
+  const nodes: PackNode[] = [];
+  let revisions: NodeRevision[] = [];
+  let edges: MemoryEdge[] = [];
+  let after = opts.after;
+  let more = false;
+  while (nodes.length < want) {
+    const take = Math.min(PAGE, want - nodes.length);
+    const page = await store.find({}, { limit: take + 1, after });
+    const shown = page.slice(0, take);
+    nodes.push(...shown.map(toPackNode));
+    const ids = shown.map((n) => n.id);
+    if (opts.includeRevisions) revisions = revisions.concat(await store.revisionsOfMany(ids));
+    if (opts.includeEdges) edges = edges.concat(await store.edgesFrom(ids));
+    more = page.length > take;
+    if (!more) break;
+    after = shown[shown.length - 1]!.id;
+  }
+  if (whole && more) {
+    throw new LoreError('payload_too_large', `scope '${ref.scope}' has more than ${MAX_WHOLE_EXPORT_NODES} nodes: export it page by page with limit and cursor`, {
+      limit_nodes: MAX_WHOLE_EXPORT_NODES,
+    });
+  }
+  revisions = revisions.map(({ node_id, revision, title, text, summary, slots, tags, content_hash, actor, superseded_at, created_at }) => ({
+    node_id, revision, title, text, summary, slots, tags, content_hash, actor, superseded_at, created_at,
+  }));
+  edges = edges.map(({ id, src, dst, type, actor, created_at }) => ({ id, src, dst, type, actor, created_at }));
+  return {
+    pack: {
+      format: PACK_FORMAT,
+      version: PACK_VERSION,
+      exported_at: now.toISOString(),
+      source: { tenant_id: ref.tenant_id, scope: ref.scope },
+      counts: { nodes: nodes.length, revisions: revisions.length, edges: edges.length },
+      content_hash: contentHash(nodes, revisions, edges),
+      nodes,
+      revisions,
+      edges,
+    },
+    last: nodes.length > 0 ? nodes[nodes.length - 1]!.id : null,
+    more,
+  };
+}

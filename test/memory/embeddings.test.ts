@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+
+const DIM = 64;
+
+/** A feature-hashed bag of words: an offline stand-in for an OpenAI-compatible /embeddings. */
+function hashVector(text: string): number[] {
+  const v = new Array<number>(DIM).fill(0);
+  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const h = createHash('sha256').update(w).digest();
+    v[h[0]! % DIM]! += h[1]! & 1 ? 1 : -1;
+  }
+  return v;
+}
+
+function fakeEmbedder(): Promise<{ url: string; calls: () => number; fail: (on: boolean) => void; close: () => Promise<void> }> {
+  let calls = 0;
+  let failing = false;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      calls += 1;
+      if (failing) {
+        res.writeHead(500).end('down');
+        return;
+      }
+      const input = JSON.parse(body).input as string[];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: hashVector(t) })) }));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        calls: () => calls,
+        fail: (on) => (failing = on),
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    }),
+  );
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | null | false>): Promise<T> {
+  for (let i = 0; i < 150; i += 1) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
+  let api: TestApi;
+  let emb: Awaited<ReturnType<typeof fakeEmbedder>>;
+  before(async () => {
+    emb = await fakeEmbedder();
+    api = await startTestApi({ env: { LORE_EMBEDDINGS: 'openai', LORE_EMBEDDINGS_URL: emb.url, LORE_EMBEDDINGS_MODEL: 'fake' } });
+  });
+  after(async () => {
+    await api?.close();
+    await emb?.close();
+  });
+
+  it('a write is lexically recallable at once; its vector follows and recall becomes hybrid', async () => {
+    const id = { tenant_id: 'e', scope: uniqueName('emb') };
+    const w = await api.post('/v1/memory/write', { ...id, input_text: 'the heron nests near the estuary' });
+    assert.equal(w.status, 200);
+    const first = await api.post('/v1/memory/recall_text', { ...id, query_text: 'heron estuary' });
+    assert.equal(first.body.results[0].id, w.body.nodes[0].id, 'recallable before any vector exists');
+    const hybrid = await eventually('hybrid recall', async () => {
+      const r = await api.post('/v1/memory/recall_text', { ...id, query_text: 'heron estuary' });
+      return r.body.query.strategy === 'hybrid_rrf' ? r : null;
+    });
+    const top = hybrid.body.results[0];
+    assert.equal(top.id, w.body.nodes[0].id);
+    assert.equal(top.score_breakdown.strategy, 'hybrid_rrf');
+    assert.equal(top.score_breakdown.vector.rank, 1);
+    assert.ok(api.modules.memory.services.index.hasVector(w.body.nodes[0].id));
+  });
+
+  it('when the provider fails, writes still succeed and recall falls back to BM25', async () => {
+    const id = { tenant_id: 'e', scope: uniqueName('emb') };
+    // Give the scope vectors first so recall would try the provider.
+    const w0 = await api.post('/v1/memory/write', { ...id, input_text: 'the egret hunts at dawn' });
+    await eventually('vector', async () => api.modules.memory.services.index.hasVector(w0.body.nodes[0].id));
+    emb.fail(true);
+    try {
+      const w = await api.post('/v1/memory/write', { ...id, input_text: 'the egret rests at dusk' });
+      assert.equal(w.status, 200);
+      const r = await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' });
+      assert.equal(r.status, 200);
+      assert.equal(r.body.query.strategy, 'bm25');
+      assert.match(r.body.query.vector_error, /HTTP 500|500/);
+      assert.equal(r.body.results[0].id, w.body.nodes[0].id);
+    } finally {
+      emb.fail(false);
+    }
+    // The queued embedding is retried once the provider is back.
+    const ids = api.modules.memory.services.index;
+    await eventually('vector after recovery', async () => ids.size > 0 && (await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' })).body.query.strategy === 'hybrid_rrf');
+  });
+});
