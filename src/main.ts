@@ -4,6 +4,7 @@ import { assembleApi } from './app/assemble';
 import type { AppDeps, RuntimeInfo } from './app/deps';
 import type { Config, Role } from './config';
 import { systemClock } from './domain/clock';
+import { ensureLifecycleSchedule } from './domain/lifecycle/schedule';
 import { sandboxStatusReader } from './domain/sandbox/status';
 import { TemporalEngine } from './engine/temporal-engine';
 import { Metrics } from './http/metrics';
@@ -135,6 +136,8 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     );
     cleanups.push(() => engine.close());
     if (temporalMode === 'external') await engine.ensureSearchAttributes();
+    // The lifecycle operator's Temporal Schedule: ensured at every start (idempotent); `off` pauses it.
+    await ensureLifecycleSchedule(engine, config, log).catch((err) => log.warn(`lifecycle schedule not ensured: ${(err as Error).message}`));
 
     if (role === 'all') {
       const env = {

@@ -35,6 +35,29 @@ export interface WorkflowDescription {
   closedAt: string | null;
 }
 
+/** A recurring start of one workflow (a Temporal Schedule). */
+export interface ScheduleRequest {
+  scheduleId: string;
+  workflowType: string;
+  /** Id of each started run (the engine appends the start time). */
+  workflowId: string;
+  args: unknown[];
+  intervalMs: number;
+  labels: RunLabels;
+  summary?: string;
+}
+
+export interface ScheduleDescription {
+  scheduleId: string;
+  workflowType: string;
+  intervalMs: number | null;
+  paused: boolean;
+  note: string | null;
+  /** Runs the schedule started so far. */
+  actions: number;
+  nextActionTimes: string[];
+}
+
 export interface Engine {
   /** Starts a workflow; returns as soon as the engine has accepted it. */
   start(req: StartRequest): Promise<{ workflowId: string; runId: string }>;
@@ -47,6 +70,14 @@ export interface Engine {
   cancel(workflowId: string): Promise<void>;
   terminate(workflowId: string, reason: string): Promise<void>;
   describe(workflowId: string): Promise<WorkflowDescription | null>;
+  /**
+   * Creates the schedule, or brings an existing one to this spec and unpauses it. Idempotent:
+   * every process may call it at every start. Overlapping runs are skipped, not queued.
+   */
+  ensureSchedule(req: ScheduleRequest): Promise<void>;
+  /** Pauses the schedule with a note saying why (no-op when it does not exist). */
+  pauseSchedule(scheduleId: string, note: string): Promise<void>;
+  describeSchedule(scheduleId: string): Promise<ScheduleDescription | null>;
 }
 
 /** Raised by Engine.result/execute when waiting exceeded the caller's timeout (the run goes on). */

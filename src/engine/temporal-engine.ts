@@ -1,4 +1,12 @@
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
@@ -7,7 +15,7 @@ import {
 } from '@temporalio/common';
 import { LoreError } from '../contract/errors';
 import { SA, SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes';
-import type { Engine, RunLabels, StartRequest, WorkflowDescription, WorkflowState } from './engine';
+import type { Engine, RunLabels, ScheduleDescription, ScheduleRequest, StartRequest, WorkflowDescription, WorkflowState } from './engine';
 import { WaitTimeout } from './engine';
 import { failureKind, fromFailure } from './failures';
 
@@ -196,6 +204,59 @@ export class TemporalEngine implements Engine {
       };
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  async ensureSchedule(req: ScheduleRequest): Promise<void> {
+    const spec = { intervals: [{ every: req.intervalMs }] };
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: req.workflowType,
+      workflowId: req.workflowId,
+      args: req.args,
+      taskQueue: this.taskQueue,
+      typedSearchAttributes: searchAttributes(req.labels),
+      staticSummary: req.summary,
+    };
+    // A missed run while the service was down is not worth a burst of catch-up runs.
+    const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
+    try {
+      await this.client.schedule.create({ scheduleId: req.scheduleId, spec, action, policies });
+      return;
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    const handle = this.client.schedule.getHandle(req.scheduleId);
+    await handle.update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, ...policies }, state: { ...prev.state, paused: false } }));
+  }
+
+  async pauseSchedule(scheduleId: string, note: string): Promise<void> {
+    try {
+      const handle = this.client.schedule.getHandle(scheduleId);
+      const d = await handle.describe();
+      if (!d.state.paused) await handle.pause(note);
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return;
+      throw err;
+    }
+  }
+
+  async describeSchedule(scheduleId: string): Promise<ScheduleDescription | null> {
+    try {
+      const d = await this.client.schedule.getHandle(scheduleId).describe();
+      const every = d.spec.intervals?.[0]?.every;
+      return {
+        scheduleId,
+        workflowType: d.action.workflowType,
+        intervalMs: typeof every === 'number' ? every : null,
+        paused: d.state.paused,
+        note: d.state.note ?? null,
+        actions: d.info.numActionsTaken,
+        nextActionTimes: d.info.nextActionTimes.map((t) => t.toISOString()),
+      };
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return null;
       throw err;
     }
   }

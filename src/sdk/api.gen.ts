@@ -16,6 +16,20 @@ export interface LoreApi {
     find(body: RouteRequest<R['memory.find']>): Promise<RouteResponse<R['memory.find']>>;
     /** POST /v1/memory/resolve: One node by id, client_id or lore:// URI, with its edges and its earlier revisions. */
     resolve(body: RouteRequest<R['memory.resolve']>): Promise<RouteResponse<R['memory.resolve']>>;
+    lifecycle: {
+      /** POST /v1/memory/lifecycle/run: Run the forgetting operator on this scope now (a Temporal workflow) and return its decisions: retain, demote, archive or review per node, with scores and rationale. dry_run decides without acting. */
+      run(body: RouteRequest<R['memory.lifecycle.run']>): Promise<RouteResponse<R['memory.lifecycle.run']>>;
+      /** POST /v1/memory/lifecycle/summary: The scope’s forgetting summary (counts by action, lifecycle state, relocation, tier and rehydration mode, and a recommended action) and the nodes waiting for review. */
+      summary(body: RouteRequest<R['memory.lifecycle.summary']>): Promise<RouteResponse<R['memory.lifecycle.summary']>>;
+    };
+    /** POST /v1/memory/archive/rehydrate: Bring archived nodes back to target_tier (warm or hot) with their payload restored byte for byte from the cold store. Never moves a node colder; unknown ids are listed under not_found. */
+    archiveRehydrate(body: RouteRequest<R['memory.archiveRehydrate']>): Promise<RouteResponse<R['memory.archiveRehydrate']>>;
+    /** POST /v1/memory/nodes/activate: Record reuse feedback on nodes: outcome updates the feedback counters and quality, activate counts an activation (count, last_activated_at). Nothing else on the node changes. */
+    nodesActivate(body: RouteRequest<R['memory.nodesActivate']>): Promise<RouteResponse<R['memory.nodesActivate']>>;
+    /** POST /v1/memory/nodes/pin: Pin nodes (never demoted or archived by the lifecycle operator) or unpin them with pinned: false. */
+    nodesPin(body: RouteRequest<R['memory.nodesPin']>): Promise<RouteResponse<R['memory.nodesPin']>>;
+    /** POST /v1/memory/anchor/payload/rehydrate: Read only the payload detail a task needs, from the node or the cold store, without restoring the node: summary, partial (the first max_chars characters), full, or differential (what the payload adds to the summary, or what changed since base_revision). */
+    rehydratePayload(body: RouteRequest<R['memory.rehydratePayload']>): Promise<RouteResponse<R['memory.rehydratePayload']>>;
   };
   sessions: {
     /** POST /v1/memory/sessions/create: Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent. */
@@ -75,6 +89,14 @@ export function bindApi(call: Caller): LoreApi {
       recallText: (body) => call('POST', '/v1/memory/recall_text', body ?? {}),
       find: (body) => call('POST', '/v1/memory/find', body ?? {}),
       resolve: (body) => call('POST', '/v1/memory/resolve', body ?? {}),
+      lifecycle: {
+        run: (body) => call('POST', '/v1/memory/lifecycle/run', body ?? {}),
+        summary: (body) => call('POST', '/v1/memory/lifecycle/summary', body ?? {}),
+      },
+      archiveRehydrate: (body) => call('POST', '/v1/memory/archive/rehydrate', body ?? {}),
+      nodesActivate: (body) => call('POST', '/v1/memory/nodes/activate', body ?? {}),
+      nodesPin: (body) => call('POST', '/v1/memory/nodes/pin', body ?? {}),
+      rehydratePayload: (body) => call('POST', '/v1/memory/anchor/payload/rehydrate', body ?? {}),
     },
     sessions: {
       create: (body) => call('POST', '/v1/memory/sessions/create', body ?? {}),

@@ -1,18 +1,32 @@
 import { z } from 'zod';
 
+const count = z.number().int();
+
 /**
  * planning_summary.forgetting_summary and execution_summary.forgetting_summary (contract.md §4):
- * what the lifecycle operator decided and did in one scope, and what to do next.
+ * what the lifecycle operator decided and did in one scope, and what to do next. Counts are of
+ * the scope's nodes as they are now (docs/forgetting.md, "Counts"): a node without a decision
+ * yet counts as active with its payload local, and under no semantic action.
  */
 export const ForgettingSummary = z.object({
-  semantic_action_counts: z.object({ retain: z.number().int(), demote: z.number().int(), archive: z.number().int(), review: z.number().int() }),
-  lifecycle_state_counts: z.object({ active: z.number().int(), contested: z.number().int(), retired: z.number().int(), archived: z.number().int() }),
-  archive_relocation_state_counts: z.object({ none: z.number().int(), candidate: z.number().int(), cold_archive: z.number().int() }),
-  archive_relocation_target_counts: z.object({ none: z.number().int(), local_cold_store: z.number().int(), external_object_store: z.number().int() }),
-  archive_payload_scope_counts: z.object({ none: z.number().int(), node: z.number().int(), anchor_payload: z.number().int() }),
-  rehydration_mode_counts: z.object({ summary: z.number().int(), partial: z.number().int(), full: z.number().int(), differential: z.number().int() }),
-  differential_rehydration_candidate_count: z.number().int(),
-  tier_counts: z.object({ hot: z.number().int(), warm: z.number().int(), cold: z.number().int(), archive: z.number().int() }),
+  /** Nodes by their latest decision (nodes not yet evaluated are not counted here). */
+  semantic_action_counts: z.object({ retain: count, demote: count, archive: count, review: count }),
+  lifecycle_state_counts: z.object({ active: count, contested: count, retired: count, archived: count }),
+  archive_relocation_state_counts: z.object({ none: count, candidate: count, cold_archive: count }),
+  archive_relocation_target_counts: z.object({ none: count, local_cold_store: count, external_object_store: count }),
+  archive_payload_scope_counts: z.object({ none: count, node: count, anchor_payload: count }),
+  /** Payload rehydrations served, by mode (archive/rehydrate counts as full). */
+  rehydration_mode_counts: z.object({ summary: count, partial: count, full: count, differential: count }),
+  /** Archived anchored workflow memory (workflow, handoff, playbook_learning) that differential rehydration can serve. */
+  differential_rehydration_candidate_count: count,
+  tier_counts: z.object({ hot: count, warm: count, cold: count, archive: count }),
+  node_count: count,
+  /** Nodes that carry a lifecycle decision. */
+  evaluated_count: count,
+  /** The operator's last completed (non-dry) run in this scope. */
+  last_run: z
+    .object({ run_id: z.string(), decided_at: z.string(), examined: count, complete: z.boolean() })
+    .nullable(),
   recommended_action: z.string(),
 });
 export type ForgettingSummary = z.infer<typeof ForgettingSummary>;

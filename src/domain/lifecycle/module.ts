@@ -1,24 +1,55 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
+import { ColdStore } from '../../store/lifecycle/cold-store';
+import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
-import type { ForgettingSummary } from '../../contract/shapes/forgetting';
-import type { ScopeRef } from '../../store/scope';
+import { scopeKey, type ScopeRef } from '../../store/scope';
+import type { LifecycleCtx } from './context';
+import { createLifecycleHandlers } from './handlers';
+import { createLifecycleServices, type LifecycleServices } from './services';
+import { ForgettingView } from './view';
 
-/** What the lifecycle family offers other families. */
-export interface LifecycleServices {
-  /** The scope's forgetting summary (counts kept current, not scanned per call). */
-  forgettingSummary(ref: ScopeRef): Promise<ForgettingSummary>;
-}
+export type { LifecycleServices, RehydrationCandidate, ReviewCandidate } from './services';
 
-export function createLifecycleModule(_deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
-  // Placeholder until the lifecycle family lands (issue 6): callers see a clear failure, not zeros.
+/**
+ * The lifecycle family: semantic forgetting (docs/forgetting.md). start() begins building the
+ * in-process forgetting view in the background (a summary asked for before it is ready waits
+ * for it); the operator itself runs in the worker (activities/lifecycle.ts).
+ */
+export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
+  const log = deps.log.child('lifecycle');
+  const states = new ScopeStates(deps.db);
+  // The scope registry the scheduled sweep walks: every scope a Lore process has seen a node of,
+  // registered once per process (an insert-once; failures are retried at the next sighting).
+  const registered = new Set<string>();
+  const register = async (ref: ScopeRef) => {
+    const key = scopeKey(ref);
+    if (registered.has(key)) return;
+    registered.add(key);
+    try {
+      await states.ensure(ref, deps.clock.now().toISOString());
+    } catch (err) {
+      registered.delete(key);
+      log.warn(`could not register scope ${ref.tenant_id}/${ref.scope}: ${(err as Error).message}`);
+    }
+  };
+  const view = new ForgettingView({ store: upstream.memory.store, db: deps.db, log, onNewScope: (ref) => void register(ref) });
+  // Writes through this process register their scope at once (the view would within 15 s).
+  const unsubscribe = upstream.memory.onWrite(async (e) => {
+    await register(e.ref);
+  });
+  const ctx: LifecycleCtx = { memory: upstream.memory, cold: new ColdStore(deps.db), states, view, engine: deps.engine, clock: deps.clock, log };
+  const services = createLifecycleServices(ctx);
   return {
-    handlers: {},
-    services: {
-      forgettingSummary: async () => {
-        throw new Error('lifecycle family not implemented yet');
-      },
+    handlers: createLifecycleHandlers(ctx, services),
+    services,
+    async start() {
+      view.start();
+    },
+    async stop() {
+      unsubscribe();
+      await view.stop();
     },
   };
 }

@@ -1,4 +1,10 @@
 import type { CollectionSpec } from '../database';
+import { coldStoreCollection } from './cold-store';
+import { scopeStateCollection } from './scope-state';
 
 /** Collections of the lifecycle family (indexes are created at start). */
-export const lifecycleCollections: CollectionSpec[] = [];
+export const lifecycleCollections: CollectionSpec[] = [coldStoreCollection, scopeStateCollection];
+
+export { ColdStore, ColdStoreCorruption, coldKey, type ColdReceipt } from './cold-store';
+export { ScopeStates, scopeStateId, REHYDRATION_MODE_KEYS, type LastRun, type ScopeStateDoc, type RehydrationModeKey } from './scope-state';
+export { scanNodeStates, type NodeState } from './node-states';

@@ -1,0 +1,83 @@
+import type { ScopedNodes, StoredNode } from '../../store/memory/nodes';
+import type { ScopeRef } from '../../store/scope';
+import { feedbackQuality } from '../memory/node';
+import type { LifecycleCtx } from './context';
+import { selectNodes } from './select';
+
+/**
+ * nodes/activate (contract.md §4): merges reuse feedback into nodes. Only `feedback.*` and
+ * `activation.*` change (with the store's bookkeeping seq and updated_at); slots, text, tier
+ * and every other field are left exactly as they were. Counters are atomic increments, so
+ * concurrent activations never lose a count.
+ */
+
+export type Outcome = 'positive' | 'negative' | 'neutral';
+
+export interface ActivatedItem {
+  id: string;
+  client_id: string | null;
+  tier: StoredNode['tier'];
+  feedback: StoredNode['feedback'];
+  activation: StoredNode['activation'];
+}
+
+/** quality follows the counters; a concurrent activation may race it, so set it until it agrees. */
+async function settleQuality(nodes: ScopedNodes, node: StoredNode, now: Date): Promise<StoredNode> {
+  let cur = node;
+  for (let i = 0; i < 5; i += 1) {
+    const q = feedbackQuality(cur.feedback.positive, cur.feedback.negative);
+    if (cur.feedback.quality === q) return cur;
+    const next = await nodes.update(cur.id, { set: { 'feedback.quality': q } }, now);
+    if (!next) return cur;
+    cur = next;
+  }
+  return cur;
+}
+
+export async function activateNodes(
+  c: LifecycleCtx,
+  ref: ScopeRef,
+  input: { ids?: string[]; client_ids?: string[]; outcome: Outcome; activate: boolean },
+): Promise<{ nodes: ActivatedItem[]; not_found: string[] }> {
+  const nodes = c.memory.nodes(ref);
+  const { found, not_found } = await selectNodes(nodes, input);
+  const items: ActivatedItem[] = [];
+  const missing: string[] = [];
+  for (const n of found) {
+    const now = c.clock.now();
+    const at = now.toISOString();
+    const inc: Record<string, number> = {};
+    if (input.outcome === 'positive') inc['feedback.positive'] = 1;
+    if (input.outcome === 'negative') inc['feedback.negative'] = 1;
+    if (input.activate) inc['activation.count'] = 1;
+    const set: Record<string, unknown> = { 'feedback.last_outcome': input.outcome, 'feedback.last_at': at };
+    // The quality the counters will have unless another activation races this one (settled below).
+    set['feedback.quality'] = feedbackQuality(n.feedback.positive + (inc['feedback.positive'] ?? 0), n.feedback.negative + (inc['feedback.negative'] ?? 0));
+    if (input.activate) set['activation.last_activated_at'] = at;
+    const updated = await nodes.update(n.id, { set, inc }, now);
+    if (!updated) {
+      missing.push(n.client_id ?? n.id);
+      continue;
+    }
+    const settled = await settleQuality(nodes, updated, now);
+    items.push({ id: settled.id, client_id: settled.client_id, tier: settled.tier, feedback: settled.feedback, activation: settled.activation });
+  }
+  if (items.length > 0 && input.activate) await c.states.increment(ref, { activations: items.length }, c.clock.now().toISOString());
+  return { nodes: items, not_found: [...not_found, ...missing] };
+}
+
+export async function pinNodes(
+  c: LifecycleCtx,
+  ref: ScopeRef,
+  input: { ids?: string[]; client_ids?: string[]; pinned: boolean },
+): Promise<{ nodes: { id: string; client_id: string | null; tier: StoredNode['tier']; pinned: boolean }[]; not_found: string[] }> {
+  const nodes = c.memory.nodes(ref);
+  const { found, not_found } = await selectNodes(nodes, input);
+  const out: { id: string; client_id: string | null; tier: StoredNode['tier']; pinned: boolean }[] = [];
+  for (const n of found) {
+    const updated = n.pinned === input.pinned ? n : await nodes.update(n.id, { set: { pinned: input.pinned } }, c.clock.now());
+    if (updated) out.push({ id: updated.id, client_id: updated.client_id, tier: updated.tier, pinned: updated.pinned });
+    else not_found.push(n.client_id ?? n.id);
+  }
+  return { nodes: out, not_found };
+}

@@ -1,0 +1,18 @@
+import type { Engine } from '../../engine/engine';
+import type { Log } from '../../log';
+import type { ColdStore } from '../../store/lifecycle/cold-store';
+import type { ScopeStates } from '../../store/lifecycle/scope-state';
+import type { Clock } from '../clock';
+import type { MemoryServices } from '../memory/module';
+import type { ForgettingView } from './view';
+
+/** What the lifecycle family's operations use (built once in module.ts). */
+export interface LifecycleCtx {
+  memory: MemoryServices;
+  cold: ColdStore;
+  states: ScopeStates;
+  view: ForgettingView;
+  engine: Engine;
+  clock: Clock;
+  log: Log;
+}

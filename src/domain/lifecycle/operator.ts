@@ -1,0 +1,248 @@
+import { coldKey, type ColdReceipt, type ColdStore } from '../../store/lifecycle/cold-store';
+import type { NodeStore, StoredNode } from '../../store/memory/nodes';
+import { scopeRef } from '../../store/scope';
+import { decide, type Decision } from './decide';
+import { codePoints } from './payload-text';
+import { POLICY_VERSION, SCORE_EPSILON } from './policy';
+import type { DecisionView, PageInput, PageResult, RunCounts } from './run-types';
+import { emptyRunCounts } from './run-types';
+import {
+  RELOCATION_SLOT,
+  SEMANTIC_SLOT,
+  basisOf,
+  noRelocation,
+  payloadRelocated,
+  readRelocation,
+  readSemantic,
+  type ArchiveRelocationV1,
+  type SemanticForgettingV1,
+} from './slots';
+
+/**
+ * One page of a lifecycle run (the body of the operator's activity): read up to `limit` nodes of
+ * the scope in id order after the cursor, decide each, and act — unless dry_run. Safe to repeat:
+ * a node already carrying this run's decision is not written again, the cold store keeps the
+ * first copy of a payload, and every node write is conditional on the revision that was read,
+ * so a node rewritten meanwhile is left for the next run instead of being overwritten.
+ */
+
+export interface OperatorDeps {
+  nodes: NodeStore;
+  cold: ColdStore;
+  /** Called as work progresses (the activity heartbeats). */
+  progress?: () => void;
+}
+
+/** Node writes in flight per page: the local server group-commits concurrent writes. */
+const CONCURRENCY = 32;
+
+type Outcome = DecisionView['outcome'];
+
+function semanticSlot(d: Decision, input: PageInput, node: StoredNode): SemanticForgettingV1 {
+  return {
+    action: d.action,
+    current_tier: d.current_tier,
+    target_tier: d.target_tier,
+    lifecycle_state: d.lifecycle_state,
+    retention_score: d.retention_score,
+    rationale: d.rationale,
+    decided_at: input.decided_at,
+    run_id: input.run_id,
+    tier_changed_at: d.tier_changed_at,
+    policy: POLICY_VERSION,
+    basis: basisOf(node, d.target_tier),
+  };
+}
+
+/** The relocation slot a decision asks for, or undefined when the current one stays. */
+function relocationSlot(d: Decision, prev: ArchiveRelocationV1 | null): ArchiveRelocationV1 | undefined {
+  if (d.relocation === 'candidate') {
+    if (prev?.relocation_state === 'candidate') return undefined;
+    return { ...noRelocation(), relocation_state: 'candidate', relocation_target: 'local_cold_store', payload_scope: d.payload_scope, rehydrated_at: prev?.rehydrated_at ?? null };
+  }
+  if (d.relocation === 'none') {
+    // No slot means "local" already; only a stale candidate plan needs clearing.
+    if (!prev || prev.relocation_state === 'none') return undefined;
+    return { ...noRelocation(), rehydrated_at: prev.rehydrated_at ?? null };
+  }
+  return undefined; // cold_archive: written by the relocation itself
+}
+
+function unchanged(d: Decision, prev: SemanticForgettingV1 | null, relocation: ArchiveRelocationV1 | undefined): boolean {
+  if (!prev || relocation !== undefined) return false;
+  return (
+    prev.action === d.action &&
+    prev.current_tier === d.current_tier &&
+    prev.target_tier === d.target_tier &&
+    prev.lifecycle_state === d.lifecycle_state &&
+    Math.abs(prev.retention_score - d.retention_score) < SCORE_EPSILON
+  );
+}
+
+type Move = 'demoted' | 'archived' | null;
+
+/** What one node needs: nothing, a dry-run note, or a write (after its payload is stored, if archived). */
+type Plan =
+  | { kind: 'done'; outcome: Outcome; move: Move }
+  | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean };
+
+function plan(node: StoredNode, d: Decision, input: PageInput): Plan {
+  const prevSem = readSemantic(node.slots);
+  const prevRel = readRelocation(node.slots);
+  const same: Plan = { kind: 'done', outcome: 'unchanged', move: null };
+  const needsRelocation = d.action === 'archive' && !payloadRelocated(node);
+  // Archived and relocated: nothing left to do (its score only drifts; rewriting it would be noise).
+  if (!needsRelocation && node.tier === 'archive' && prevSem?.action === 'archive') return same;
+  const relocation = relocationSlot(d, prevRel);
+  if (!needsRelocation && d.target_tier === node.tier && unchanged(d, prevSem, relocation)) return same;
+  const move: Move = needsRelocation ? 'archived' : d.target_tier !== node.tier ? 'demoted' : null;
+  if (input.dry_run) return { kind: 'done', outcome: 'planned', move };
+  const set: Record<string, unknown> = { [`slots.${SEMANTIC_SLOT}`]: semanticSlot(d, input, node) };
+  if (d.target_tier !== node.tier) set.tier = d.target_tier;
+  if (relocation) set[`slots.${RELOCATION_SLOT}`] = relocation;
+  return { kind: 'write', move, set, relocate: needsRelocation };
+}
+
+/** The relocation slot of an archived node, from its cold-store receipt. */
+function relocatedSlot(node: StoredNode, d: Decision, input: PageInput, receipt: ColdReceipt): ArchiveRelocationV1 {
+  return {
+    relocation_state: 'cold_archive',
+    relocation_target: 'local_cold_store',
+    payload_scope: d.payload_scope,
+    relocated_at: input.decided_at,
+    cold_key: receipt.cold_key,
+    payload_bytes: receipt.payload_bytes,
+    stored_bytes: receipt.stored_bytes,
+    payload_chars: codePoints(node.text),
+    payload_sha256: receipt.sha256,
+    revision: node.revision,
+    rehydrated_at: readRelocation(node.slots)?.rehydrated_at ?? null,
+  };
+}
+
+/**
+ * The node's standing decision holds when this run made it already (a retried page), or when it
+ * was made at this same clock instant from the same inputs (a second run at one clock). This,
+ * with the dwell times, is what makes runs idempotent.
+ */
+function standing(n: StoredNode, input: PageInput): DecisionView | null {
+  const prev = readSemantic(n.slots);
+  if (!prev) return null;
+  const holds = prev.run_id === input.run_id || (prev.decided_at === input.decided_at && prev.basis === basisOf(n, n.tier));
+  if (!holds) return null;
+  return {
+    id: n.id,
+    client_id: n.client_id,
+    kind: n.kind,
+    action: prev.action,
+    current_tier: prev.current_tier,
+    target_tier: prev.target_tier,
+    lifecycle_state: prev.lifecycle_state,
+    retention_score: prev.retention_score,
+    rationale: prev.rationale,
+    held: null,
+    outcome: 'unchanged',
+  };
+}
+
+function view(d: Decision, outcome: Outcome): DecisionView {
+  return {
+    id: d.id,
+    client_id: d.client_id,
+    kind: d.kind,
+    action: d.action,
+    current_tier: d.current_tier,
+    target_tier: d.target_tier,
+    lifecycle_state: d.lifecycle_state,
+    retention_score: d.retention_score,
+    rationale: d.rationale,
+    held: d.held,
+    outcome,
+  };
+}
+
+async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
+
+export async function processPage(deps: OperatorDeps, input: PageInput): Promise<PageResult> {
+  const ref = scopeRef(input.tenant_id, input.scope);
+  const now = new Date(input.decided_at);
+  const at = new Date(input.decided_at);
+  // One node past the page tells whether the scope ends here.
+  const read = await deps.nodes.in(ref).find({}, { limit: input.limit + 1, after: input.after ?? undefined });
+  const bounded = input.before === null ? read : read.filter((n) => n.id < input.before!);
+  const page = bounded.slice(0, input.limit);
+  const exhausted = bounded.length <= input.limit;
+
+  // Decide every node first (pure), then store the payloads to relocate in one batch, then write.
+  const results: DecisionView[] = new Array(page.length);
+  const moves: Move[] = new Array(page.length).fill(null);
+  const writes: { i: number; node: StoredNode; d: Decision; p: Extract<Plan, { kind: 'write' }> }[] = [];
+  page.forEach((n, i) => {
+    const kept = standing(n, input);
+    if (kept) {
+      results[i] = kept;
+      return;
+    }
+    const d = decide(n, now);
+    const p = plan(n, d, input);
+    if (p.kind === 'done') {
+      results[i] = view(d, p.outcome);
+      moves[i] = p.move;
+    } else {
+      results[i] = view(d, 'applied');
+      writes.push({ i, node: n, d, p });
+    }
+  });
+
+  // Payload first, node second: a node is emptied only once its payload is stored and checked.
+  const relocations = writes.filter((w) => w.p.relocate);
+  const receipts = await deps.cold.putMany(
+    ref,
+    relocations.map((w) => ({
+      node_id: w.node.id,
+      revision: w.node.revision,
+      client_id: w.node.client_id,
+      content_hash: w.node.content_hash,
+      text: w.node.text,
+      relocated_at: input.decided_at,
+      run_id: input.run_id,
+    })),
+  );
+  deps.progress?.();
+  await pool(writes, CONCURRENCY, async (w) => {
+    const set = { ...w.p.set };
+    if (w.p.relocate) {
+      set.tier = 'archive';
+      set.text = '';
+      set[`slots.${RELOCATION_SLOT}`] = relocatedSlot(w.node, w.d, input, receipts.get(coldKey(w.node.id, w.node.revision))!);
+    }
+    const updated = await deps.nodes.in(ref).update(w.node.id, { set }, at, { expectRevision: w.node.revision });
+    if (updated) moves[w.i] = w.p.move;
+    else results[w.i] = { ...results[w.i]!, outcome: 'conflict' };
+    deps.progress?.();
+  });
+
+  const counts: RunCounts = emptyRunCounts();
+  results.forEach((r, i) => {
+    counts.actions[r.action] += 1;
+    counts.outcomes[r.outcome] += 1;
+    if (r.held) counts.held[r.held] += 1;
+    const m = moves[i];
+    if (m) counts.moves[m] += 1;
+  });
+  // The sample a run returns: what changed (or would change) first, then the rest.
+  const changing = results.filter((r) => r.outcome === 'applied' || r.outcome === 'planned' || r.action !== 'retain');
+  const changed = new Set(changing);
+  const rest = results.filter((r) => !changed.has(r));
+  const decisions = [...changing, ...rest].slice(0, Math.max(0, input.sample));
+  return { examined: page.length, last_id: page.length > 0 ? page[page.length - 1]!.id : input.after, exhausted, counts, decisions };
+}

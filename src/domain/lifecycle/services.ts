@@ -1,0 +1,157 @@
+import type { ForgettingSummary } from '../../contract/shapes/forgetting';
+import type { ScopeRef } from '../../store/scope';
+import type { NodeKind, NodeType, Tier } from '../memory/node';
+import type { LifecycleCtx } from './context';
+import { readRelocation, readSemantic, type LifecycleState, type PayloadScope } from './slots';
+import { buildSummary } from './summary';
+
+/**
+ * What the lifecycle family offers other families (learning's planning and execution summaries
+ * and its evolution review pack). All of it is served from the in-process forgetting view after
+ * one indexed catch-up query, plus indexed lookups of the few nodes returned: no scans.
+ */
+export interface LifecycleServices {
+  /** The scope's forgetting summary (planning_summary / execution_summary .forgetting_summary). */
+  forgettingSummary(ref: ScopeRef): Promise<ForgettingSummary>;
+  /**
+   * Nodes whose latest decision is `review` (contested feedback, or important but stale), for
+   * the evolution review pack. At most `limit` (default 20).
+   */
+  reviewCandidates(ref: ScopeRef, opts?: { limit?: number }): Promise<ReviewCandidate[]>;
+  /**
+   * Archived nodes matching `query` by title and summary (the only text an archived node is
+   * searchable by), best first: what planning offers as rehydration candidates instead of
+   * injecting archived memory. `kinds` narrows (e.g. ['workflow']); default limit 5.
+   */
+  rehydrationCandidates(ref: ScopeRef, query: string, opts?: { kinds?: NodeKind[]; limit?: number }): Promise<RehydrationCandidate[]>;
+  /** Ids (and kinds) of the scope's archived nodes, most recently archived first; for filtering without a query. */
+  archivedNodes(ref: ScopeRef, opts?: { kinds?: NodeKind[]; limit?: number }): Promise<{ id: string; kind: NodeKind | null }[]>;
+  /** Whether a node is archived (from the view; cheap, for filtering lists of node ids). */
+  isArchived(ref: ScopeRef, id: string): Promise<boolean>;
+}
+
+// Type aliases (not interfaces) so callers may widen them to Record<string, unknown>-style schemas.
+export type ReviewCandidate = {
+  id: string;
+  client_id: string | null;
+  type: NodeType;
+  kind: NodeKind | null;
+  tier: Tier;
+  title: string | null;
+  summary: string;
+  lifecycle_state: LifecycleState;
+  retention_score: number;
+  rationale: string[];
+  decided_at: string;
+};
+
+export type RehydrationCandidate = {
+  id: string;
+  client_id: string | null;
+  type: NodeType;
+  kind: NodeKind | null;
+  title: string | null;
+  summary: string;
+  /** Recall score of the summary match (0 when listed without a query). */
+  score: number;
+  archived_at: string | null;
+  payload_scope: PayloadScope;
+  payload_bytes: number | null;
+  /** Anchored workflow memory: `differential` payload rehydration applies. */
+  differential_available: boolean;
+  /** A one-line description for prompts. */
+  line: string;
+  /** The call that brings it back. */
+  rehydrate: { route: '/v1/memory/archive/rehydrate'; ids: string[]; target_tier: 'warm' };
+};
+
+export function createLifecycleServices(c: LifecycleCtx): LifecycleServices {
+  const tally = async (ref: ScopeRef) => {
+    await c.view.sync();
+    return c.view.tally(ref);
+  };
+  return {
+    async forgettingSummary(ref) {
+      const [t, state] = await Promise.all([tally(ref), c.states.get(ref)]);
+      return buildSummary(t, state);
+    },
+
+    async reviewCandidates(ref, opts = {}) {
+      const t = await tally(ref);
+      if (!t || t.review.size === 0) return [];
+      const ids = [...t.review].slice(0, opts.limit ?? 20);
+      const nodes = await c.memory.nodes(ref).getMany(ids);
+      return nodes.flatMap((n) => {
+        const sem = readSemantic(n.slots);
+        if (!sem || sem.action !== 'review') return [];
+        return [
+          {
+            id: n.id,
+            client_id: n.client_id,
+            type: n.type,
+            kind: n.kind,
+            tier: n.tier,
+            title: n.title,
+            summary: n.summary,
+            lifecycle_state: sem.lifecycle_state,
+            retention_score: sem.retention_score,
+            rationale: sem.rationale,
+            decided_at: sem.decided_at,
+          },
+        ];
+      });
+    },
+
+    async rehydrationCandidates(ref, query, opts = {}) {
+      const t = await tally(ref);
+      if (!t || t.archived.size === 0) return [];
+      const limit = opts.limit ?? 5;
+      let hits: { id: string; score: number }[];
+      if (query.trim() === '') {
+        hits = [...t.archived.entries()].filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k))).slice(-limit).reverse().map(([id]) => ({ id, score: 0 }));
+      } else {
+        const r = await c.memory.recall(ref, { text: query, limit, tiers: ['archive'], kinds: opts.kinds });
+        hits = r.hits.map((h) => ({ id: h.node.id, score: h.score }));
+      }
+      const nodes = await c.memory.nodes(ref).getMany(hits.map((h) => h.id));
+      const score = new Map(hits.map((h) => [h.id, h.score]));
+      return nodes
+        .filter((n) => n.tier === 'archive')
+        .map((n) => {
+          const rel = readRelocation(n.slots);
+          const payloadScope = rel?.payload_scope ?? 'none';
+          const what = n.kind ?? n.type;
+          return {
+            id: n.id,
+            client_id: n.client_id,
+            type: n.type,
+            kind: n.kind,
+            title: n.title,
+            summary: n.summary,
+            score: score.get(n.id) ?? 0,
+            archived_at: rel?.relocated_at ?? null,
+            payload_scope: payloadScope,
+            payload_bytes: rel?.payload_bytes ?? null,
+            differential_available: payloadScope === 'anchor_payload',
+            line: `archived ${what}: ${n.title ?? n.summary} (rehydrate ${n.client_id ?? n.id} to use it)`,
+            rehydrate: { route: '/v1/memory/archive/rehydrate' as const, ids: [n.id], target_tier: 'warm' as const },
+          };
+        });
+    },
+
+    async archivedNodes(ref, opts = {}) {
+      const t = await tally(ref);
+      if (!t) return [];
+      const all = [...t.archived.entries()].filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k)));
+      return all
+        .slice(-(opts.limit ?? 100))
+        .reverse()
+        .map(([id, kind]) => ({ id, kind }));
+    },
+
+    async isArchived(ref, id) {
+      const t = await tally(ref);
+      return t?.archived.has(id) ?? false;
+    },
+  };
+}

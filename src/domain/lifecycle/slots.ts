@@ -1,0 +1,153 @@
+import type { NodeKind, Tier } from '../memory/node';
+
+/**
+ * The two slots the lifecycle family owns on every node it has looked at (contract.md §4). The
+ * memory write path carries them over when a caller supersedes a node (RUNTIME_SLOTS), so a
+ * rewrite does not erase what the operator decided.
+ */
+
+export const SEMANTIC_SLOT = 'semantic_forgetting_v1';
+export const RELOCATION_SLOT = 'archive_relocation_v1';
+
+export const ACTIONS = ['retain', 'demote', 'archive', 'review'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export const LIFECYCLE_STATES = ['active', 'contested', 'retired', 'archived'] as const;
+export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+
+export const RELOCATION_STATES = ['none', 'candidate', 'cold_archive'] as const;
+export type RelocationState = (typeof RELOCATION_STATES)[number];
+
+export const RELOCATION_TARGETS = ['none', 'local_cold_store', 'external_object_store'] as const;
+export type RelocationTarget = (typeof RELOCATION_TARGETS)[number];
+
+export const PAYLOAD_SCOPES = ['none', 'node', 'anchor_payload'] as const;
+export type PayloadScope = (typeof PAYLOAD_SCOPES)[number];
+
+export const REHYDRATION_MODES = ['summary', 'partial', 'full', 'differential'] as const;
+export type RehydrationMode = (typeof REHYDRATION_MODES)[number];
+
+/** slots.semantic_forgetting_v1: the operator's latest decision about a node. */
+export interface SemanticForgettingV1 {
+  action: Action;
+  /** The tier when the decision was made. */
+  current_tier: Tier;
+  /** The tier after the decision was acted on (equal to current_tier unless demoted, archived or rehydrated). */
+  target_tier: Tier;
+  lifecycle_state: LifecycleState;
+  retention_score: number;
+  rationale: string[];
+  decided_at: string;
+  /** The run that made the decision (a rehydrate or pin writes its own marker). */
+  run_id: string;
+  /** When the node entered its current tier: the dwell clock (docs/forgetting.md). */
+  tier_changed_at: string;
+  /** Version of the scoring policy that produced the score. */
+  policy: number;
+  /**
+   * The inputs the decision was made from (revision, tier after acting, pinned, importance and
+   * the use counters): a run at the same clock over unchanged inputs leaves the decision alone.
+   */
+  basis: string;
+}
+
+/** See SemanticForgettingV1.basis. */
+export function basisOf(
+  n: { revision: number; pinned: boolean; importance: number; feedback?: { positive: number; negative: number }; access?: { count: number }; activation?: { count: number } },
+  tier: string,
+): string {
+  return [n.revision, tier, n.pinned ? 1 : 0, n.importance, n.feedback?.positive ?? 0, n.feedback?.negative ?? 0, n.access?.count ?? 0, n.activation?.count ?? 0].join('|');
+}
+
+/** slots.archive_relocation_v1: where the node's payload lives. */
+export interface ArchiveRelocationV1 {
+  relocation_state: RelocationState;
+  relocation_target: RelocationTarget;
+  payload_scope: PayloadScope;
+  relocated_at: string | null;
+  /** Cold-store key of the relocated payload (`<node id>:<revision>`); null unless cold_archive. */
+  cold_key: string | null;
+  /** Payload size in UTF-8 bytes, and as stored (compressed). */
+  payload_bytes: number | null;
+  stored_bytes: number | null;
+  /** Payload length in Unicode code points (what partial rehydration counts). */
+  payload_chars: number | null;
+  /** sha256 (hex) of the UTF-8 payload: the restore checks it, byte for byte. */
+  payload_sha256: string | null;
+  /** The node revision whose payload was relocated. */
+  revision: number | null;
+  rehydrated_at: string | null;
+}
+
+/**
+ * Anchored workflow memory: runtime-owned nodes whose payload is the detail behind an anchor
+ * (a learned workflow, a handoff, a playbook learning). Their relocation covers the anchor
+ * payload, and they are the candidates for `differential` rehydration.
+ */
+export const ANCHORED_KINDS: ReadonlySet<NodeKind> = new Set<NodeKind>(['workflow', 'handoff', 'playbook_learning']);
+
+export const payloadScopeOf = (kind: NodeKind | null): Exclude<PayloadScope, 'none'> => (kind && ANCHORED_KINDS.has(kind) ? 'anchor_payload' : 'node');
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const oneOf = <T extends string>(values: readonly T[], v: unknown): T | null => (typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : null);
+
+/** The node's semantic slot, or null when absent or not ours (a caller may write anything into slots). */
+export function readSemantic(slots: Record<string, unknown>): SemanticForgettingV1 | null {
+  const s = slots[SEMANTIC_SLOT];
+  if (!isObj(s) || !oneOf(ACTIONS, s.action) || !oneOf(LIFECYCLE_STATES, s.lifecycle_state)) return null;
+  return s as unknown as SemanticForgettingV1;
+}
+
+export function readRelocation(slots: Record<string, unknown>): ArchiveRelocationV1 | null {
+  const s = slots[RELOCATION_SLOT];
+  if (!isObj(s) || !oneOf(RELOCATION_STATES, s.relocation_state)) return null;
+  return s as unknown as ArchiveRelocationV1;
+}
+
+/**
+ * Whether the node's current payload is in the cold store: relocated, and not rewritten since (a
+ * caller superseding an archived node puts a new payload on it, which is then local again).
+ */
+export function payloadRelocated(n: { revision: number; text: string; slots: Record<string, unknown> }): boolean {
+  const rel = readRelocation(n.slots);
+  return rel?.relocation_state === 'cold_archive' && !!rel.cold_key && (rel.revision === n.revision || n.text === '');
+}
+
+/** The relocation slot of a node whose payload stays local. */
+export const noRelocation = (): ArchiveRelocationV1 => ({
+  relocation_state: 'none',
+  relocation_target: 'none',
+  payload_scope: 'none',
+  relocated_at: null,
+  cold_key: null,
+  payload_bytes: null,
+  stored_bytes: null,
+  payload_chars: null,
+  payload_sha256: null,
+  revision: null,
+  rehydrated_at: null,
+});
+
+/** Which counters a node falls under, from its tier and slots (nodes without slots are active/none). */
+export interface NodeClass {
+  tier: Tier;
+  action: Action | null;
+  state: LifecycleState;
+  relocationState: RelocationState;
+  relocationTarget: RelocationTarget;
+  payloadScope: PayloadScope;
+}
+
+export function classify(tier: Tier, slots: Record<string, unknown> | undefined): NodeClass {
+  const sem = slots ? readSemantic(slots) : null;
+  const rel = slots ? readRelocation(slots) : null;
+  const state: LifecycleState = tier === 'archive' ? 'archived' : sem && sem.lifecycle_state !== 'archived' ? sem.lifecycle_state : 'active';
+  return {
+    tier,
+    action: sem?.action ?? null,
+    state,
+    relocationState: rel?.relocation_state ?? 'none',
+    relocationTarget: oneOf(RELOCATION_TARGETS, rel?.relocation_target) ?? 'none',
+    payloadScope: oneOf(PAYLOAD_SCOPES, rel?.payload_scope) ?? 'none',
+  };
+}
