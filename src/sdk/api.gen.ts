@@ -63,6 +63,38 @@ export interface LoreApi {
     /** POST /v1/memory/delegation/records/find: Find delegation records by record_id(s), agents, status, run or session, in creation order with cursor pagination. */
     find(body: RouteRequest<R['delegation.find']>): Promise<RouteResponse<R['delegation.find']>>;
   };
+  learning: {
+    /** POST /v1/memory/kickoff/recommendation: Task start: a compact first_action (tool, file, next action) learned from prior executions of similar tasks, with evidence ids, or null when nothing relevant was learned; the raw recommendation with rationale and alternatives; uncertainty. */
+    kickoffRecommendation(body: RouteRequest<R['learning.kickoffRecommendation']>): Promise<RouteResponse<R['learning.kickoffRecommendation']>>;
+    /** POST /v1/memory/planning/context: Planning context for a task: kickoff recommendation, planner packet (recommended and candidate workflows, trusted and contested patterns, rehydration candidates, supporting knowledge, merged text), workflow and pattern signals, planning_summary (forgetting, continuity carriers, distillation signals, counts, selected tool, explanation), and layered context on request. */
+    planningContext(body: RouteRequest<R['learning.planningContext']>): Promise<RouteResponse<R['learning.planningContext']>>;
+    /** POST /v1/memory/context/assemble: Prompt-ready context for a task within char_budget/token_budget: layers (first action, workflows, patterns and policies, rules, supporting knowledge), the ids used, the budget used, and what was dropped and why. */
+    contextAssemble(body: RouteRequest<R['learning.contextAssemble']>): Promise<RouteResponse<R['learning.contextAssemble']>>;
+    /** POST /v1/memory/action/retrieval: The next action for a task with its evidence, source kind and uncertainty (level, confidence, reasons, recommended actions) and a gate action. */
+    actionRetrieval(body: RouteRequest<R['learning.actionRetrieval']>): Promise<RouteResponse<R['learning.actionRetrieval']>>;
+    /** POST /v1/memory/experience/intelligence: Workflow and tool guidance for a task: recommended workflows, selected tool and tool ranking with reasons, policy_hints, derived_policy, policy_contract (computed, or the persisted policy memory when one applies), path and uncertainty. */
+    experienceIntelligence(body: RouteRequest<R['learning.experienceIntelligence']>): Promise<RouteResponse<R['learning.experienceIntelligence']>>;
+    /** POST /v1/memory/execution/introspect: What the scope has learned: demo_surface sections (workflows, patterns, policies, handoffs, sessions), supporting knowledge including persisted policy memories, execution_summary with the forgetting summary, and execution_native_v1.distillation origin counts. */
+    executionIntrospect(body: RouteRequest<R['learning.executionIntrospect']>): Promise<RouteResponse<R['learning.executionIntrospect']>>;
+    /** POST /v1/memory/tools/select: Ranks tool candidates for a task by trusted patterns, stable workflows, active policy memory and rules, with reasons; records a decision_id that tools/feedback can cite. */
+    toolsSelect(body: RouteRequest<R['learning.toolsSelect']>): Promise<RouteResponse<R['learning.toolsSelect']>>;
+    /** POST /v1/memory/tools/feedback: Records the outcome of using a tool for a task. Counts accumulate per distinct run (run_id, else decision_id, else the task text); patterns become trusted, contested or revalidated; positive feedback on a tool backed by a trusted pattern or stable workflow materialises a persisted policy memory. */
+    toolsFeedback(body: RouteRequest<R['learning.toolsFeedback']>): Promise<RouteResponse<R['learning.toolsFeedback']>>;
+    /** POST /v1/memory/patterns/suppress: Operator overlay: a suppressed pattern is never applied, whatever feedback arrives, until patterns/unsuppress. */
+    patternsSuppress(body: RouteRequest<R['learning.patternsSuppress']>): Promise<RouteResponse<R['learning.patternsSuppress']>>;
+    /** POST /v1/memory/patterns/unsuppress: Lifts the operator overlay; the pattern returns to the class its feedback gives it. */
+    patternsUnsuppress(body: RouteRequest<R['learning.patternsUnsuppress']>): Promise<RouteResponse<R['learning.patternsUnsuppress']>>;
+    /** POST /v1/memory/policies/governance/apply: Retires (active or contested → retired; no longer applied, later feedback does not revive it) or reactivates (retired → active) a persisted policy memory. */
+    policiesGovernanceApply(body: RouteRequest<R['learning.policiesGovernanceApply']>): Promise<RouteResponse<R['learning.policiesGovernanceApply']>>;
+    /** POST /v1/memory/rules/state: Creates a rule (give rule_id, state and rule {conditions, effects}) or moves an existing one (rule_id or rule_node_id) between draft, shadow, active and disabled. Active rules are applied by tool selection; shadow rules are evaluated and reported only. */
+    rulesState(body: RouteRequest<R['learning.rulesState']>): Promise<RouteResponse<R['learning.rulesState']>>;
+    /** POST /v1/memory/rules/evaluate: Evaluates the scope’s shadow and active rules for a task: which match and why, the tool effects active rules apply, and the effects shadow rules would apply. */
+    rulesEvaluate(body: RouteRequest<R['learning.rulesEvaluate']>): Promise<RouteResponse<R['learning.rulesEvaluate']>>;
+    /** POST /v1/memory/evolution/review-pack: Is the runtime learning the right thing for this task: learning summary and recommendations, stable and promotion-ready workflows, trusted, contested and suppressed patterns, evolution_inspect (experience intelligence, policy hints, derived policy, policy contract, policy review, governance contract) and governance payloads that policies/governance/apply accepts. */
+    evolutionReviewPack(body: RouteRequest<R['learning.evolutionReviewPack']>): Promise<RouteResponse<R['learning.evolutionReviewPack']>>;
+    /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run and recovered handoff for an anchor. */
+    continuityReviewPack(body: RouteRequest<R['learning.continuityReviewPack']>): Promise<RouteResponse<R['learning.continuityReviewPack']>>;
+  };
   sandbox: {
     /** POST /v1/memory/sandbox/sessions: Create a sandbox session: a private workdir, a profile (default or local-safe) and default limits. Says which isolation is in force. */
     createSession(body: RouteRequest<R['sandbox.createSession']>): Promise<RouteResponse<R['sandbox.createSession']>>;
@@ -117,6 +149,23 @@ export function bindApi(call: Caller): LoreApi {
     delegation: {
       write: (body) => call('POST', '/v1/memory/delegation/records/write', body ?? {}),
       find: (body) => call('POST', '/v1/memory/delegation/records/find', body ?? {}),
+    },
+    learning: {
+      kickoffRecommendation: (body) => call('POST', '/v1/memory/kickoff/recommendation', body ?? {}),
+      planningContext: (body) => call('POST', '/v1/memory/planning/context', body ?? {}),
+      contextAssemble: (body) => call('POST', '/v1/memory/context/assemble', body ?? {}),
+      actionRetrieval: (body) => call('POST', '/v1/memory/action/retrieval', body ?? {}),
+      experienceIntelligence: (body) => call('POST', '/v1/memory/experience/intelligence', body ?? {}),
+      executionIntrospect: (body) => call('POST', '/v1/memory/execution/introspect', body ?? {}),
+      toolsSelect: (body) => call('POST', '/v1/memory/tools/select', body ?? {}),
+      toolsFeedback: (body) => call('POST', '/v1/memory/tools/feedback', body ?? {}),
+      patternsSuppress: (body) => call('POST', '/v1/memory/patterns/suppress', body ?? {}),
+      patternsUnsuppress: (body) => call('POST', '/v1/memory/patterns/unsuppress', body ?? {}),
+      policiesGovernanceApply: (body) => call('POST', '/v1/memory/policies/governance/apply', body ?? {}),
+      rulesState: (body) => call('POST', '/v1/memory/rules/state', body ?? {}),
+      rulesEvaluate: (body) => call('POST', '/v1/memory/rules/evaluate', body ?? {}),
+      evolutionReviewPack: (body) => call('POST', '/v1/memory/evolution/review-pack', body ?? {}),
+      continuityReviewPack: (body) => call('POST', '/v1/memory/continuity/review-pack', body ?? {}),
     },
     sandbox: {
       createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),

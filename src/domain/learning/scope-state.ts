@@ -1,0 +1,237 @@
+import type { StoredNode } from '../../store/memory/nodes';
+import type { Tier } from '../memory/node';
+import { FamilyIndex } from './family-index';
+import { PATTERN_SLOT, type PatternSlot } from './pattern-model';
+import { POLICY_SLOT, type PolicySlot } from './policy-model';
+import { RULE_SLOT, type RuleSlot } from './rule-model';
+import { TermStats } from './similarity';
+import type { FamilySignature, Observation } from './types';
+
+const RECENT_OBSERVATIONS = 5000;
+import { WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
+
+/**
+ * Everything learning knows about one tenant+scope, in memory: workflows and patterns in a
+ * family index, policy memories and rules by id, and light metadata of continuity carriers.
+ * Built from the store when the scope is first touched (indexed kind queries), then kept current
+ * by this process's writes and by catch-up of other processes' writes. MongoDB stays the source
+ * of truth.
+ */
+
+export interface NodeMeta {
+  id: string;
+  client_id: string | null;
+  tier: Tier;
+  seq: number;
+  title: string | null;
+  summary: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Learned<S> {
+  node: NodeMeta;
+  slot: S;
+}
+
+export interface CarrierMeta extends NodeMeta {
+  kind: 'handoff' | 'session' | 'session_event';
+  anchor: string | null;
+}
+
+export const metaOf = (n: StoredNode): NodeMeta => ({
+  id: n.id,
+  client_id: n.client_id,
+  tier: n.tier,
+  seq: n.seq,
+  title: n.title,
+  summary: n.summary,
+  created_at: n.created_at,
+  updated_at: n.updated_at,
+});
+
+export const familyKey = (familyId: string, tool: string) => `${familyId}\u0000${tool}`;
+
+export const workflowSignature = (w: WorkflowSlot): FamilySignature => ({
+  task_kind: w.task_kind,
+  term_counts: w.term_counts,
+  samples: w.samples,
+  files: w.target_files,
+});
+
+export const patternSignature = (p: Pick<PatternSlot, 'task_kind' | 'term_counts' | 'samples' | 'files'>): FamilySignature => ({
+  task_kind: p.task_kind,
+  term_counts: p.term_counts,
+  samples: p.samples,
+  files: p.files,
+});
+
+const slotOf = <S>(n: StoredNode, name: string): S | null => {
+  const s = n.slots[name];
+  return s && typeof s === 'object' ? (s as S) : null;
+};
+
+/** A carrier's anchor: a slot field named anchor (handoff_v1, execution_packet_v1.resume_anchor) or the client_id. */
+export function anchorOf(n: StoredNode): string | null {
+  for (const v of Object.values(n.slots)) {
+    if (!v || typeof v !== 'object') continue;
+    const o = v as Record<string, unknown>;
+    if (typeof o.anchor === 'string') return o.anchor;
+    const ra = o.resume_anchor as Record<string, unknown> | undefined;
+    if (ra && typeof ra.anchor === 'string') return ra.anchor;
+  }
+  return n.client_id;
+}
+
+/** The session_id a sessions-family slot carries (session_v1, session_event_v1). */
+function sessionIdOf(n: StoredNode): string | null {
+  for (const v of Object.values(n.slots)) {
+    if (v && typeof v === 'object' && typeof (v as Record<string, unknown>).session_id === 'string') return (v as Record<string, string>).session_id!;
+  }
+  return null;
+}
+
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(id);
+}
+
+export class ScopeLearning {
+  readonly stats = new TermStats();
+  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(this.stats);
+  readonly patterns = new FamilyIndex<Learned<PatternSlot>>(this.stats);
+  readonly policies = new Map<string, Learned<PolicySlot>>();
+  readonly rules = new Map<string, Learned<RuleSlot>>();
+  readonly carriers = new Map<string, CarrierMeta>();
+  /** (family, tool) → pattern / policy node id. */
+  readonly patternByKey = new Map<string, string>();
+  readonly policyByKey = new Map<string, string>();
+  /** family id → workflow node id (a family has at most one workflow). */
+  readonly workflowByFamily = new Map<string, string>();
+  /** execution (source node) id → the workflow that counted it. */
+  private readonly sourceToWorkflow = new Map<string, string>();
+  /** family id → pattern / policy node ids. */
+  private readonly familyPatterns = new Map<string, Set<string>>();
+  private readonly familyPolicies = new Map<string, Set<string>>();
+  sessionEventCount = 0;
+  /** The store's write sequence when the scope was loaded (see session event counting). */
+  loadedSeq = 0;
+  private readonly laterEvents = new Set<string>();
+  /** session_id (as the sessions family names it in slots) → session node id. */
+  private readonly sessionIds = new Map<string, string>();
+  private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Recently seen executions by node id (bounded): pairing a new execution with an earlier one
+   * usually finds a recent write, which then needs no store read.
+   */
+  readonly recentObservations = new Map<string, Observation>();
+
+  /** Runs learning mutations of this scope one at a time, so persisted state follows memory state. */
+  serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Takes a node's current state from the store (load, catch-up, or this process's own update).
+   * Returns true when the node is learning state (workflow, pattern, policy, rule, carrier).
+   */
+  apply(n: StoredNode): boolean {
+    if (n.kind === 'workflow') {
+      const slot = slotOf<WorkflowSlot>(n, WORKFLOW_SLOT);
+      if (!slot) return false;
+      this.workflows.put(n.id, workflowSignature(slot), { node: metaOf(n), slot });
+      this.workflowByFamily.set(slot.family_id, n.id);
+      for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, n.id);
+      return true;
+    }
+    if (n.kind === 'pattern') {
+      const slot = slotOf<PatternSlot>(n, PATTERN_SLOT);
+      if (!slot) return false;
+      this.patterns.put(n.id, patternSignature(slot), { node: metaOf(n), slot });
+      this.patternByKey.set(familyKey(slot.family_id, slot.tool), n.id);
+      addTo(this.familyPatterns, slot.family_id, n.id);
+      return true;
+    }
+    if (n.kind === 'policy_memory') {
+      const slot = slotOf<PolicySlot>(n, POLICY_SLOT);
+      if (!slot) return false;
+      this.policies.set(n.id, { node: metaOf(n), slot });
+      this.policyByKey.set(familyKey(slot.family_id, slot.tool), n.id);
+      addTo(this.familyPolicies, slot.family_id, n.id);
+      return true;
+    }
+    if (n.type === 'rule') {
+      const slot = slotOf<RuleSlot>(n, RULE_SLOT);
+      if (!slot) return false;
+      this.rules.set(n.id, { node: metaOf(n), slot });
+      return true;
+    }
+    if (n.kind === 'handoff' || n.kind === 'session' || n.kind === 'session_event') {
+      if (n.kind === 'session_event') {
+        // Events are counted, not kept (a long session holds thousands): the load counted those
+        // up to loadedSeq; later ones are counted once each.
+        if (n.seq > this.loadedSeq && !this.laterEvents.has(n.id)) {
+          this.laterEvents.add(n.id);
+          this.sessionEventCount += 1;
+        }
+        return true;
+      }
+      this.carriers.set(n.id, { ...metaOf(n), kind: n.kind, anchor: anchorOf(n) });
+      const sid = sessionIdOf(n);
+      if (n.kind === 'session' && sid) this.sessionIds.set(sid, n.id);
+      return true;
+    }
+    return false;
+  }
+
+  /** The session a session event belongs to, by the session_id in its slots. */
+  sessionOf(event: StoredNode): CarrierMeta | undefined {
+    const sid = sessionIdOf(event);
+    const id = sid ? this.sessionIds.get(sid) : undefined;
+    return id ? this.carriers.get(id) : undefined;
+  }
+
+  rememberObservation(nodeId: string, o: Observation): void {
+    if (this.recentObservations.size >= RECENT_OBSERVATIONS) this.recentObservations.delete(this.recentObservations.keys().next().value as string);
+    this.recentObservations.set(nodeId, o);
+  }
+
+  /** A workflow's new state before it reaches the store (workflow-writer.ts coalescing). */
+  setWorkflowSlot(id: string, slot: WorkflowSlot): void {
+    const w = this.workflows.get(id);
+    if (!w) return;
+    this.workflows.put(id, workflowSignature(slot), { node: w.node, slot });
+    for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, id);
+  }
+
+  workflowOfFamily(familyId: string): Learned<WorkflowSlot> | undefined {
+    const id = this.workflowByFamily.get(familyId);
+    return id ? this.workflows.get(id) : undefined;
+  }
+
+  workflowOfSource(sourceId: string): Learned<WorkflowSlot> | undefined {
+    const id = this.sourceToWorkflow.get(sourceId);
+    return id ? this.workflows.get(id) : undefined;
+  }
+
+  patternOf(familyId: string, tool: string): Learned<PatternSlot> | undefined {
+    const id = this.patternByKey.get(familyKey(familyId, tool));
+    return id ? this.patterns.get(id) : undefined;
+  }
+
+  policyOf(familyId: string, tool: string): Learned<PolicySlot> | undefined {
+    const id = this.policyByKey.get(familyKey(familyId, tool));
+    return id ? this.policies.get(id) : undefined;
+  }
+
+  patternsOfFamily(familyId: string): Learned<PatternSlot>[] {
+    return [...(this.familyPatterns.get(familyId) ?? [])].map((id) => this.patterns.get(id)).filter((p): p is Learned<PatternSlot> => !!p);
+  }
+
+  policiesOfFamily(familyId: string): Learned<PolicySlot>[] {
+    return [...(this.familyPolicies.get(familyId) ?? [])].map((id) => this.policies.get(id)).filter((p): p is Learned<PolicySlot> => !!p);
+  }
+}

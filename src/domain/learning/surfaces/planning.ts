@@ -1,0 +1,41 @@
+import type { ScopeRef } from '../../../store/scope';
+import type { RawTaskRequest } from '../request';
+import type { LearningCtx } from '../runtime';
+import { patternView, signalView, workflowView } from '../views';
+import { planFor } from './common';
+import { kickoffRecommendation } from './kickoff';
+import { plannerPacket, type Packet } from './packet';
+import { planningSummary } from './summary';
+
+/** planning/context (contract.md §2). */
+
+export function layeredContext(packet: Packet) {
+  const s = packet.sections;
+  const layer = (name: string, entries: { id: string; line: string }[]) => ({ name, text: entries.map((e) => `- ${e.line}`).join('\n'), ids: entries.map((e) => e.id) });
+  const layers = [
+    layer('workflows', [...s.recommended_workflows, ...s.candidate_workflows]),
+    layer('patterns', [...s.trusted_patterns, ...s.contested_patterns]),
+    layer('rehydration', s.rehydration_candidates),
+    layer('supporting_knowledge', s.supporting_knowledge),
+  ].filter((l) => l.ids.length > 0);
+  return { layers, text: packet.merged_text };
+}
+
+export async function planningContext(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest & { return_layered_context?: boolean }) {
+  const { state, plan } = await planFor(ctx, ref, raw);
+  const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan), planningSummary(ctx, ref, state, plan)]);
+  const workflowSignals = [...plan.workflows, ...plan.archived].map((m) =>
+    signalView(m.entry.node.id, 'workflow', m.entry.node.tier === 'archive' ? 'archived' : m.entry.slot.promotion_state, m.score, m.signals, workflowView(m.entry, m.score).line),
+  );
+  const patternSignals = plan.patterns.map((m) => signalView(m.entry.node.id, 'pattern', m.cls, m.score, m.signals, patternView(m.entry, m.score).line));
+  return {
+    first_action: plan.first_action,
+    kickoff_recommendation: kickoffRecommendation(plan),
+    planner_packet: packet,
+    workflow_signals: workflowSignals,
+    pattern_signals: patternSignals,
+    planning_summary: summary,
+    uncertainty: plan.uncertainty,
+    ...(raw.return_layered_context ? { layered_context: layeredContext(packet) } : {}),
+  };
+}

@@ -1,0 +1,81 @@
+import type { ScopeRef } from '../../../store/scope';
+import type { LearningCtx } from '../runtime';
+import type { Plan } from '../planner';
+import type { ScopeLearning } from '../scope-state';
+import { CONTINUITY_ORIGINS, emptyOriginCounts, type OriginCounts } from '../types';
+
+/**
+ * planning_summary (contract.md §2): the forgetting summary from the lifecycle family, the
+ * continuity carriers and distillation origins behind the workflows this answer surfaces (and the
+ * scope's totals), counts, the selected tool and one sentence that explains the plan.
+ */
+
+export function scopeOriginCounts(state: ScopeLearning): OriginCounts {
+  const c = emptyOriginCounts();
+  for (const w of state.workflows.values()) c[w.slot.distillation_origin] += 1;
+  return c;
+}
+
+export function explain(p: Plan): string {
+  const fa = p.first_action;
+  if (fa) {
+    const where = [fa.selected_tool, fa.file_path].filter(Boolean).join(' ');
+    const basis =
+      fa.source_kind === 'recall'
+        ? 'one similar earlier execution (not yet learned from repetition)'
+        : fa.source_kind === 'policy_memory'
+          ? 'an active policy memory'
+          : fa.source_kind === 'trusted_pattern'
+            ? 'a trusted tool pattern'
+            : `a ${fa.source_kind.replace('_', ' ')}`;
+    return `Start with ${where || fa.next_action}: ${basis} matches this task (relevance ${fa.relevance}, confidence ${fa.confidence}).`;
+  }
+  if (p.archived.length > 0) return `Only archived workflows match this task; rehydrate ${p.archived[0]!.entry.node.id} before relying on it.`;
+  if (p.workflows.length + p.patterns.length > 0) return 'Related learned knowledge exists but is not relevant enough to act on; inspect the context before choosing a first step.';
+  return 'No learned workflow, pattern or policy matches this task; widen recall and inspect the context before acting.';
+}
+
+export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: ScopeLearning, p: Plan) {
+  const surfaced = [...p.workflows, ...p.archived].map((m) => m.entry.slot);
+  const origin = emptyOriginCounts();
+  const observed = emptyOriginCounts();
+  for (const w of surfaced) {
+    origin[w.distillation_origin] += 1;
+    for (const k of Object.keys(observed) as (keyof OriginCounts)[]) observed[k] += w.origin_counts[k];
+  }
+  const carriers = [...state.carriers.values()];
+  const count = (k: string) => carriers.filter((c) => c.kind === k).length;
+  return {
+    forgetting_summary: await ctx.lifecycle.forgettingSummary(ref),
+    continuity_carrier_summary: {
+      total_count: CONTINUITY_ORIGINS.reduce((n, o) => n + origin[o], 0),
+      handoff_count: origin.handoff_continuity_carrier,
+      session_event_count: origin.session_event_continuity_carrier,
+      session_count: origin.session_continuity_carrier,
+      scope_carrier_counts: { handoffs: count('handoff'), sessions: count('session'), session_events: state.sessionEventCount },
+    },
+    distillation_signal_summary: {
+      origin_counts: origin,
+      scope_origin_counts: scopeOriginCounts(state),
+      observation_origin_counts: observed,
+      workflow_count: state.workflows.size,
+      promotion_ready_count: surfaced.filter((w) => w.promotion_ready).length,
+    },
+    counts: {
+      workflows: p.workflows.length,
+      stable_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'stable').length,
+      candidate_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'candidate').length,
+      rehydration_candidates: p.archived.length,
+      patterns: p.patterns.length,
+      trusted_patterns: p.patterns.filter((m) => m.cls === 'trusted').length,
+      contested_patterns: p.patterns.filter((m) => m.cls === 'contested').length,
+      suppressed_patterns: p.patterns.filter((m) => m.cls === 'suppressed').length,
+      policy_memories: p.policies.length,
+      active_policy_memories: p.policies.filter((m) => m.applies).length,
+      rules_applied: p.rules.matched.filter((m) => m.applied).length,
+    },
+    selected_tool: p.selected_tool,
+    history_applied: p.first_action !== null,
+    planner_explanation: explain(p),
+  };
+}

@@ -1,0 +1,72 @@
+import type { TermCounts } from './similarity';
+
+/** Shared vocabulary of the learning family (docs/learning.md). */
+
+/** The interface spec's five distillation origins. */
+export const DISTILLATION_ORIGINS = [
+  'handoff_continuity_carrier',
+  'session_event_continuity_carrier',
+  'session_continuity_carrier',
+  'execution_write_projection',
+  'replay_learning_episode',
+] as const;
+export type DistillationOrigin = (typeof DISTILLATION_ORIGINS)[number];
+
+export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = [
+  'handoff_continuity_carrier',
+  'session_event_continuity_carrier',
+  'session_continuity_carrier',
+];
+
+export type OriginCounts = Record<DistillationOrigin, number>;
+
+export const emptyOriginCounts = (): OriginCounts => ({
+  handoff_continuity_carrier: 0,
+  session_event_continuity_carrier: 0,
+  session_continuity_carrier: 0,
+  execution_write_projection: 0,
+  replay_learning_episode: 0,
+});
+
+export type ExecOutcome = 'success' | 'failure' | 'partial';
+
+export interface WorkflowStep {
+  /** Null when the carrier named a file but no tool (e.g. a handoff's target file). */
+  tool: string | null;
+  file_path: string | null;
+  next_action: string | null;
+}
+
+/**
+ * One execution seen by learning, whatever carried it: a write with execution evidence, a
+ * session event, a session, a handoff, or a replay run.
+ */
+export interface Observation {
+  /** Node id of the carrier, or `replay:<run_id>` for a replay episode. */
+  source_id: string;
+  origin: DistillationOrigin;
+  task_kind: string | null;
+  goal: string | null;
+  terms: string[];
+  steps: WorkflowStep[];
+  target_files: string[];
+  outcome: ExecOutcome;
+  run_id: string | null;
+  playbook_id: string | null;
+  error_signature: string | null;
+  at: string;
+}
+
+/** A family's identity for matching: canonical terms with counts, kind and files. */
+export interface FamilySignature {
+  task_kind: string | null;
+  term_counts: TermCounts;
+  /** How many descriptions went into term_counts. */
+  samples: number;
+  files: string[];
+}
+
+export interface Actor {
+  actor: string;
+  at: string;
+}

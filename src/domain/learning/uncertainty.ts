@@ -1,0 +1,69 @@
+import { ambiguousWorkflows } from './first-action';
+import type { Plan } from './planner';
+import { THRESHOLDS } from './score';
+
+/**
+ * How sure the runtime is about its guidance, and what to do about it (contract.md §2,
+ * action/retrieval): low when a learned source drives a confident first action; moderate when
+ * the action rests on a candidate, a hint or a single recalled execution; high with nothing
+ * relevant, where the honest next step is to look wider, not to guess.
+ */
+
+export type RecommendedAction = 'proceed' | 'widen_recall' | 'rehydrate_payload' | 'inspect_context' | 'request_operator_review';
+
+export interface Uncertainty {
+  level: 'low' | 'moderate' | 'high';
+  confidence: number;
+  reasons: string[];
+  recommended_actions: RecommendedAction[];
+}
+
+export function uncertaintyOf(p: Omit<Plan, 'uncertainty'>): Uncertainty {
+  const reasons: string[] = [];
+  const actions = new Set<RecommendedAction>();
+  const fa = p.first_action;
+  let level: Uncertainty['level'];
+  if (fa) {
+    reasons.push(`first action from ${fa.source_kind} (confidence ${fa.confidence}, relevance ${fa.relevance})`);
+    level = fa.confidence >= 0.6 && fa.source_kind !== 'recall' && fa.source_kind !== 'candidate_workflow' ? 'low' : 'moderate';
+    actions.add('proceed');
+    if (level === 'moderate') actions.add('inspect_context');
+    if (fa.source_kind === 'recall') reasons.push('only one similar execution is known; nothing learned from repetition yet');
+    if (fa.source_kind === 'candidate_workflow') reasons.push('the workflow is a candidate: not yet consistent over three successful runs');
+  } else {
+    level = 'high';
+    const top = p.workflows.filter((w) => w.score >= THRESHOLDS.action);
+    if (ambiguousWorkflows(top)) reasons.push(`${top.length} learned workflows match equally well with different first steps; the task description does not say which applies`);
+    else {
+      reasons.push(
+        p.workflows.length + p.patterns.length + p.policies.length === 0
+          ? 'no learned workflow, pattern or policy memory matches this task'
+          : 'learned knowledge is related but not relevant enough to act on',
+      );
+    }
+    actions.add('widen_recall');
+    actions.add('inspect_context');
+  }
+  if (p.archived.length > 0) {
+    reasons.push(`${p.archived.length} matching workflow(s) are archived; rehydrate to use them`);
+    actions.add('rehydrate_payload');
+  }
+  const contested = p.patterns.filter((m) => m.cls === 'contested').map((m) => m.entry.slot.tool);
+  const contestedPolicies = p.policies.filter((m) => m.entry.slot.state === 'contested').map((m) => m.entry.slot.tool);
+  if (contested.length + contestedPolicies.length > 0) {
+    reasons.push(`contested evidence for ${[...new Set([...contested, ...contestedPolicies])].join(', ')}`);
+    actions.add('request_operator_review');
+    if (level === 'low') level = 'moderate';
+  }
+  if (fa && fa.workflow_id) {
+    const w = p.workflows.find((m) => m.entry.node.id === fa.workflow_id);
+    if (w && w.entry.slot.counts.unresolved_failures > 0) {
+      reasons.push('the workflow has an unresolved failure since its last success');
+      if (level === 'low') level = 'moderate';
+      actions.add('inspect_context');
+    }
+  }
+  const confidence = fa ? fa.confidence : 0;
+  const order: RecommendedAction[] = ['proceed', 'rehydrate_payload', 'widen_recall', 'inspect_context', 'request_operator_review'];
+  return { level, confidence, reasons, recommended_actions: order.filter((a) => actions.has(a)) };
+}
