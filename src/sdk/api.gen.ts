@@ -111,6 +111,42 @@ export interface LoreApi {
     /** POST /v1/memory/sandbox/runs/cancel: Cancel a queued or running run: its whole process tree is killed. Cancelling a finished run is invalid_state. */
     cancelRun(body: RouteRequest<R['sandbox.cancelRun']>): Promise<RouteResponse<R['sandbox.cancelRun']>>;
   };
+  replay: {
+    run: {
+      /** POST /v1/memory/replay/run/start: Open a replay run (the durable record of one execution). The same run_id with the same goal returns the existing run. */
+      start(body: RouteRequest<R['replay.run.start']>): Promise<RouteResponse<R['replay.run.start']>>;
+      /** POST /v1/memory/replay/run/end: End an open run with status success, failure (alias failed), partial or cancelled, and a summary. */
+      end(body: RouteRequest<R['replay.run.end']>): Promise<RouteResponse<R['replay.run.end']>>;
+    };
+    step: {
+      /** POST /v1/memory/replay/step/before: Record the intended action of a step (tool_name, tool_input) on an open run; (run_id, step_index) is unique. */
+      before(body: RouteRequest<R['replay.step.before']>): Promise<RouteResponse<R['replay.step.before']>>;
+      /** POST /v1/memory/replay/step/after: Record the actual result of a step (status, output_signature); needs its step/before. */
+      after(body: RouteRequest<R['replay.step.after']>): Promise<RouteResponse<R['replay.step.after']>>;
+    };
+    runs: {
+      /** POST /v1/memory/replay/runs/get: A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). */
+      get(body: RouteRequest<R['replay.runs.get']>): Promise<RouteResponse<R['replay.runs.get']>>;
+    };
+    playbooks: {
+      /** POST /v1/memory/replay/playbooks/compile_from_run: Compile an ended run (success, or partial with allow_partial) into version 1 of a playbook, status draft. */
+      compileFromRun(body: RouteRequest<R['replay.playbooks.compileFromRun']>): Promise<RouteResponse<R['replay.playbooks.compileFromRun']>>;
+      /** POST /v1/memory/replay/playbooks/get: One version of a playbook (default latest) with the list of its versions and which one is active. */
+      get(body: RouteRequest<R['replay.playbooks.get']>): Promise<RouteResponse<R['replay.playbooks.get']>>;
+      /** POST /v1/memory/replay/playbooks/candidate: Readiness of a version (default latest) for shadow and active, with every check and the reason it fails. */
+      candidate(body: RouteRequest<R['replay.playbooks.candidate']>): Promise<RouteResponse<R['replay.playbooks.candidate']>>;
+      /** POST /v1/memory/replay/playbooks/promote: Set the status of one version (default latest) without creating a version. At most one version is active; the previous one becomes shadow. */
+      promote(body: RouteRequest<R['replay.playbooks.promote']>): Promise<RouteResponse<R['replay.playbooks.promote']>>;
+      /** POST /v1/memory/replay/playbooks/repair: Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove and parameter changes. */
+      repair(body: RouteRequest<R['replay.playbooks.repair']>): Promise<RouteResponse<R['replay.playbooks.repair']>>;
+      /** POST /v1/memory/replay/playbooks/repair/review: Approve (→ target_status_on_approve, default shadow; optional shadow validation) or reject (→ rejected) a repaired draft version. */
+      repairReview(body: RouteRequest<R['replay.playbooks.repairReview']>): Promise<RouteResponse<R['replay.playbooks.repairReview']>>;
+      /** POST /v1/memory/replay/playbooks/run: Execute a playbook version (default the active one) now as a Temporal workflow and wait for it: simulate (nothing runs), strict or guided. */
+      run(body: RouteRequest<R['replay.playbooks.run']>): Promise<RouteResponse<R['replay.playbooks.run']>>;
+      /** POST /v1/memory/replay/playbooks/dispatch: Start the same playbook-run workflow and return at once with its run id (poll replay/runs/get; watch it in the Temporal UI). */
+      dispatch(body: RouteRequest<R['replay.playbooks.dispatch']>): Promise<RouteResponse<R['replay.playbooks.dispatch']>>;
+    };
+  };
 }
 
 export function bindApi(call: Caller): LoreApi {
@@ -175,6 +211,29 @@ export function bindApi(call: Caller): LoreApi {
       runLogs: (body) => call('POST', '/v1/memory/sandbox/runs/logs', body ?? {}),
       runArtifact: (body) => call('POST', '/v1/memory/sandbox/runs/artifact', body ?? {}),
       cancelRun: (body) => call('POST', '/v1/memory/sandbox/runs/cancel', body ?? {}),
+    },
+    replay: {
+      run: {
+        start: (body) => call('POST', '/v1/memory/replay/run/start', body ?? {}),
+        end: (body) => call('POST', '/v1/memory/replay/run/end', body ?? {}),
+      },
+      step: {
+        before: (body) => call('POST', '/v1/memory/replay/step/before', body ?? {}),
+        after: (body) => call('POST', '/v1/memory/replay/step/after', body ?? {}),
+      },
+      runs: {
+        get: (body) => call('POST', '/v1/memory/replay/runs/get', body ?? {}),
+      },
+      playbooks: {
+        compileFromRun: (body) => call('POST', '/v1/memory/replay/playbooks/compile_from_run', body ?? {}),
+        get: (body) => call('POST', '/v1/memory/replay/playbooks/get', body ?? {}),
+        candidate: (body) => call('POST', '/v1/memory/replay/playbooks/candidate', body ?? {}),
+        promote: (body) => call('POST', '/v1/memory/replay/playbooks/promote', body ?? {}),
+        repair: (body) => call('POST', '/v1/memory/replay/playbooks/repair', body ?? {}),
+        repairReview: (body) => call('POST', '/v1/memory/replay/playbooks/repair/review', body ?? {}),
+        run: (body) => call('POST', '/v1/memory/replay/playbooks/run', body ?? {}),
+        dispatch: (body) => call('POST', '/v1/memory/replay/playbooks/dispatch', body ?? {}),
+      },
     },
   };
 }

@@ -1,2 +1,445 @@
-/** Routes of the replay family (see docs and contract.md). */
-export const replayRoutes = {} as const;
+import { z } from 'zod';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields } from '../common';
+import { route } from '../route';
+
+/**
+ * Replay and playbooks (interface spec "Replay and playbooks", contract.md §6). The data model,
+ * statuses, transitions, parameters and matching rules are documented in docs/replay.md; the
+ * request fields below follow the spec and what existing clients send (e.g. `failed` as a run
+ * status, `from_version`, `params`, `shadow_validation_mode: "execute"`).
+ */
+
+const MAX_JSON_BYTES = 64 * 1024;
+const MAX_SIGNATURE_BYTES = 16 * 1024;
+
+/** A JSON object of at most maxBytes (serialised); more is payload_too_large. */
+const JsonObject = (maxBytes = MAX_JSON_BYTES) =>
+  z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+    const bytes = Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
+    if (bytes > maxBytes) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is ${maxBytes}`, params: { lore: TOO_LARGE } });
+  });
+
+/** An output signature: the fields Lore compares are typed, anything else is kept as given. */
+const OutputSignatureIn = z
+  .looseObject({
+    kind: z.string().max(200).optional(),
+    summary: z.string().optional(),
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
+    exit_code: z.number().int().nullable().optional(),
+    output_match: z.enum(['contains', 'exact', 'none']).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
+    if (bytes > MAX_SIGNATURE_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is ${MAX_SIGNATURE_BYTES}`, params: { lore: TOO_LARGE } });
+  });
+
+const StepIndex = z.number().int().min(0).max(100_000);
+const Version = z.number().int().min(1);
+const Note = BoundedText(4096).optional();
+const Params = JsonObject(MAX_JSON_BYTES).describe('parameter values by name ({{name}} placeholders); declared defaults fill the rest');
+const Obj = z.record(z.string(), z.unknown());
+
+const RunStatus = z.enum(['open', 'success', 'failure', 'partial', 'cancelled']);
+const PlaybookStatus = z.enum(['draft', 'shadow', 'active', 'disabled', 'rejected']);
+const PromoteTarget = z.enum(['draft', 'shadow', 'active', 'disabled'], { error: "must be 'draft', 'shadow', 'active' or 'disabled'" });
+const StepStatus = z.enum(['started', 'queued', 'running', 'success', 'failed', 'skipped', 'partial', 'pending']);
+
+const Match = z.object({
+  matched: z.boolean(),
+  mode: z.enum(['strict', 'guided']),
+  checks: z.array(z.object({ check: z.string(), passed: z.boolean(), enforced: z.boolean(), detail: z.string() })),
+});
+
+export const StepRecord = z.object({
+  step_index: z.number().int(),
+  tool_name: z.string(),
+  tool_input: Obj,
+  expected_output_signature: Obj.nullable(),
+  status: StepStatus,
+  output_signature: Obj.nullable(),
+  error: z.string().nullable(),
+  kind: z.enum(['command', 'host']).nullable().describe('playbook runs: command (ran in the sandbox) or host (needs the caller)'),
+  sandbox_run_id: z.string().nullable().describe('the sandbox run of the last attempt (sandbox/runs/get, logs, artifact)'),
+  attempts: z.array(z.object({ attempt: z.number().int(), sandbox_run_id: z.string(), status: z.string(), exit_code: z.number().int().nullable(), reason: z.string().nullable() })),
+  match: Match.nullable().describe('how the outcome compared with expected_output_signature (docs/replay.md, Matching)'),
+  metadata: Obj.nullable(),
+  started_at: Timestamp.nullable(),
+  ended_at: Timestamp.nullable(),
+});
+
+export const RunRecord = z.object({
+  run_id: z.string(),
+  goal: z.string(),
+  state: z.enum(['open', 'ended']),
+  status: RunStatus,
+  summary: z.string().nullable(),
+  source: z.enum(['recorded', 'playbook', 'shadow_validation']).describe('recorded through run/start…run/end, or an execution of a playbook'),
+  playbook: z
+    .object({
+      playbook_id: z.string(),
+      version: z.number().int().nullable(),
+      mode: z.enum(['strict', 'guided']),
+      purpose: z.enum(['run', 'dispatch', 'automation', 'shadow_validation']),
+      workflow_id: z.string().describe('the Temporal workflow of this run'),
+      params: Obj,
+      active_at_start: z.boolean(),
+      sandbox_session_id: z.string().nullable(),
+    })
+    .nullable(),
+  metadata: Obj.nullable(),
+  actor: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  ended_at: Timestamp.nullable(),
+  step_count: z.number().int(),
+  steps: z.array(StepRecord).optional(),
+  learning: z
+    .object({ state: z.enum(['pending', 'fed', 'failed', 'not_eligible']), workflows_updated: z.array(z.string()), reason: z.string().nullable(), at: Timestamp })
+    .nullable()
+    .describe('whether this run fed workflow learning as a replay_learning_episode'),
+});
+
+const PlaybookStep = z.object({
+  step_index: z.number().int(),
+  tool_name: z.string(),
+  tool_input: Obj,
+  expected_output_signature: Obj.nullable(),
+  max_attempts: z.number().int(),
+  source_step_index: z.number().int().nullable(),
+});
+
+const ShadowValidation = z.object({
+  mode: z.enum(['dry_run', 'execute_sandbox']),
+  status: z.enum(['running', 'passed', 'failed', 'partial']),
+  run_id: z.string().nullable().describe('execute_sandbox: the replay run of the validation'),
+  workflow_id: z.string().nullable(),
+  started_at: Timestamp,
+  finished_at: Timestamp.nullable(),
+  steps: z.array(z.object({ step_index: z.number().int(), status: z.string(), matched: z.boolean().nullable(), reasons: z.array(z.string()) })),
+  issues: z.array(z.string()),
+  summary: z.string(),
+});
+
+export const PlaybookRecord = z.object({
+  playbook_id: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  status: PlaybookStatus,
+  repair_of: z.number().int().nullable(),
+  source_run_id: z.string().nullable(),
+  steps: z.array(PlaybookStep),
+  parameters: z.array(z.object({ name: z.string(), default: z.unknown(), required: z.boolean() })),
+  sandbox_profile: z.enum(['default', 'local-safe']),
+  shadow_validation: ShadowValidation.nullable(),
+  review: z.object({ action: z.enum(['approve', 'reject']), actor: z.string(), note: z.string().nullable(), at: Timestamp }).nullable(),
+  note: z.string().nullable(),
+  status_history: z.array(
+    z.object({ from: PlaybookStatus.nullable(), to: PlaybookStatus, via: z.enum(['compile', 'repair', 'promote', 'review', 'demotion']), actor: z.string(), note: z.string().nullable(), at: Timestamp }),
+  ),
+  actor: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const StepResult = z.object({
+  step_index: z.number().int(),
+  tool_name: z.string(),
+  kind: z.enum(['command', 'host']),
+  status: z.string(),
+  matched: z.boolean().nullable(),
+  attempts: z.number().int(),
+  sandbox_run_id: z.string().nullable(),
+  exit_code: z.number().int().nullable(),
+  stdout: z.string().nullable(),
+  reasons: z.array(z.string()),
+  tool_input: Obj.optional().describe('pending steps: the resolved input the host should act on'),
+});
+
+const Issue = z.object({ path: z.string(), message: z.string() });
+const PlanOut = z.object({
+  params: Obj,
+  steps: z.array(
+    z.object({
+      step_index: z.number().int(),
+      kind: z.enum(['command', 'host']),
+      tool_name: z.string(),
+      tool_input: Obj,
+      expected_output_signature: Obj.nullable(),
+      argv: z.array(z.string()).nullable(),
+      max_attempts: z.number().int(),
+      runnable: z.boolean(),
+      problems: z.array(z.string()),
+    }),
+  ),
+  issues: z.array(Issue),
+});
+
+const versionField = {
+  version: Version.optional().describe('default: the latest version'),
+  from_version: Version.optional().describe('alias of version'),
+};
+/** `from_version` is what existing clients send; version wins when both are given. */
+const withVersion = <T extends { version?: number | undefined; from_version?: number | undefined }>(v: T) => ({ ...v, version: v.version ?? v.from_version });
+
+const RunModes = z.enum(['simulate', 'strict', 'guided'], { error: "mode must be 'simulate', 'strict' or 'guided'" });
+const runFields = {
+  ...identityFields,
+  playbook_id: CallerId,
+  version: Version.optional().describe('default: the active version'),
+  params: Params.optional(),
+  parameters: Params.optional().describe('alias of params'),
+  max_steps: z.number().int().min(1).max(500).optional().describe('run only the first max_steps steps (the run then ends partial)'),
+  run_id: CallerId.optional().describe('chosen by the caller (default: a server uuid); the same id with the same request attaches to the existing run'),
+  goal: BoundedText(4096).optional(),
+  metadata: JsonObject().optional(),
+};
+
+const RunAnswer = z.object({
+  run_id: z.string().nullable(),
+  workflow_id: z.string().nullable(),
+  playbook_id: z.string(),
+  version: z.number().int(),
+  mode: z.enum(['simulate', 'strict', 'guided']),
+  status: z.enum(['open', 'success', 'failure', 'partial', 'cancelled', 'simulated']),
+  completed: z.boolean().describe('false when the wait ran out: the run goes on (poll replay/runs/get)'),
+  message: z.string().optional(),
+  summary: z.string(),
+  steps: z.array(StepResult),
+  pending_steps: z.array(StepResult).optional().describe('guided: the steps the host has to do, in order, with resolved inputs'),
+  totals: z.object({ steps: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), skipped: z.number().int(), pending: z.number().int() }).optional(),
+  outputs: z.record(z.string(), z.string()).optional().describe('stdout of each command step that ran, by step_index'),
+  plan: PlanOut.optional().describe('simulate: the resolved plan'),
+  issues: z.object({ strict: z.array(Issue), guided: z.array(Issue) }).optional().describe('simulate: why the plan could not run in each mode'),
+  run: RunRecord.nullable(),
+});
+
+const StatusAnswer = {
+  playbook_id: z.string(),
+  version: z.number().int(),
+  previous_status: PlaybookStatus,
+  status: PlaybookStatus,
+  changed: z.boolean(),
+  demoted: z.object({ version: z.number().int(), status: PlaybookStatus }).nullable().describe('the previously active version, now shadow'),
+  active_version: z.number().int().nullable(),
+  learning: z.object({ workflows_updated: z.array(z.string()) }).nullable().describe('workflows learning marked stable because this version became active'),
+  playbook: PlaybookRecord,
+};
+
+const runRef = { ...identityFields, run_id: CallerId };
+const runErrors = ['not_found', 'invalid_state', 'conflict'] as const;
+
+export const replayRoutes = {
+  'replay.run.start': route({
+    name: 'replay.run.start',
+    path: '/v1/memory/replay/run/start',
+    summary: 'Open a replay run (the durable record of one execution). The same run_id with the same goal returns the existing run.',
+    input: z.object({ ...identityFields, run_id: CallerId.optional(), goal: BoundedText(), metadata: JsonObject().optional() }),
+    output: z.object({ run_id: z.string(), created: z.boolean(), run: RunRecord }),
+    errors: ['conflict'],
+  }),
+  'replay.step.before': route({
+    name: 'replay.step.before',
+    path: '/v1/memory/replay/step/before',
+    summary: 'Record the intended action of a step (tool_name, tool_input) on an open run; (run_id, step_index) is unique.',
+    input: z.object({
+      ...runRef,
+      step_index: StepIndex,
+      tool_name: z.string().min(1).max(200),
+      tool_input: JsonObject(),
+      expected_output_signature: OutputSignatureIn.optional(),
+      metadata: JsonObject().optional(),
+    }),
+    output: z.object({ run_id: z.string(), step_index: z.number().int(), created: z.boolean(), step: StepRecord }),
+    errors: runErrors,
+  }),
+  'replay.step.after': route({
+    name: 'replay.step.after',
+    path: '/v1/memory/replay/step/after',
+    summary: 'Record the actual result of a step (status, output_signature); needs its step/before.',
+    input: z.object({
+      ...runRef,
+      step_index: StepIndex,
+      status: z.enum(['success', 'failed', 'failure', 'skipped', 'partial'], { error: "status must be 'success', 'failed', 'skipped' or 'partial'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
+      output_signature: OutputSignatureIn.optional(),
+      error: BoundedText(8192).optional(),
+      metadata: JsonObject().optional(),
+    }),
+    output: z.object({ run_id: z.string(), step_index: z.number().int(), created: z.boolean(), step: StepRecord }),
+    errors: runErrors,
+  }),
+  'replay.run.end': route({
+    name: 'replay.run.end',
+    path: '/v1/memory/replay/run/end',
+    summary: 'End an open run with status success, failure (alias failed), partial or cancelled, and a summary.',
+    input: z.object({
+      ...runRef,
+      status: z
+        .enum(['success', 'failure', 'failed', 'partial', 'cancelled'], { error: "status must be 'success', 'failure', 'partial' or 'cancelled'" })
+        .transform((s) => (s === 'failed' ? 'failure' : s)),
+      summary: BoundedText().optional(),
+    }),
+    output: z.object({ run_id: z.string(), run: RunRecord }),
+    errors: runErrors,
+  }),
+  'replay.runs.get': route({
+    name: 'replay.runs.get',
+    path: '/v1/memory/replay/runs/get',
+    summary: 'A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation).',
+    input: z.object({ ...identityFields, run_id: CallerId, include_steps: z.boolean().default(true) }),
+    output: z.object({ run: RunRecord }),
+    errors: ['not_found'],
+  }),
+  'replay.playbooks.compileFromRun': route({
+    name: 'replay.playbooks.compileFromRun',
+    path: '/v1/memory/replay/playbooks/compile_from_run',
+    summary: 'Compile an ended run (success, or partial with allow_partial) into version 1 of a playbook, status draft.',
+    input: z.object({
+      ...runRef,
+      playbook_id: CallerId.optional().describe('default: a server uuid'),
+      name: z.string().min(1).max(200).optional().describe('default: the run goal'),
+      allow_partial: z.boolean().default(false),
+      parameters: z
+        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, 'parameter names are [A-Za-z_][A-Za-z0-9_.-]{0,63}'), z.union([z.string().min(1).max(4096), z.number(), z.boolean()]))
+        .refine((p) => Object.keys(p).length <= 100, 'at most 100 parameters')
+        .optional()
+        .describe('name → a literal value in the recorded inputs; every occurrence becomes {{name}} with the literal as default'),
+      sandbox_profile: z.enum(['default', 'local-safe']).default('default').describe('the sandbox profile command steps run under'),
+      max_attempts: z.number().int().min(1).max(5).default(1).describe('attempts per command step before it counts as failed'),
+      note: Note,
+    }),
+    output: z.object({
+      playbook_id: z.string(),
+      version: z.number().int(),
+      created: z.boolean(),
+      latest_version: z.number().int(),
+      playbook: PlaybookRecord,
+      skipped_steps: z.array(z.object({ step_index: z.number().int(), reason: z.string() })),
+    }),
+    errors: ['not_found', 'invalid_state', 'conflict', 'validation_failed'],
+  }),
+  'replay.playbooks.get': route({
+    name: 'replay.playbooks.get',
+    path: '/v1/memory/replay/playbooks/get',
+    summary: 'One version of a playbook (default latest) with the list of its versions and which one is active.',
+    input: z.object({ ...identityFields, playbook_id: CallerId, ...versionField }).transform(withVersion),
+    output: z.object({
+      playbook: PlaybookRecord,
+      active_version: z.number().int().nullable(),
+      latest_version: z.number().int(),
+      versions: z.array(z.object({ version: z.number().int(), status: PlaybookStatus, repair_of: z.number().int().nullable(), created_at: Timestamp })),
+    }),
+    errors: ['not_found'],
+  }),
+  'replay.playbooks.candidate': route({
+    name: 'replay.playbooks.candidate',
+    path: '/v1/memory/replay/playbooks/candidate',
+    summary: 'Readiness of a version (default latest) for shadow and active, with every check and the reason it fails.',
+    input: z.object({ ...identityFields, playbook_id: CallerId, ...versionField, params: Params.optional() }).transform(withVersion),
+    output: z.object({
+      playbook_id: z.string(),
+      version: z.number().int(),
+      status: PlaybookStatus,
+      active_version: z.number().int().nullable(),
+      ready: z.boolean().describe('ready for active'),
+      ready_for: z.object({ shadow: z.boolean(), active: z.boolean(), unattended: z.boolean() }),
+      recommended_status: PlaybookStatus,
+      checks: z.array(z.object({ name: z.string(), passed: z.boolean(), required_for: z.array(z.enum(['shadow', 'active', 'unattended'])), detail: z.string() })),
+      reasons: z.array(z.string()),
+    }),
+    errors: ['not_found'],
+  }),
+  'replay.playbooks.promote': route({
+    name: 'replay.playbooks.promote',
+    path: '/v1/memory/replay/playbooks/promote',
+    summary: 'Set the status of one version (default latest) without creating a version. At most one version is active; the previous one becomes shadow.',
+    input: z.object({ ...identityFields, playbook_id: CallerId, ...versionField, target_status: PromoteTarget, note: Note }).transform(withVersion),
+    output: z.object(StatusAnswer),
+    errors: ['not_found', 'invalid_state', 'conflict'],
+  }),
+  'replay.playbooks.repair': route({
+    name: 'replay.playbooks.repair',
+    path: '/v1/memory/replay/playbooks/repair',
+    summary: 'Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove and parameter changes.',
+    input: z
+      .object({
+        ...identityFields,
+        playbook_id: CallerId,
+        ...versionField,
+        patch: z
+          .object({
+            steps: z.array(z.unknown()).max(500).optional().describe('[{op: replace|insert|remove, step_index, step?}] (docs/replay.md, Repair)'),
+            parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
+            name: z.string().min(1).max(200).optional(),
+            sandbox_profile: z.enum(['default', 'local-safe']).optional(),
+          })
+          .superRefine((v, ctx) => {
+            const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
+            if (bytes > 1024 * 1024) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is 1 MiB`, params: { lore: TOO_LARGE } });
+          }),
+        note: Note,
+      })
+      .transform(withVersion),
+    output: z.object({ playbook_id: z.string(), version: z.number().int(), repair_of: z.number().int(), playbook: PlaybookRecord }),
+    errors: ['not_found', 'conflict', 'validation_failed'],
+  }),
+  'replay.playbooks.repairReview': route({
+    name: 'replay.playbooks.repairReview',
+    path: '/v1/memory/replay/playbooks/repair/review',
+    summary: 'Approve (→ target_status_on_approve, default shadow; optional shadow validation) or reject (→ rejected) a repaired draft version.',
+    input: z
+      .object({
+        ...identityFields,
+        playbook_id: CallerId,
+        ...versionField,
+        action: z.enum(['approve', 'reject'], { error: "action must be 'approve' or 'reject'" }),
+        note: Note,
+        auto_shadow_validate: z.boolean().default(false),
+        shadow_validation_mode: z
+          .enum(['execute_sandbox', 'execute', 'dry_run', 'readiness'], { error: "shadow_validation_mode must be 'execute_sandbox' or 'dry_run'" })
+          .default('execute_sandbox')
+          .transform((m) => (m === 'execute' ? 'execute_sandbox' : m === 'readiness' ? 'dry_run' : m))
+          .describe('execute_sandbox runs the steps in the sandbox (alias execute); dry_run checks them statically (alias readiness)'),
+        shadow_validation_params: Params.optional(),
+        target_status_on_approve: PromoteTarget.default('shadow'),
+        wait_ms: z.number().int().min(1000).max(900_000).default(300_000).describe('how long to wait for an execute_sandbox validation; past it the result is recorded when it ends'),
+      })
+      .transform(withVersion),
+    output: z.object({
+      ...StatusAnswer,
+      action: z.enum(['approve', 'reject']),
+      shadow_validation: ShadowValidation.nullable(),
+      activation_blocked: z.string().nullable().describe('approve to active with a validation that did not pass: the version became shadow instead'),
+    }),
+    errors: ['not_found', 'invalid_state', 'conflict', 'sandbox_disabled'],
+  }),
+  'replay.playbooks.run': route({
+    name: 'replay.playbooks.run',
+    path: '/v1/memory/replay/playbooks/run',
+    summary: 'Execute a playbook version (default the active one) now as a Temporal workflow and wait for it: simulate (nothing runs), strict or guided.',
+    input: z.object({
+      ...runFields,
+      mode: RunModes.default('strict'),
+      wait_ms: z.number().int().min(1000).max(900_000).default(300_000).describe('how long to wait; past it the run goes on and completed is false'),
+    }),
+    output: RunAnswer,
+    errors: ['not_found', 'invalid_state', 'conflict', 'validation_failed', 'sandbox_disabled'],
+  }),
+  'replay.playbooks.dispatch': route({
+    name: 'replay.playbooks.dispatch',
+    path: '/v1/memory/replay/playbooks/dispatch',
+    summary: 'Start the same playbook-run workflow and return at once with its run id (poll replay/runs/get; watch it in the Temporal UI).',
+    input: z.object({
+      ...runFields,
+      mode: RunModes.optional(),
+      fallback_mode: RunModes.optional().describe('alias of mode'),
+    }),
+    output: RunAnswer.omit({ completed: true, summary: true, steps: true }).extend({
+      dispatched: z.boolean().describe('false for simulate, or when the run_id named an existing run'),
+      completed: z.boolean().optional(),
+      summary: z.string().optional(),
+      steps: z.array(StepResult).optional(),
+    }),
+    errors: ['not_found', 'invalid_state', 'conflict', 'validation_failed', 'sandbox_disabled'],
+  }),
+} as const;

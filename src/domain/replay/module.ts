@@ -1,13 +1,40 @@
 import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { replayRoutes } from '../../contract/families/replay';
+import type { LearningServices } from '../learning/module';
 import type { MemoryServices } from '../memory/module';
 import type { SandboxServices } from '../sandbox/module';
-import type { LearningServices } from '../learning/module';
+import type { ReplayCtx } from './context';
+import { createReplayHandlers } from './handlers';
+import { LearningFeed } from './learning-feed';
+import { createReplayServices, type ReplayServices } from './services';
 
-/** What the replay family offers other families. */
-export type ReplayServices = Record<string, never>;
+export type { ReplayServices } from './services';
+export type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './workflow-types';
+export { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId } from './workflow-types';
 
-export function createReplayModule(_deps: AppDeps, _upstream: { memory: MemoryServices; sandbox: SandboxServices; learning: LearningServices }): FamilyModule<typeof replayRoutes, ReplayServices> {
-  return { handlers: {}, services: {} };
+/**
+ * The replay family (docs/replay.md): recorded runs, versioned playbooks with a status state
+ * machine, and playbook runs as Temporal workflows whose command steps are child sandbox
+ * workflows. start() begins draining the learning feed (successful runs of active playbooks →
+ * workflow learning). Command steps run through the sandbox family's record code and workflow
+ * (src/domain/sandbox/execute.ts createRunRecord, workflows/sandbox.ts), not through its
+ * services, because they run inside our workflow.
+ */
+export function createReplayModule(
+  deps: AppDeps,
+  upstream: { memory: MemoryServices; sandbox: SandboxServices; learning: LearningServices },
+): FamilyModule<typeof replayRoutes, ReplayServices> {
+  const c: ReplayCtx = { config: deps.config, db: deps.db, engine: deps.engine, clock: deps.clock, log: deps.log.child('replay'), learning: upstream.learning };
+  const feed = new LearningFeed({ db: deps.db, clock: deps.clock, log: c.log, learning: upstream.learning });
+  return {
+    handlers: createReplayHandlers(c, feed),
+    services: createReplayServices(c, feed),
+    async start() {
+      feed.start();
+    },
+    async stop() {
+      await feed.stop();
+    },
+  };
 }

@@ -24,6 +24,47 @@ export interface SandboxRunInput {
 const MAX_DEFAULT_WAIT_MS = 300_000;
 
 export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
+  const { runs } = storesFor(c.db, ref);
+  const { run, created } = await createRunRecord(c, ref, input, actor);
+  if (created) {
+    const { argv } = input.action;
+    const wf: SandboxRunInput = { tenant_id: ref.tenant_id, scope: ref.scope, run_id: run.run_id, wall_ms: run.limits.wall_ms };
+    try {
+      await c.engine.start({
+        workflowType: SANDBOX_WORKFLOW,
+        workflowId: run.workflow_id,
+        args: [wf],
+        labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
+        summary: `sandbox: ${argv.join(' ').slice(0, 200)}`,
+      });
+    } catch (err) {
+      // Never leave a queued run that nothing will pick up.
+      await runs.finish(run.run_id, {
+        status: 'failed',
+        reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`,
+        finished_at: c.clock.now().toISOString(),
+        updated_at: c.clock.now().toISOString(),
+      });
+      throw err;
+    }
+  }
+
+  if (input.mode === 'async' || isTerminal(run.status)) return answer(run);
+  const waitMs = input.wait_ms ?? Math.min(run.limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
+  return answer(await waitForEnd(c, runs, run, waitMs), waitMs);
+}
+
+/**
+ * Checks the session and the profile and stores the run `queued` (nothing starts it). `created:
+ * false` when the run_id exists with the same command (an idempotent repeat). execute() starts
+ * the run's workflow itself; replay's playbook steps start it as a child of their own workflow.
+ */
+export async function createRunRecord(
+  c: Pick<SandboxCtx, 'db' | 'clock'>,
+  ref: ScopeRef,
+  input: Pick<ExecuteInput, 'session_id' | 'mode' | 'action' | 'run_id' | 'limits' | 'timeout_ms'>,
+  actor: string,
+): Promise<{ run: RunDoc; created: boolean }> {
   const { sessions, runs } = storesFor(c.db, ref);
   const session = await sessions.get(input.session_id);
   if (!session) throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
@@ -73,34 +114,9 @@ export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput,
     enqueued_wall_ms: Date.now(),
   };
 
-  let run = await runs.insert(doc);
-  if (!run) {
-    run = await repeatOf(runs, runId, doc);
-  } else {
-    const wf: SandboxRunInput = { tenant_id: ref.tenant_id, scope: ref.scope, run_id: runId, wall_ms: limits.wall_ms };
-    try {
-      await c.engine.start({
-        workflowType: SANDBOX_WORKFLOW,
-        workflowId: run.workflow_id,
-        args: [wf],
-        labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
-        summary: `sandbox: ${argv.join(' ').slice(0, 200)}`,
-      });
-    } catch (err) {
-      // Never leave a queued run that nothing will pick up.
-      await runs.finish(runId, {
-        status: 'failed',
-        reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`,
-        finished_at: c.clock.now().toISOString(),
-        updated_at: c.clock.now().toISOString(),
-      });
-      throw err;
-    }
-  }
-
-  if (input.mode === 'async' || isTerminal(run.status)) return answer(run);
-  const waitMs = input.wait_ms ?? Math.min(limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
-  return answer(await waitForEnd(c, runs, run, waitMs), waitMs);
+  const inserted = await runs.insert(doc);
+  if (!inserted) return { run: await repeatOf(runs, runId, doc), created: false };
+  return { run: inserted, created: true };
 }
 
 /** The same run_id again: the same run when the command agrees (idempotent retry), else conflict. */

@@ -21,7 +21,7 @@ export function sessionWire(s: SessionDoc): SessionRecordWire {
  * Creates a session record. The workdir itself is made by the worker on the first run (it lives
  * on the worker's host); its name comes from the server id, never from the caller's session_id.
  */
-export async function createSession(c: SandboxCtx, ref: ScopeRef, input: CreateInput, actor: string) {
+export async function createSession(c: Pick<SandboxCtx, 'config' | 'db' | 'clock'>, ref: ScopeRef, input: CreateInput, actor: string) {
   const { sessions } = storesFor(c.db, ref);
   if (input.session_id) {
     const existing = await sessions.get(input.session_id);

@@ -1,0 +1,51 @@
+import type { Config } from '../../config';
+import { notFound } from '../../contract/errors';
+import type { Engine } from '../../engine/engine';
+import type { Log } from '../../log';
+import type { Database } from '../../store/database';
+import { ReplayActive, ReplayPlaybooks, ReplayRuns, ReplaySteps } from '../../store/replay/index';
+import type { ScopeRef } from '../../store/scope';
+import type { Clock } from '../clock';
+import type { LearningServices } from '../learning/module';
+import type { PlaybookDoc, RunDoc } from './types';
+
+/** What the replay code that also runs in activities needs: the store and the clock. */
+export interface ReplayStoreCtx {
+  db: Database;
+  clock: Clock;
+}
+
+/** What the replay routes use (the API process). */
+export interface ReplayCtx extends ReplayStoreCtx {
+  config: Config;
+  engine: Engine;
+  log: Log;
+  learning: LearningServices;
+}
+
+export function storesFor(db: Database, ref: ScopeRef) {
+  return {
+    runs: new ReplayRuns(db, ref),
+    steps: new ReplaySteps(db, ref),
+    playbooks: new ReplayPlaybooks(db, ref),
+    active: new ReplayActive(db, ref),
+  };
+}
+
+export const nowIso = (c: ReplayStoreCtx) => c.clock.now().toISOString();
+
+export async function loadRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
+  const run = await runs.get(runId);
+  if (!run) throw notFound('replay run', runId, runs.ref.scope, { run_id: runId });
+  return run;
+}
+
+/** A version of a playbook (latest when version is absent); not_found names what is missing. */
+export async function loadVersion(playbooks: ReplayPlaybooks, playbookId: string, version?: number | null): Promise<PlaybookDoc> {
+  const doc = version === undefined || version === null ? await playbooks.latest(playbookId) : await playbooks.get(playbookId, version);
+  if (doc) return doc;
+  if (version !== undefined && version !== null && (await playbooks.latest(playbookId))) {
+    throw notFound('playbook version', `${playbookId}@${version}`, playbooks.ref.scope, { playbook_id: playbookId, version });
+  }
+  throw notFound('playbook', playbookId, playbooks.ref.scope, { playbook_id: playbookId });
+}

@@ -1,0 +1,171 @@
+import { LoreError } from '../../contract/errors';
+import { WaitTimeout } from '../../engine/engine';
+import type { ScopeRef } from '../../store/scope';
+import { uuidv7 } from '../ids';
+import { requireEnabled } from '../sandbox/context';
+import { nowIso, storesFor, type ReplayCtx } from './context';
+import type { LearningFeed } from './learning-feed';
+import { planIssues, planOf, planView, type Plan } from './plan';
+import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion } from './playbook-runs';
+import type { Json, PlaybookDoc, RunDoc } from './types';
+import { validationFailed } from './validate';
+import { runView } from './views';
+import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from './workflow-types';
+
+/**
+ * playbooks/run and playbooks/dispatch. Both start the same workflow (playbookRunWorkflow, one
+ * per run, id `playbook-run-<run key>`); run waits for its result (up to wait_ms), dispatch
+ * returns at once. The run is recorded as a replay run before the workflow starts, so runs/get
+ * answers as soon as dispatch has. simulate runs nothing and starts no workflow: it returns the
+ * resolved plan.
+ */
+
+export interface RunRequest {
+  playbook_id: string;
+  version?: number | undefined;
+  mode: 'simulate' | 'strict' | 'guided';
+  params: Json;
+  max_steps?: number | undefined;
+  run_id?: string | undefined;
+  goal?: string | undefined;
+  metadata?: Json | undefined;
+}
+
+export interface Started {
+  run: RunDoc;
+  created: boolean;
+  workflowId: string;
+  doc: PlaybookDoc;
+}
+
+function simulateAnswer(doc: PlaybookDoc, plan: Plan) {
+  return {
+    run_id: null,
+    workflow_id: null,
+    playbook_id: doc.playbook_id,
+    version: doc.version,
+    mode: 'simulate' as const,
+    status: 'simulated' as const,
+    completed: true,
+    summary: `simulated: ${plan.steps.length} step(s) resolved, nothing ran`,
+    plan: planView(plan),
+    issues: { strict: planIssues(plan, 'strict'), guided: planIssues(plan, 'guided') },
+    steps: [],
+    run: null,
+  };
+}
+
+/** Validates the request, records the run and starts its workflow (a repeated run_id attaches to the run). */
+export async function startPlaybookRun(c: ReplayCtx, ref: ScopeRef, req: RunRequest & { mode: 'strict' | 'guided' }, purpose: 'run' | 'dispatch' | 'automation', actor: string): Promise<Started> {
+  const { doc, active } = await runnableVersion(c, ref, req.playbook_id, req.version);
+  const plan = planOf(doc, req.params);
+  const issues = planIssues(plan, req.mode);
+  if (issues.length > 0) throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
+  if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
+
+  const key = uuidv7(c.clock.now().getTime());
+  const workflowId = playbookRunWorkflowId(key);
+  const input: PlaybookRunInput = {
+    tenant_id: ref.tenant_id,
+    scope: ref.scope,
+    actor,
+    run_key: key,
+    run_id: req.run_id ?? key,
+    playbook_id: doc.playbook_id,
+    version: doc.version,
+    mode: req.mode,
+    params: plan.params,
+    max_steps: req.max_steps ?? null,
+    purpose,
+    goal: req.goal ?? null,
+    metadata: req.metadata ?? null,
+  };
+  const goal = await goalOf(c, ref, doc.source_run_id, doc.name, req.goal);
+  const { run, created } = await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal));
+  if (!created) return { run, created, workflowId: run.playbook!.workflow_id, doc };
+  try {
+    await c.engine.start({
+      workflowType: PLAYBOOK_RUN_WORKFLOW,
+      workflowId,
+      args: [input],
+      labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: purpose === 'dispatch' ? 'playbook_dispatch' : 'playbook_run', playbook_id: doc.playbook_id },
+      summary: `playbook ${doc.playbook_id} v${doc.version} (${req.mode}, ${purpose}): ${doc.name}`.slice(0, 200),
+    });
+  } catch (err) {
+    // Never leave an open run that nothing will end.
+    const at = nowIso(c);
+    await storesFor(c.db, ref).runs.end(run._id, {
+      status: 'failure',
+      summary: `failure: the run could not be handed to the workflow engine: ${(err as Error).message}`,
+      ended_at: at,
+      updated_at: at,
+      learning: { state: 'not_eligible', workflows_updated: [], reason: 'the run did not start', at },
+    });
+    throw err;
+  }
+  return { run, created, workflowId, doc };
+}
+
+async function answerOf(c: ReplayCtx, ref: ScopeRef, s: Started, result: PlaybookRunResult | null, message?: string) {
+  const { runs, steps } = storesFor(c.db, ref);
+  const run = (await runs.getByKey(s.run._id)) ?? s.run;
+  const all = await steps.list(run._id);
+  const r = result ?? resultOf(run, all);
+  return {
+    run_id: run.run_id,
+    workflow_id: s.workflowId,
+    playbook_id: s.doc.playbook_id,
+    version: s.doc.version,
+    mode: run.playbook!.mode,
+    status: run.status,
+    completed: run.state === 'ended',
+    ...(message ? { message } : {}),
+    summary: run.summary ?? r.summary,
+    steps: r.steps,
+    pending_steps: r.steps.filter((x) => x.status === 'pending'),
+    totals: r.totals,
+    outputs: r.outputs,
+    run: runView(run, all),
+  };
+}
+
+export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, req: RunRequest & { wait_ms: number }, actor: string) {
+  if (req.mode === 'simulate') {
+    const { doc } = await runnableVersion(c, ref, req.playbook_id, req.version);
+    return simulateAnswer(doc, planOf(doc, req.params));
+  }
+  const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'run', actor);
+  let result: PlaybookRunResult | null = null;
+  try {
+    result = await c.engine.result<PlaybookRunResult>(started.workflowId, req.wait_ms);
+  } catch (err) {
+    if (err instanceof WaitTimeout) return answerOf(c, ref, started, null, `the run is still going after ${req.wait_ms} ms; it goes on (poll replay/runs/get)`);
+    if (!(err instanceof LoreError)) throw err;
+    // The workflow failed (e.g. the version was rejected between our check and its start): the
+    // run record says so; answer with it unless nothing was recorded.
+    const run = await storesFor(c.db, ref).runs.getByKey(started.run._id);
+    if (!run || run.state === 'open') throw err;
+  }
+  await feed.feedRun(ref, started.run._id).catch(() => null);
+  return answerOf(c, ref, started, result);
+}
+
+export async function dispatchPlaybook(c: ReplayCtx, ref: ScopeRef, req: RunRequest, actor: string) {
+  if (req.mode === 'simulate') {
+    const { doc } = await runnableVersion(c, ref, req.playbook_id, req.version);
+    return { ...simulateAnswer(doc, planOf(doc, req.params)), dispatched: false };
+  }
+  const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'dispatch', actor);
+  const { steps } = storesFor(c.db, ref);
+  return {
+    run_id: started.run.run_id,
+    workflow_id: started.workflowId,
+    playbook_id: started.doc.playbook_id,
+    version: started.doc.version,
+    mode: req.mode,
+    status: started.run.status,
+    dispatched: started.created,
+    ...(started.created ? {} : { message: 'a run with this run_id exists already; this is it' }),
+    run: runView(started.run, await steps.list(started.run._id)),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Handlers } from '../../contract/handlers';
+import type { replayRoutes } from '../../contract/families/replay';
+import { scopeRef } from '../../store/scope';
+import { evaluateCandidate } from './candidate';
+import { compileFromRun } from './compile';
+import type { ReplayCtx } from './context';
+import { dispatchPlaybook, runPlaybook } from './execute';
+import { getRun } from './get-run';
+import type { LearningFeed } from './learning-feed';
+import { getPlaybook, promotePlaybook } from './playbooks';
+import { endRun, startRun } from './record-run';
+import { stepAfter, stepBefore } from './record-step';
+import { repairPlaybook } from './repair';
+import { reviewRepair } from './review';
+
+const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);
+
+/** One handler per replay route; each is a thin call into the operation's module. */
+export function createReplayHandlers(c: ReplayCtx, feed: LearningFeed): Handlers<typeof replayRoutes> {
+  return {
+    'replay.run.start': (input, ctx) => startRun(c, refOf(ctx), input, ctx.actor),
+    'replay.step.before': (input, ctx) => stepBefore(c, refOf(ctx), input, ctx.actor),
+    'replay.step.after': (input, ctx) => stepAfter(c, refOf(ctx), input, ctx.actor),
+    'replay.run.end': (input, ctx) => endRun(c, refOf(ctx), input, ctx.actor),
+    'replay.runs.get': (input, ctx) => getRun(c, feed, refOf(ctx), input.run_id, input.include_steps),
+    'replay.playbooks.compileFromRun': (input, ctx) => compileFromRun(c, refOf(ctx), input, ctx.actor),
+    'replay.playbooks.get': (input, ctx) => getPlaybook(c, refOf(ctx), input),
+    'replay.playbooks.candidate': (input, ctx) => evaluateCandidate(c, refOf(ctx), input),
+    'replay.playbooks.promote': (input, ctx) => promotePlaybook(c, refOf(ctx), input, ctx.actor),
+    'replay.playbooks.repair': (input, ctx) => repairPlaybook(c, refOf(ctx), input, ctx.actor),
+    'replay.playbooks.repairReview': (input, ctx) => reviewRepair(c, refOf(ctx), input, ctx.actor),
+    'replay.playbooks.run': (input, ctx) => runPlaybook(c, feed, refOf(ctx), { ...input, params: input.params ?? input.parameters ?? {} }, ctx.actor),
+    'replay.playbooks.dispatch': (input, ctx) =>
+      dispatchPlaybook(c, refOf(ctx), { ...input, mode: input.mode ?? input.fallback_mode ?? 'strict', params: input.params ?? input.parameters ?? {} }, ctx.actor),
+  };
+}

@@ -1,0 +1,71 @@
+import { LoreError, invalidState } from '../../contract/errors';
+import type { ScopeRef } from '../../store/scope';
+import { uuidv7 } from '../ids';
+import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import type { Json, RunDoc, RunEndStatus } from './types';
+import { runView } from './views';
+
+/** run/start and run/end of a recorded run (contract.md §6: open → ended). */
+
+export async function startRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id?: string | undefined; goal: string; metadata?: Json | undefined }, actor: string) {
+  const { runs } = storesFor(c.db, ref);
+  const at = nowIso(c);
+  const key = uuidv7(c.clock.now().getTime());
+  const doc: RunDoc = {
+    _id: key,
+    run_id: input.run_id ?? key,
+    goal: input.goal,
+    state: 'open',
+    status: 'open',
+    summary: null,
+    source: 'recorded',
+    playbook: null,
+    metadata: input.metadata ?? null,
+    actor,
+    created_at: at,
+    updated_at: at,
+    ended_at: null,
+    learning: null,
+    created_wall_ms: Date.now(),
+  };
+  const inserted = await runs.insert(doc);
+  if (inserted) return { run_id: inserted.run_id, created: true, run: runView(inserted, []) };
+  // The same run_id again: the same run when the goal agrees (a retried start), else conflict.
+  const existing = await loadRun(runs, doc.run_id);
+  if (existing.source !== 'recorded' || existing.goal !== input.goal) {
+    throw new LoreError('conflict', `replay run '${doc.run_id}' exists with a different goal or origin`, { run_id: doc.run_id, goal: existing.goal, source: existing.source });
+  }
+  return { run_id: existing.run_id, created: false, run: runView(existing, null, await storesFor(c.db, ref).steps.count(existing._id)) };
+}
+
+/** Steps and ends of playbook runs are written by their workflow, never through these routes. */
+export function assertRecorded(run: RunDoc): void {
+  if (run.source !== 'recorded') {
+    throw invalidState(`replay run '${run.run_id}' is a ${run.source === 'playbook' ? 'playbook run' : 'shadow validation'}; its steps and end are recorded by its workflow`, run.status, {
+      run_id: run.run_id,
+      source: run.source,
+    });
+  }
+}
+
+export function assertOpen(run: RunDoc): void {
+  if (run.state !== 'open') {
+    throw invalidState(`replay run '${run.run_id}' has ended (${run.status}); steps and ends are only recorded on an open run`, 'ended', { run_id: run.run_id, status: run.status });
+  }
+}
+
+export async function endRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id: string; status: RunEndStatus; summary?: string | undefined }, _actor: string) {
+  const { runs, steps } = storesFor(c.db, ref);
+  const run = await loadRun(runs, input.run_id);
+  assertRecorded(run);
+  const summary = input.summary ?? null;
+  if (run.state === 'ended') {
+    // A retried end with the same outcome is answered again; a different one is a state error.
+    if (run.status === input.status && run.summary === summary) return { run_id: run.run_id, run: runView(run, await steps.list(run._id)) };
+    assertOpen(run);
+  }
+  const at = nowIso(c);
+  const ended = await runs.end(run._id, { status: input.status, summary, ended_at: at, updated_at: at });
+  if (!ended) return endRun(c, ref, input, _actor); // ended concurrently: answer as a repeat or a state error
+  return { run_id: ended.run_id, run: runView(ended, await steps.list(ended._id)) };
+}

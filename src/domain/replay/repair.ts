@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { LoreError, type Issue } from '../../contract/errors';
+import type { ScopeRef } from '../../store/scope';
+import { uuidv7 } from '../ids';
+import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { sameJson } from './json';
+import { MAX_ATTEMPTS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from './types';
+import { validateContent, validationFailed } from './validate';
+import { playbookView } from './views';
+
+/**
+ * playbooks/repair: a patch of a version → a NEW version (status draft, repair_of = the patched
+ * version). The patched version is left as it is (an active version stays active until the
+ * repair is reviewed and promoted).
+ *
+ * Step operations name steps by their step_index in the patched version, never by positions in a
+ * half-applied list: `replace` (merge the given fields into that step), `remove`, `insert` (before
+ * that index; the step count appends). Several inserts at one index keep their patch order. Then
+ * the steps are renumbered 0..n-1. Parameter changes: `set` (add, or change a default) and
+ * `remove`. Every problem, in the patch or in the version it would produce, is reported at once
+ * (validation_failed, details.issues).
+ */
+
+const StepFields = z.object({
+  tool_name: z.string().min(1).max(200).optional(),
+  tool_input: z.record(z.string(), z.unknown()).optional(),
+  expected_output_signature: z.record(z.string(), z.unknown()).nullable().optional(),
+  max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
+});
+const Op = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('replace'), step_index: z.number().int().min(0), step: StepFields }),
+  z.object({ op: z.literal('remove'), step_index: z.number().int().min(0) }),
+  z.object({ op: z.literal('insert'), step_index: z.number().int().min(0), step: StepFields.extend({ tool_name: z.string().min(1).max(200), tool_input: z.record(z.string(), z.unknown()) }) }),
+]);
+type Op = z.infer<typeof Op>;
+const ParamSet = z.object({ name: z.string().min(1).max(64), default: z.unknown().optional() });
+const ParamChanges = z.object({ set: z.array(ParamSet).max(100).optional(), remove: z.array(z.string().min(1).max(64)).max(100).optional() });
+
+export interface RepairInput {
+  playbook_id: string;
+  version?: number | undefined;
+  patch: { steps?: unknown[] | undefined; parameters?: unknown; name?: string | undefined; sandbox_profile?: SandboxProfile | undefined };
+  note?: string | undefined;
+}
+
+const zodIssues = (err: z.ZodError, prefix: string): Issue[] =>
+  err.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
+
+function applySteps(base: PlaybookStep[], raw: unknown[], issues: Issue[]): PlaybookStep[] {
+  const ops: { op: Op; at: string }[] = [];
+  raw.forEach((r, i) => {
+    const parsed = Op.safeParse(r);
+    if (!parsed.success) issues.push(...zodIssues(parsed.error, `patch.steps.${i}`));
+    else ops.push({ op: parsed.data, at: `patch.steps.${i}` });
+  });
+  const n = base.length;
+  const touched = new Map<number, string>();
+  const inserts = new Map<number, PlaybookStep[]>();
+  const replaced = new Map<number, Partial<PlaybookStep>>();
+  const removed = new Set<number>();
+  for (const { op, at } of ops) {
+    if (op.op === 'insert') {
+      if (op.step_index > n) issues.push({ path: `${at}.step_index`, message: `insert position ${op.step_index} is past the end (the version has ${n} steps; ${n} appends)` });
+      const step: PlaybookStep = {
+        step_index: -1,
+        tool_name: op.step.tool_name,
+        tool_input: op.step.tool_input,
+        expected_output_signature: (op.step.expected_output_signature ?? null) as Json | null,
+        max_attempts: op.step.max_attempts ?? 1,
+        source_step_index: null,
+      };
+      inserts.set(op.step_index, [...(inserts.get(op.step_index) ?? []), step]);
+      continue;
+    }
+    if (op.step_index >= n) {
+      issues.push({ path: `${at}.step_index`, message: `step ${op.step_index} does not exist (the version has ${n} steps)` });
+      continue;
+    }
+    const earlier = touched.get(op.step_index);
+    if (earlier) {
+      issues.push({ path: `${at}.step_index`, message: `step ${op.step_index} is already changed by ${earlier}` });
+      continue;
+    }
+    touched.set(op.step_index, at);
+    if (op.op === 'remove') removed.add(op.step_index);
+    else {
+      const fields = Object.fromEntries(Object.entries(op.step).filter(([, v]) => v !== undefined)) as Partial<PlaybookStep>;
+      if (Object.keys(fields).length === 0) issues.push({ path: `${at}.step`, message: 'replace needs at least one of tool_name, tool_input, expected_output_signature, max_attempts' });
+      replaced.set(op.step_index, fields);
+    }
+  }
+  const out: PlaybookStep[] = [];
+  for (let i = 0; i <= n; i++) {
+    out.push(...(inserts.get(i) ?? []));
+    const s = base[i];
+    if (!s || removed.has(i)) continue;
+    out.push({ ...s, ...(replaced.get(i) ?? {}) });
+  }
+  return out.map((s, i) => ({ ...s, step_index: i }));
+}
+
+function applyParameters(base: PlaybookParameter[], raw: unknown, issues: Issue[]): PlaybookParameter[] {
+  if (raw === undefined) return base;
+  const parsed = ParamChanges.safeParse(raw);
+  if (!parsed.success) {
+    issues.push(...zodIssues(parsed.error, 'patch.parameters'));
+    return base;
+  }
+  let out = [...base];
+  for (const name of parsed.data.remove ?? []) {
+    if (!out.some((p) => p.name === name)) issues.push({ path: `patch.parameters.remove`, message: `parameter '${name}' is not declared` });
+    out = out.filter((p) => p.name !== name);
+  }
+  for (const p of parsed.data.set ?? []) {
+    const next = { name: p.name, default: p.default ?? null };
+    const i = out.findIndex((q) => q.name === p.name);
+    if (i >= 0) out[i] = next;
+    else out.push(next);
+  }
+  return out;
+}
+
+export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: RepairInput, actor: string) {
+  const { playbooks, active } = storesFor(c.db, ref);
+  const base = await loadVersion(playbooks, input.playbook_id, input.version);
+  const issues: Issue[] = [];
+  const steps = applySteps(base.steps, input.patch.steps ?? [], issues);
+  const parameters = applyParameters(base.parameters, input.patch.parameters, issues);
+  const name = input.patch.name ?? base.name;
+  const profile = input.patch.sandbox_profile ?? base.sandbox_profile;
+  if (issues.length === 0 && sameJson(steps, base.steps) && sameJson(parameters, base.parameters) && name === base.name && profile === base.sandbox_profile) {
+    issues.push({ path: 'patch', message: 'the patch changes nothing' });
+  }
+  if (issues.length === 0) issues.push(...validateContent(steps, parameters));
+  if (issues.length > 0) throw validationFailed(`the patch of playbook '${base.playbook_id}' version ${base.version} is invalid`, issues, { playbook_id: base.playbook_id, version: base.version });
+
+  const at = nowIso(c);
+  // Versions are allocated as latest + 1; a writer that loses the race for a number takes the next.
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const latest = (await playbooks.latest(base.playbook_id))!;
+    const doc: PlaybookDoc = {
+      _id: uuidv7(c.clock.now().getTime()),
+      playbook_id: base.playbook_id,
+      version: latest.version + 1,
+      name,
+      status: 'draft',
+      steps,
+      parameters,
+      sandbox_profile: profile,
+      source_run_id: base.source_run_id,
+      repair_of: base.version,
+      note: input.note ?? null,
+      shadow_validation: null,
+      review: null,
+      status_history: [{ from: null, to: 'draft', via: 'repair', actor, note: input.note ?? null, at }],
+      actor,
+      created_at: at,
+      updated_at: at,
+    };
+    const inserted = await playbooks.insert(doc);
+    if (inserted) {
+      return {
+        playbook_id: doc.playbook_id,
+        version: doc.version,
+        repair_of: base.version,
+        playbook: playbookView(inserted, await active.get(doc.playbook_id)),
+      };
+    }
+  }
+  throw new LoreError('conflict', `could not allocate a new version of playbook '${base.playbook_id}' (too many concurrent repairs); retry`, { playbook_id: base.playbook_id }, true);
+}

@@ -1,0 +1,209 @@
+/**
+ * Stored shapes of the replay family (docs/replay.md). The store keeps these documents; the wire
+ * records (contract/families/replay.ts) are derived from them in views.ts.
+ */
+
+/** A run is `open` until it ends with one of the four ending statuses (contract.md §6). */
+export type RunState = 'open' | 'ended';
+export const RUN_END_STATUSES = ['success', 'failure', 'partial', 'cancelled'] as const;
+export type RunEndStatus = (typeof RUN_END_STATUSES)[number];
+export type RunStatus = 'open' | RunEndStatus;
+
+/**
+ * Step statuses. Recorded steps: `started` (step/before only) then what step/after says.
+ * Playbook steps: `queued` (not reached yet), `running`, then `success | failed`, `skipped`
+ * (never reached: an earlier step stopped the run, or max_steps) or `pending` (guided mode: the
+ * host has to do it).
+ */
+export const STEP_STATUSES = ['started', 'queued', 'running', 'success', 'failed', 'skipped', 'partial', 'pending'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const STEP_AFTER_STATUSES = ['success', 'failed', 'skipped', 'partial'] as const;
+
+export const PLAYBOOK_STATUSES = ['draft', 'shadow', 'active', 'disabled', 'rejected'] as const;
+export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number];
+/** What promote may set; `rejected` is only reached through repair/review. */
+export const PROMOTE_TARGETS = ['draft', 'shadow', 'active', 'disabled'] as const;
+export type PromoteTarget = (typeof PROMOTE_TARGETS)[number];
+
+export type RunSource = 'recorded' | 'playbook' | 'shadow_validation';
+export type RunMode = 'strict' | 'guided';
+export type RunPurpose = 'run' | 'dispatch' | 'automation' | 'shadow_validation';
+export type StepKind = 'command' | 'host';
+export type SandboxProfile = 'default' | 'local-safe';
+
+export type Json = Record<string, unknown>;
+
+export interface PlaybookRunInfo {
+  playbook_id: string;
+  /** null until the run has resolved it (a run of "the active version" started by automation). */
+  version: number | null;
+  mode: RunMode;
+  purpose: RunPurpose;
+  workflow_id: string;
+  params: Json;
+  /** The version was the active one when the run began (only such runs feed learning). */
+  active_at_start: boolean;
+  /** The sandbox session the run's command steps share (one fresh workdir per run). */
+  session_id: string | null;
+  max_steps: number | null;
+}
+
+export type LearningState = 'pending' | 'fed' | 'failed' | 'not_eligible';
+
+export interface RunLearning {
+  state: LearningState;
+  workflows_updated: string[];
+  reason: string | null;
+  at: string;
+}
+
+export interface RunDoc {
+  /** Server key (uuid v7): names the run's workflow and keys its steps. */
+  _id: string;
+  run_id: string;
+  goal: string;
+  state: RunState;
+  status: RunStatus;
+  summary: string | null;
+  source: RunSource;
+  playbook: PlaybookRunInfo | null;
+  metadata: Json | null;
+  actor: string;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+  learning: RunLearning | null;
+  /** Real time (ms) of creation: the grace before a read asks the engine about an open playbook run. */
+  created_wall_ms: number;
+}
+
+export interface MatchCheck {
+  check: 'completed' | 'exit_code' | 'stdout' | 'stderr' | 'host';
+  passed: boolean;
+  enforced: boolean;
+  detail: string;
+}
+
+export interface StepMatch {
+  matched: boolean;
+  mode: RunMode;
+  checks: MatchCheck[];
+}
+
+export interface SandboxAttempt {
+  attempt: number;
+  sandbox_run_id: string;
+  status: string;
+  exit_code: number | null;
+  reason: string | null;
+}
+
+export interface StepDoc {
+  /** `<run key>:<step_index, zero-padded>`: (run, step_index) is unique. */
+  _id: string;
+  run_key: string;
+  run_id: string;
+  step_index: number;
+  tool_name: string;
+  tool_input: Json;
+  expected_output_signature: Json | null;
+  status: StepStatus;
+  output_signature: Json | null;
+  error: string | null;
+  kind: StepKind | null;
+  sandbox_run_id: string | null;
+  attempts: SandboxAttempt[];
+  match: StepMatch | null;
+  metadata: Json | null;
+  actor: string;
+  started_at: string | null;
+  ended_at: string | null;
+  updated_at: string;
+}
+
+export interface PlaybookStep {
+  step_index: number;
+  tool_name: string;
+  tool_input: Json;
+  expected_output_signature: Json | null;
+  /** Command attempts a run may make before the step counts as failed (1 = never retried). */
+  max_attempts: number;
+  /** The recorded step it was compiled from (null for steps a repair inserted). */
+  source_step_index: number | null;
+}
+
+export interface PlaybookParameter {
+  name: string;
+  /** null: the caller must give a value at run time. */
+  default: unknown;
+}
+
+export interface ShadowStepResult {
+  step_index: number;
+  status: string;
+  matched: boolean | null;
+  reasons: string[];
+}
+
+export interface ShadowValidation {
+  mode: 'dry_run' | 'execute_sandbox';
+  status: 'running' | 'passed' | 'failed' | 'partial';
+  run_id: string | null;
+  workflow_id: string | null;
+  started_at: string;
+  finished_at: string | null;
+  steps: ShadowStepResult[];
+  issues: string[];
+  summary: string;
+}
+
+export interface StatusChange {
+  from: PlaybookStatus | null;
+  to: PlaybookStatus;
+  via: 'compile' | 'repair' | 'promote' | 'review' | 'demotion';
+  actor: string;
+  note: string | null;
+  at: string;
+}
+
+export interface ReviewRecord {
+  action: 'approve' | 'reject';
+  actor: string;
+  note: string | null;
+  at: string;
+}
+
+export interface PlaybookDoc {
+  _id: string;
+  playbook_id: string;
+  version: number;
+  name: string;
+  /** Stored status; `active` is mirrored from the active pointer, which is the truth (status.ts). */
+  status: PlaybookStatus;
+  steps: PlaybookStep[];
+  parameters: PlaybookParameter[];
+  sandbox_profile: SandboxProfile;
+  source_run_id: string | null;
+  repair_of: number | null;
+  note: string | null;
+  shadow_validation: ShadowValidation | null;
+  review: ReviewRecord | null;
+  status_history: StatusChange[];
+  actor: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Which version of a playbook is active: one document per playbook, swapped atomically. */
+export interface ActivePointerDoc {
+  _id: string;
+  playbook_id: string;
+  version: number | null;
+  updated_at: string;
+}
+
+/** Caps (contract.md §1: documented caps on arrays). */
+export const MAX_PLAYBOOK_STEPS = 500;
+export const MAX_PARAMETERS = 100;
+export const MAX_ATTEMPTS = 5;
+export const MAX_STEP_INDEX = 100_000;

@@ -1,0 +1,59 @@
+import type { RunDoc } from '../../domain/replay/types';
+import { Database, defineCollection, isDuplicateKey } from '../database';
+import type { ScopedCollection } from '../scoped-collection';
+import type { ScopeRef } from '../scope';
+
+export const runsCollection = defineCollection({
+  name: 'replay_runs',
+  indexes: [
+    {
+      key: { tenant_id: 1, scope: 1, run_id: 1 },
+      unique: true,
+      name: 'scope_run_id',
+      why: 'every replay route finds a run by its caller-visible id; one id per scope (run/start is idempotent on it)',
+    },
+  ],
+});
+
+export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'created_at'>>;
+
+/** Replay runs of one tenant+scope. State changes are conditional on the state read, so racing writers agree. */
+export class ReplayRuns {
+  private readonly coll: ScopedCollection<RunDoc>;
+  constructor(db: Database, readonly ref: ScopeRef) {
+    this.coll = db.scoped<RunDoc>(runsCollection, ref);
+  }
+
+  async get(runId: string): Promise<RunDoc | null> {
+    return this.coll.findOne({ run_id: runId });
+  }
+
+  async getByKey(key: string): Promise<RunDoc | null> {
+    return this.coll.findOne({ _id: key });
+  }
+
+  /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
+  async insert(doc: RunDoc): Promise<RunDoc | null> {
+    try {
+      await this.coll.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+  }
+
+  /** open → ended, once. Null when the run had already ended: the first ending wins. */
+  async end(key: string, patch: RunPatch): Promise<RunDoc | null> {
+    return this.coll.findOneAndUpdate({ _id: key, state: 'open' }, { $set: { ...patch, state: 'ended' } });
+  }
+
+  /** Changes fields of an open run (e.g. the playbook version a run resolved when it began). */
+  async updateOpen(key: string, patch: RunPatch): Promise<RunDoc | null> {
+    return this.coll.findOneAndUpdate({ _id: key, state: 'open' }, { $set: patch });
+  }
+
+  async setLearning(key: string, learning: RunDoc['learning'], at: string): Promise<void> {
+    await this.coll.updateOne({ _id: key }, { $set: { learning, updated_at: at } });
+  }
+}

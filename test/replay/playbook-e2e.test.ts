@@ -1,0 +1,136 @@
+/**
+ * Proof 1: a recorded 3-step run of real commands (each ran in the sandbox; the run records what
+ * they printed), compiled with a parameter, promoted to active and run in strict mode: the same
+ * outputs. Run again with another parameter value: the substituted command ran. The successful
+ * runs of the active version fed workflow learning.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApi, type TestApi } from '../helpers/app';
+import { compile, getRun, ok, recordRun, type RecordedStep } from './helpers';
+
+let api: TestApi;
+before(async () => {
+  api = await startTestApi({ worker: true });
+});
+after(async () => {
+  await api?.close();
+});
+
+const STEPS = [
+  ['sh', '-c', 'printf "%s\\n" "hello-lore" > note.txt && echo wrote note.txt'],
+  ['ls'],
+  ['cat', 'note.txt'],
+];
+
+describe('record → compile → promote → run (strict) with parameters', () => {
+  it('replays real commands with the recorded outputs, and substitutes a parameter', async () => {
+    // Run the commands for real in one sandbox session and record what they printed.
+    const session = await ok(api, '/v1/memory/sandbox/sessions', {});
+    const recorded: RecordedStep[] = [];
+    for (const argv of STEPS) {
+      const r = await ok(api, '/v1/memory/sandbox/execute', { session_id: session.session_id, action: { kind: 'command', argv } });
+      assert.equal(r.run.status, 'succeeded', JSON.stringify(r.run));
+      recorded.push({ tool_name: 'command', tool_input: { argv }, output_signature: { kind: 'stdout', summary: r.run.stdout_tail.trim(), exit_code: r.run.exit_code } });
+    }
+    assert.equal(recorded[2]!.output_signature!.summary, 'hello-lore');
+    assert.match(String(recorded[1]!.output_signature!.summary), /note\.txt/);
+    await recordRun(api, 'rec-1', 'write a note and read it back', recorded);
+
+    const compiled = await compile(api, 'rec-1', 'note-pb', { parameters: { greeting: 'hello-lore' } });
+    assert.equal(compiled.version, 1);
+    assert.equal(compiled.playbook.status, 'draft');
+    assert.deepEqual(compiled.playbook.parameters, [{ name: 'greeting', default: 'hello-lore', required: false }]);
+    assert.equal(compiled.playbook.steps[0].tool_input.argv[2], 'printf "%s\\n" "{{greeting}}" > note.txt && echo wrote note.txt');
+    assert.equal(compiled.playbook.steps[2].expected_output_signature.summary, '{{greeting}}');
+
+    const promoted = await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'note-pb', target_status: 'active', note: 'recorded run worked' });
+    assert.equal(promoted.status, 'active');
+    assert.equal(promoted.version, 1);
+    assert.equal(promoted.active_version, 1);
+
+    const run1 = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'note-pb', mode: 'strict', run_id: 'pb-run-1' });
+    assert.equal(run1.completed, true, JSON.stringify(run1));
+    assert.equal(run1.status, 'success', JSON.stringify(run1.steps));
+    assert.equal(run1.version, 1);
+    assert.deepEqual(run1.steps.map((s: any) => s.status), ['success', 'success', 'success']);
+    for (const [i, s] of run1.steps.entries()) {
+      assert.equal(s.matched, true);
+      assert.equal(s.stdout, recorded[i]!.output_signature!.summary, `step ${i} printed what the recorded run printed`);
+    }
+    assert.match(run1.run.playbook.workflow_id, /^playbook-run-/);
+    assert.equal(run1.run.source, 'playbook');
+
+    const run2 = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'note-pb', mode: 'strict', params: { greeting: 'goodbye-lore' } });
+    assert.equal(run2.status, 'success', JSON.stringify(run2.steps));
+    assert.equal(run2.steps[2].stdout, 'goodbye-lore', 'the substituted command wrote the new value');
+    assert.deepEqual(run2.run.playbook.params, { greeting: 'goodbye-lore' });
+    assert.equal(run2.run.steps[0].tool_input.argv[2], 'printf "%s\\n" "goodbye-lore" > note.txt && echo wrote note.txt');
+
+    // Each command ran in the sandbox: the step names its sandbox run.
+    const sb = await ok(api, '/v1/memory/sandbox/runs/get', { run_id: run2.steps[2].sandbox_run_id });
+    assert.deepEqual(sb.run.argv, ['cat', 'note.txt']);
+    assert.equal(sb.run.stdout_tail, 'goodbye-lore\n');
+
+    // runs/get shows the playbook run as a replay run with its steps in order.
+    const got = await getRun(api, 'pb-run-1');
+    assert.equal(got.state, 'ended');
+    assert.equal(got.status, 'success');
+    assert.deepEqual(got.steps.map((s: any) => s.step_index), [0, 1, 2]);
+    assert.equal(got.learning.state, 'fed', JSON.stringify(got.learning));
+
+  });
+
+  it('a successful run of the active playbook is a replay_learning_episode; promoting it active makes the workflow stable', async () => {
+    // Two executions of the task written to memory make a candidate workflow (learning's rule).
+    const goal = 'rotate the release notes file';
+    for (const run_id of ['w-1', 'w-2']) {
+      const w = await api.post('/v1/memory/write', {
+        input_text: `${goal}: wrote notes.txt then listed it`,
+        execution: { goal, run_id, steps: [{ tool: 'command', command: 'echo notes > notes.txt' }, { tool: 'command', command: 'ls' }], outcome: 'success' },
+      });
+      assert.equal(w.status, 200, JSON.stringify(w.body));
+    }
+    await recordRun(api, 'rec-notes', goal, [
+      { tool_name: 'command', tool_input: { argv: ['sh', '-c', 'echo notes > notes.txt'] }, output_signature: { exit_code: 0 } },
+      { tool_name: 'command', tool_input: { argv: ['ls'] }, output_signature: { summary: 'notes.txt' } },
+    ]);
+    await compile(api, 'rec-notes', 'notes-pb');
+    await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'active' });
+    const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'notes-pb' });
+    assert.equal(r.status, 'success', JSON.stringify(r.steps));
+    assert.equal(r.run.learning.state, 'fed');
+    assert.equal(r.run.learning.workflows_updated.length, 1, `the episode joined the learned workflow: ${JSON.stringify(r.run.learning)}`);
+    const workflowId = r.run.learning.workflows_updated[0];
+
+    const intro = await ok(api, '/v1/memory/execution/introspect', {});
+    const wf = intro.demo_surface.sections.workflows.find((w: any) => w.workflow_id === workflowId);
+    assert.ok(wf, JSON.stringify(intro.demo_surface.sections.workflows));
+    assert.equal(wf.origin_counts.replay_learning_episode, 1);
+
+    // Re-activating the playbook tells learning: the workflow becomes stable (stable_reason playbook_active).
+    await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'shadow' });
+    const again = await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'active' });
+    assert.deepEqual(again.learning, { workflows_updated: [workflowId] });
+    const after = await ok(api, '/v1/memory/execution/introspect', {});
+    const stable = after.demo_surface.sections.workflows.find((w: any) => w.workflow_id === workflowId);
+    assert.equal(stable.promotion_state, 'stable');
+    assert.equal(stable.stable_reason, 'playbook_active');
+  });
+
+  it('a strict run whose output no longer matches fails at that step and skips the rest', async () => {
+    await recordRun(api, 'rec-mismatch', 'print a version', [
+      { tool_name: 'command', tool_input: { argv: ['echo', 'v1'] }, output_signature: { kind: 'stdout', summary: 'v2' } },
+      { tool_name: 'command', tool_input: { argv: ['echo', 'after'] }, output_signature: { kind: 'stdout', summary: 'after' } },
+    ]);
+    await compile(api, 'rec-mismatch', 'mismatch-pb');
+    const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode: 'strict' });
+    assert.equal(r.status, 'failure');
+    assert.deepEqual(r.steps.map((s: any) => s.status), ['failed', 'skipped']);
+    assert.match(r.steps[0].reasons.join(' '), /does not contain the expected summary "v2"/);
+    // guided enforces exit codes only: the same playbook passes there.
+    const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode: 'guided' });
+    assert.equal(g.status, 'success', JSON.stringify(g.steps));
+    assert.equal(g.run.learning.state, 'not_eligible', 'version 1 is not active: not learned from');
+  });
+});
