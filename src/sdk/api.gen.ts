@@ -147,6 +147,32 @@ export interface LoreApi {
       dispatch(body: RouteRequest<R['replay.playbooks.dispatch']>): Promise<RouteResponse<R['replay.playbooks.dispatch']>>;
     };
   };
+  automations: {
+    /** POST /v1/automations/validate: Check a graph without storing it: every problem (cycles, unknown kinds, edges to unknown nodes, duplicate ids, missing fields, references to nodes that are not upstream) is listed. Answers 200 with valid and issues. */
+    validate(body: RouteRequest<R['automations.validate']>): Promise<RouteResponse<R['automations.validate']>>;
+    /** POST /v1/automations/graph/validate: Same as /v1/automations/validate (alternate entry). */
+    validateGraph(body: RouteRequest<R['automations.validateGraph']>): Promise<RouteResponse<R['automations.validateGraph']>>;
+    /** POST /v1/automations/create: Store an automation definition (status draft). The same automation_id with the same content returns the stored one; with other content it is a conflict. An invalid graph is validation_failed with every issue. */
+    create(body: RouteRequest<R['automations.create']>): Promise<RouteResponse<R['automations.create']>>;
+    /** POST /v1/automations/get: One automation definition with its graph. */
+    get(body: RouteRequest<R['automations.get']>): Promise<RouteResponse<R['automations.get']>>;
+    /** POST /v1/automations/list: Automation definitions of the scope in creation order, optionally by status, with cursor pagination. */
+    list(body: RouteRequest<R['automations.list']>): Promise<RouteResponse<R['automations.list']>>;
+    /** POST /v1/automations/status: Move a definition draft → active | disabled, active ↔ disabled. The same status again is a no-op; back to draft is invalid_state. */
+    setStatus(body: RouteRequest<R['automations.setStatus']>): Promise<RouteResponse<R['automations.setStatus']>>;
+    /** POST /v1/automations/run: Start a run of a draft or active automation as one Temporal workflow and return at once with its run_id (status queued). A disabled automation is invalid_state. */
+    run(body: RouteRequest<R['automations.run']>): Promise<RouteResponse<R['automations.run']>>;
+    runs: {
+      /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. */
+      get(body: RouteRequest<R['automations.runs.get']>): Promise<RouteResponse<R['automations.runs.get']>>;
+      /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination. */
+      list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;
+      /** POST /v1/automations/runs/cancel: Cancel a queued, running or paused run: its workflow is cancelled, in-flight playbook and sandbox work with it. A finished run is invalid_state. */
+      cancel(body: RouteRequest<R['automations.runs.cancel']>): Promise<RouteResponse<R['automations.runs.cancel']>>;
+      /** POST /v1/automations/runs/resume: Approve the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key); the reason and actor are recorded. A run that is not paused is invalid_state. */
+      resume(body: RouteRequest<R['automations.runs.resume']>): Promise<RouteResponse<R['automations.runs.resume']>>;
+    };
+  };
 }
 
 export function bindApi(call: Caller): LoreApi {
@@ -233,6 +259,21 @@ export function bindApi(call: Caller): LoreApi {
         repairReview: (body) => call('POST', '/v1/memory/replay/playbooks/repair/review', body ?? {}),
         run: (body) => call('POST', '/v1/memory/replay/playbooks/run', body ?? {}),
         dispatch: (body) => call('POST', '/v1/memory/replay/playbooks/dispatch', body ?? {}),
+      },
+    },
+    automations: {
+      validate: (body) => call('POST', '/v1/automations/validate', body ?? {}),
+      validateGraph: (body) => call('POST', '/v1/automations/graph/validate', body ?? {}),
+      create: (body) => call('POST', '/v1/automations/create', body ?? {}),
+      get: (body) => call('POST', '/v1/automations/get', body ?? {}),
+      list: (body) => call('POST', '/v1/automations/list', body ?? {}),
+      setStatus: (body) => call('POST', '/v1/automations/status', body ?? {}),
+      run: (body) => call('POST', '/v1/automations/run', body ?? {}),
+      runs: {
+        get: (body) => call('POST', '/v1/automations/runs/get', body ?? {}),
+        list: (body) => call('POST', '/v1/automations/runs/list', body ?? {}),
+        cancel: (body) => call('POST', '/v1/automations/runs/cancel', body ?? {}),
+        resume: (body) => call('POST', '/v1/automations/runs/resume', body ?? {}),
       },
     },
   };

@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import { notFound } from '../../contract/errors';
+import type { Engine } from '../../engine/engine';
+import type { Log } from '../../log';
+import type { Database } from '../../store/database';
+import type { ScopeRef } from '../../store/scope';
+import { AutomationDefinitions, AutomationRunNodes, AutomationRuns } from '../../store/automation/index';
+import type { Clock } from '../clock';
+import type { PlaybookCatalog } from './playbooks';
+import type { DefinitionDoc, RunDoc } from './records';
+
+/** What the automation routes use. */
+export interface AutomationCtx {
+  db: Database;
+  engine: Engine;
+  clock: Clock;
+  log: Log;
+  /** Resolves playbook nodes against the replay family (null: the replay family offers no resolver). */
+  playbooks: PlaybookCatalog | null;
+}
+
+export function storesFor(db: Database, ref: ScopeRef) {
+  return { definitions: new AutomationDefinitions(db, ref), runs: new AutomationRuns(db, ref), nodes: new AutomationRunNodes(db, ref) };
+}
+
+/**
+ * One workflow per run, named from tenant, scope and run_id so an operator can find it in the
+ * Temporal UI by name as well as by search attributes. Tenant ids cannot contain '/', the scope is
+ * URI-encoded (hashed when long), so two (tenant, scope, run_id) never share a workflow id.
+ */
+export function automationWorkflowId(ref: ScopeRef, runId: string): string {
+  const encoded = encodeURIComponent(ref.scope);
+  const scopePart = encoded.length <= 200 ? encoded : `h-${createHash('sha256').update(ref.scope).digest('hex').slice(0, 32)}`;
+  return `automation/${ref.tenant_id}/${scopePart}/${runId}`;
+}
+
+export async function loadDefinition(defs: AutomationDefinitions, automationId: string): Promise<DefinitionDoc> {
+  const d = await defs.get(automationId);
+  if (!d) throw notFound('automation', automationId, defs.ref.scope, { automation_id: automationId });
+  return d;
+}
+
+export async function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
+  const r = await runs.get(runId);
+  if (!r) throw notFound('automation run', runId, runs.ref.scope, { run_id: runId });
+  return r;
+}
+
+/** Polls until fn returns a value (or the time is up, then returns the last value). */
+export async function pollUntil<T>(fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (done(v) || Date.now() >= deadline) return v;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

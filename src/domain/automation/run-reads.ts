@@ -1,0 +1,63 @@
+import type { RouteInput } from '../../contract';
+import type { automationRoutes } from '../../contract/families/automation';
+import type { AutomationRuns } from '../../store/automation/index';
+import type { ScopeRef } from '../../store/scope';
+import { decodeCursor, encodeCursor } from '../memory/cursor';
+import { loadRun, storesFor, type AutomationCtx } from './context';
+import { isTerminalRun, type RunStatus } from './graph';
+import { toRunWire, type RunDoc } from './records';
+
+type Routes = typeof automationRoutes;
+
+/** How long a run may stay open before a read asks the engine whether its workflow still exists. */
+const GRACE_MS = 15_000;
+
+export const NEVER_STARTED = 'the run was never started: Lore stopped before handing it to the workflow engine';
+
+/**
+ * A read of an open run double-checks it against the engine, so no run stays open when nothing
+ * will ever end it (its workflow never started, or was terminated by an operator). Normal endings
+ * are written by the workflow itself; this only catches what it cannot.
+ */
+export async function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): Promise<RunDoc> {
+  if (isTerminalRun(run.status) || Date.now() - run.enqueued_wall_ms < GRACE_MS) return run;
+  let wf;
+  try {
+    wf = await c.engine.describe(run.workflow_id);
+  } catch (err) {
+    c.log.debug({ err, run_id: run.run_id }, 'automation reconcile: engine unreachable');
+    return run;
+  }
+  if (wf && wf.state === 'running') return run;
+  const now = c.clock.now().toISOString();
+  const ending: { status: RunStatus; reason: string } = !wf
+    ? { status: 'failed', reason: NEVER_STARTED }
+    : wf.state === 'cancelled'
+      ? { status: 'cancelled', reason: 'cancelled; the workflow ended before it recorded the outcome' }
+      : { status: 'failed', reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)` };
+  const settled = await runs.settle(run.run_id, { ...ending, paused_nodes: [], finished_at: now, updated_at: now });
+  if (settled) await storesFor(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
+  return settled ?? (await runs.get(run.run_id)) ?? run;
+}
+
+export async function getRun(c: AutomationCtx, ref: ScopeRef, runId: string, includeNodes: boolean) {
+  const { runs, nodes } = storesFor(c.db, ref);
+  const run = await reconcile(c, runs, await loadRun(runs, runId));
+  return { run: toRunWire(run, includeNodes ? await nodes.list(run._id) : undefined) };
+}
+
+export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.list']>) {
+  const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'automations.runs.list') : undefined;
+  const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? [...new Set(input.status)] : [input.status];
+  const docs = await storesFor(c.db, ref).runs.list({
+    ...(input.automation_id ? { automation_id: input.automation_id } : {}),
+    ...(statuses ? { statuses } : {}),
+    ...(before ? { before } : {}),
+    limit: input.limit + 1,
+  });
+  const shown = docs.slice(0, input.limit);
+  return {
+    runs: shown.map((r) => toRunWire(r)),
+    next_cursor: docs.length > input.limit ? encodeCursor('automations.runs.list', shown[shown.length - 1]!._id) : null,
+  };
+}

@@ -1,0 +1,131 @@
+import type { RouteInput } from '../../contract';
+import { LoreError, invalidState } from '../../contract/errors';
+import type { automationRoutes } from '../../contract/families/automation';
+import type { ScopeRef } from '../../store/scope';
+import { uuidv7 } from '../ids';
+import { automationWorkflowId, loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
+import { canonicalJson, validationFailed } from './definitions';
+import { checkPlaybooks } from './playbooks';
+import { emptyCounts, nodeDocId, toRunWire, type NodeDoc, type RunDoc } from './records';
+import { AUTOMATION_WORKFLOW, type AutomationRunInput } from './run-types';
+import { topologicalOrder } from './graph-order';
+
+type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
+
+/**
+ * Starts a run: stores it queued with every node pending, then hands it to the engine and returns
+ * at once. A draft may run (to try it before activating it); a disabled automation may not.
+ */
+export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
+  const { definitions, runs, nodes } = storesFor(c.db, ref);
+  const def = await loadDefinition(definitions, input.automation_id);
+  if (def.status === 'disabled') {
+    throw invalidState(`automation '${def.automation_id}' is disabled; activate it with /v1/automations/status to run it`, def.status, { automation_id: def.automation_id });
+  }
+  // Playbook versions are checked again: they may have changed since the definition was stored.
+  const issues = await checkPlaybooks(c.playbooks, ref, def.graph);
+  if (issues.length > 0) throw validationFailed(issues);
+
+  const now = c.clock.now();
+  const at = now.toISOString();
+  const key = uuidv7(now.getTime());
+  const runId = input.run_id ?? key;
+  const order = topologicalOrder(def.graph);
+  const counts = emptyCounts();
+  counts.pending = def.graph.nodes.length;
+  const doc: RunDoc = {
+    _id: key,
+    run_id: runId,
+    automation_id: def.automation_id,
+    automation_name: def.name,
+    automation_hash: def.content_hash,
+    status: 'queued',
+    options: input.options,
+    reason: null,
+    error: null,
+    paused_nodes: [],
+    node_counts: counts,
+    resumes: [],
+    cancel_requested: false,
+    cancel_reason: null,
+    replay_run_id: null,
+    workflow_id: automationWorkflowId(ref, runId),
+    node_order: order,
+    seq: 0,
+    actor,
+    created_at: at,
+    started_at: null,
+    finished_at: null,
+    updated_at: at,
+    enqueued_wall_ms: Date.now(),
+  };
+  const position = new Map(order.map((id, i) => [id, i]));
+  const nodeDocs: NodeDoc[] = def.graph.nodes.map((n) => ({
+    _id: nodeDocId(key, n.node_id),
+    run_key: key,
+    node_id: n.node_id,
+    kind: n.kind,
+    order: position.get(n.node_id) ?? 0,
+    state: 'pending',
+    seq: 0,
+    inputs: null,
+    output: null,
+    output_truncated: false,
+    error: null,
+    skip_reason: null,
+    approval: n.kind === 'approval' ? { approval_key: n.approval_key!, requested_at: null, resumed_at: null, resumed_by: null, reason: null } : null,
+    child_workflow_id: null,
+    started_at: null,
+    finished_at: null,
+    updated_at: at,
+  }));
+
+  // Nodes first (under the fresh key): a run record never exists without its nodes.
+  await nodes.insertMany(nodeDocs);
+  const stored = await runs.insert(doc);
+  if (!stored) {
+    await nodes.deleteRun(key);
+    return repeatOf(c, ref, runId, doc);
+  }
+
+  const wf: AutomationRunInput = {
+    tenant_id: ref.tenant_id,
+    scope: ref.scope,
+    run_id: runId,
+    run_key: key,
+    automation_id: def.automation_id,
+    actor,
+    options: input.options,
+    graph: def.graph,
+    order,
+  };
+  try {
+    await c.engine.start({
+      workflowType: AUTOMATION_WORKFLOW,
+      workflowId: doc.workflow_id,
+      args: [wf],
+      labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'automation', automation_id: def.automation_id },
+      summary: `automation ${def.automation_id}: run ${runId}`,
+      rejectDuplicate: true,
+    });
+  } catch (err) {
+    // Never leave a queued run that nothing will pick up.
+    const end = c.clock.now().toISOString();
+    await runs.settle(runId, { status: 'failed', reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`, finished_at: end, updated_at: end });
+    await nodes.settleOpen(key, end, 'the run never started');
+    throw err;
+  }
+  return { run_id: runId, created: true, run: toRunWire(doc) };
+}
+
+/** The same run_id again: the existing run when automation and options agree (a retried call), else conflict. */
+async function repeatOf(c: AutomationCtx, ref: ScopeRef, runId: string, wanted: RunDoc) {
+  const existing = await loadRun(storesFor(c.db, ref).runs, runId);
+  if (existing.automation_id !== wanted.automation_id || canonicalJson(existing.options) !== canonicalJson(wanted.options)) {
+    throw new LoreError('conflict', `automation run '${runId}' exists for another automation or with other options`, {
+      run_id: runId,
+      automation_id: existing.automation_id,
+    });
+  }
+  return { run_id: runId, created: false, run: toRunWire(existing) };
+}
