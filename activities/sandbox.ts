@@ -59,16 +59,6 @@ function outcomePatch(o: RunOutcome): RunPatch {
   };
 }
 
-/** Heartbeats while a slow step runs, so a live activity is never taken for a lost one. */
-async function heartbeatWhile<T>(ctx: Context, work: Promise<T>): Promise<T> {
-  const beat = setInterval(() => ctx.heartbeat({ phase: 'preparing' }), HEARTBEAT_MS);
-  try {
-    return await work;
-  } finally {
-    clearInterval(beat);
-  }
-}
-
 /** Activities of the sandbox family. */
 export function createSandboxActivities(deps: ActivityDeps) {
   const { config, db, clock, log } = deps;
@@ -83,6 +73,128 @@ export function createSandboxActivities(deps: ActivityDeps) {
 
   const now = () => clock.now().toISOString();
 
+  /** One sandbox command to its end (the activity below adds the heartbeat). */
+  async function runCommand(ctx: Context, input: SandboxRunInput): Promise<SandboxRunSummary> {
+    const { runs, sessions, logs, artifacts } = storesFor(db, scopeRef(input.tenant_id, input.scope));
+    const run = await runs.get(input.run_id);
+    if (!run) throw new LoreError('not_found', `sandbox run '${input.run_id}' does not exist`, { run_id: input.run_id }, false);
+    const end = async (patch: RunPatch & { status: RunStatus }) =>
+      (await runs.finish(run.run_id, { ...patch, finished_at: now(), updated_at: now() })) ?? (await runs.get(run.run_id)) ?? run;
+
+    if (isTerminal(run.status)) return summary(run);
+    if (run.status === 'running') {
+      // Started by an earlier attempt whose worker was lost: never start the command again.
+      return summary(await end({ status: 'failed', reason: 'worker lost during the run; the command was not re-run' }));
+    }
+    if (run.cancel_requested) return summary(await end({ status: 'cancelled', reason: 'cancelled before the command started' }));
+    const session = await sessions.getByKey(run.session_key);
+    if (!session) return summary(await end({ status: 'failed', reason: `sandbox session '${run.session_id}' no longer exists` }));
+    try {
+      // The first run may wait for the isolation probe.
+      await hostReady();
+    } catch (err) {
+      return summary(await end({ status: 'failed', reason: `the sandbox could not be set up on this worker: ${(err as Error).message}` }));
+    }
+
+    const started = await runs.markRunning(run.run_id, { started_at: now(), updated_at: now() });
+    if (!started) return summary((await runs.get(run.run_id)) ?? run);
+
+    let workdir;
+    try {
+      workdir = await prepareWorkdir(config.sandbox.dir, session.workdir_name);
+    } catch (err) {
+      return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
+    }
+
+    // Why the activity was asked to stop: the caller cancelled, or the worker is shutting down.
+    let stopCause: 'cancel' | 'shutdown' | null = null;
+    const abort = new AbortController();
+    const onAbort = () => {
+      stopCause = ctx.cancellationDetails?.workerShutdown ? 'shutdown' : 'cancel';
+      abort.abort();
+    };
+    ctx.cancellationSignal.addEventListener('abort', onAbort, { once: true });
+    if (ctx.cancellationSignal.aborted) onAbort();
+
+    const writer = new LogWriter(logs, run._id, clock);
+    let outputBytes = 0;
+    let lastProgress = Date.now();
+    ctx.heartbeat({ phase: 'started' });
+    const beat = setInterval(() => {
+      ctx.heartbeat({ phase: 'running', output_bytes: outputBytes, log_entries: writer.entries });
+      if (Date.now() - lastProgress >= PROGRESS_MS) {
+        lastProgress = Date.now();
+        void runs.progress(run.run_id, { output_bytes: outputBytes, log_entries: writer.storedEntries, updated_at: now() }).catch(() => undefined);
+      }
+    }, HEARTBEAT_MS);
+
+    const startMs = Date.now();
+    let outcome: RunOutcome | null = null;
+    let failure: string | null = null;
+    try {
+      outcome = await runIsolated(
+        {
+          argv: run.argv,
+          workdir: workdir.hostPath,
+          env: run.env,
+          limits: toRunnerLimits(run.limits),
+          isolation: run.isolation_kind,
+          // local-safe refuses shells at the API already; the runner checks again.
+          ...(run.profile === 'local-safe' ? { shell: false } : {}),
+        },
+        {
+          onOutput: (stream, chunk) => {
+            outputBytes += Buffer.byteLength(chunk);
+            writer.push(stream, chunk);
+          },
+          signal: abort.signal,
+        },
+      );
+    } catch (err) {
+      failure =
+        err instanceof SandboxSpecError
+          ? `refused by the sandbox: ${err.message}`
+          : err instanceof IsolationUnavailableError
+            ? `isolation '${run.isolation_kind}' is not available on this worker: ${err.message}`
+            : `the sandbox runner failed: ${(err as Error).message}`;
+    } finally {
+      clearInterval(beat);
+      ctx.cancellationSignal.removeEventListener('abort', onAbort);
+    }
+
+    await writer.close();
+    const collected = await collectArtifacts(workdir.artifactsPath, run._id, startMs).catch((err: Error) => ({
+      docs: [],
+      skipped: [`(artifacts could not be collected: ${err.message})`],
+    }));
+    await artifacts.save(collected.docs);
+
+    const patch: RunPatch & { status: RunStatus } = outcome
+      ? (outcomePatch(outcome) as RunPatch & { status: RunStatus })
+      : { status: 'failed', reason: failure ?? 'the sandbox runner failed', output_bytes: outputBytes };
+    if (outcome?.status === 'cancelled') {
+      if (stopCause === 'shutdown') {
+        patch.status = 'failed';
+        patch.reason = 'the worker shut down during the run: the process tree was killed and the command will not be re-run';
+      } else {
+        // The reason was stored by the cancel route after this activity read the run.
+        const why = (await runs.get(run.run_id).catch(() => null))?.cancel_reason;
+        patch.reason = `cancelled${why ? `: ${why}` : ''}; process tree killed`;
+      }
+    }
+    if (writer.problem) patch.reason = `${patch.reason ?? ''} (${writer.problem})`.trim();
+    const final = await end({
+      ...patch,
+      log_entries: writer.storedEntries,
+      artifact_count: collected.docs.length,
+      artifacts_skipped: collected.skipped.slice(0, 100),
+    });
+    log.debug({ run_id: run.run_id, status: final.status, duration_ms: final.duration_ms }, 'sandbox run ended');
+    // Report a cancelled activity as cancelled, so the workflow (and the Temporal UI) shows it.
+    if (stopCause === 'cancel' && final.status === 'cancelled') throw new CancelledFailure('sandbox run cancelled');
+    return summary(final);
+  }
+
   return {
     /**
      * Runs one sandbox command to its end. Not retried (maximumAttempts 1, see workflows/sandbox.ts):
@@ -92,130 +204,15 @@ export function createSandboxActivities(deps: ActivityDeps) {
     async sandboxRunCommand(input: SandboxRunInput): Promise<SandboxRunSummary> {
       const ctx = Context.current();
       ctx.heartbeat({ phase: 'picked_up' });
-      const { runs, sessions, logs, artifacts } = storesFor(db, scopeRef(input.tenant_id, input.scope));
-      const run = await runs.get(input.run_id);
-      if (!run) throw new LoreError('not_found', `sandbox run '${input.run_id}' does not exist`, { run_id: input.run_id }, false);
-      const end = async (patch: RunPatch & { status: RunStatus }) =>
-        (await runs.finish(run.run_id, { ...patch, finished_at: now(), updated_at: now() })) ?? (await runs.get(run.run_id)) ?? run;
-
-      if (isTerminal(run.status)) return summary(run);
-      if (run.status === 'running') {
-        // Started by an earlier attempt whose worker was lost: never start the command again.
-        return summary(await end({ status: 'failed', reason: 'worker lost during the run; the command was not re-run' }));
-      }
-      if (run.cancel_requested) return summary(await end({ status: 'cancelled', reason: 'cancelled before the command started' }));
-      const session = await sessions.getByKey(run.session_key);
-      if (!session) return summary(await end({ status: 'failed', reason: `sandbox session '${run.session_id}' no longer exists` }));
+      // A heartbeat for the activity's whole life, not only while the command runs: on a loaded
+      // machine the store round trips before and after the command can outlast the heartbeat
+      // timeout, and a live run must never be settled as "worker lost".
+      const keepAlive = setInterval(() => ctx.heartbeat({ phase: 'alive' }), HEARTBEAT_MS);
       try {
-        // The first run may wait for the isolation probe; keep the heartbeat going meanwhile.
-        await heartbeatWhile(ctx, hostReady());
-      } catch (err) {
-        return summary(await end({ status: 'failed', reason: `the sandbox could not be set up on this worker: ${(err as Error).message}` }));
-      }
-
-      const started = await runs.markRunning(run.run_id, { started_at: now(), updated_at: now() });
-      if (!started) return summary((await runs.get(run.run_id)) ?? run);
-
-      let workdir;
-      try {
-        workdir = await prepareWorkdir(config.sandbox.dir, session.workdir_name);
-      } catch (err) {
-        return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
-      }
-
-      // Why the activity was asked to stop: the caller cancelled, or the worker is shutting down.
-      let stopCause: 'cancel' | 'shutdown' | null = null;
-      const abort = new AbortController();
-      const onAbort = () => {
-        stopCause = ctx.cancellationDetails?.workerShutdown ? 'shutdown' : 'cancel';
-        abort.abort();
-      };
-      ctx.cancellationSignal.addEventListener('abort', onAbort, { once: true });
-      if (ctx.cancellationSignal.aborted) onAbort();
-
-      const writer = new LogWriter(logs, run._id, clock);
-      let outputBytes = 0;
-      let lastProgress = Date.now();
-      ctx.heartbeat({ phase: 'started' });
-      const beat = setInterval(() => {
-        ctx.heartbeat({ phase: 'running', output_bytes: outputBytes, log_entries: writer.entries });
-        if (Date.now() - lastProgress >= PROGRESS_MS) {
-          lastProgress = Date.now();
-          void runs.progress(run.run_id, { output_bytes: outputBytes, log_entries: writer.storedEntries, updated_at: now() }).catch(() => undefined);
-        }
-      }, HEARTBEAT_MS);
-
-      const startMs = Date.now();
-      let outcome: RunOutcome | null = null;
-      let failure: string | null = null;
-      try {
-        outcome = await runIsolated(
-          {
-            argv: run.argv,
-            workdir: workdir.hostPath,
-            env: run.env,
-            limits: toRunnerLimits(run.limits),
-            isolation: run.isolation_kind,
-            // local-safe refuses shells at the API already; the runner checks again.
-            ...(run.profile === 'local-safe' ? { shell: false } : {}),
-          },
-          {
-            onOutput: (stream, chunk) => {
-              outputBytes += Buffer.byteLength(chunk);
-              writer.push(stream, chunk);
-            },
-            signal: abort.signal,
-          },
-        );
-      } catch (err) {
-        failure =
-          err instanceof SandboxSpecError
-            ? `refused by the sandbox: ${err.message}`
-            : err instanceof IsolationUnavailableError
-              ? `isolation '${run.isolation_kind}' is not available on this worker: ${err.message}`
-              : `the sandbox runner failed: ${(err as Error).message}`;
+        return await runCommand(ctx, input);
       } finally {
-        clearInterval(beat);
-        ctx.cancellationSignal.removeEventListener('abort', onAbort);
+        clearInterval(keepAlive);
       }
-
-      const collected = await heartbeatWhile(
-        ctx,
-        (async () => {
-          await writer.close();
-          const found = await collectArtifacts(workdir.artifactsPath, run._id, startMs).catch((err: Error) => ({
-            docs: [],
-            skipped: [`(artifacts could not be collected: ${err.message})`],
-          }));
-          await artifacts.save(found.docs);
-          return found;
-        })(),
-      );
-
-      const patch: RunPatch & { status: RunStatus } = outcome
-        ? (outcomePatch(outcome) as RunPatch & { status: RunStatus })
-        : { status: 'failed', reason: failure ?? 'the sandbox runner failed', output_bytes: outputBytes };
-      if (outcome?.status === 'cancelled') {
-        if (stopCause === 'shutdown') {
-          patch.status = 'failed';
-          patch.reason = 'the worker shut down during the run: the process tree was killed and the command will not be re-run';
-        } else {
-          // The reason was stored by the cancel route after this activity read the run.
-          const why = (await runs.get(run.run_id).catch(() => null))?.cancel_reason;
-          patch.reason = `cancelled${why ? `: ${why}` : ''}; process tree killed`;
-        }
-      }
-      if (writer.problem) patch.reason = `${patch.reason ?? ''} (${writer.problem})`.trim();
-      const final = await end({
-        ...patch,
-        log_entries: writer.storedEntries,
-        artifact_count: collected.docs.length,
-        artifacts_skipped: collected.skipped.slice(0, 100),
-      });
-      log.debug({ run_id: run.run_id, status: final.status, duration_ms: final.duration_ms }, 'sandbox run ended');
-      // Report a cancelled activity as cancelled, so the workflow (and the Temporal UI) shows it.
-      if (stopCause === 'cancel' && final.status === 'cancelled') throw new CancelledFailure('sandbox run cancelled');
-      return summary(final);
     },
 
     /**

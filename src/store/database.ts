@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
 import { ScopedCollection, type Scoped } from './scoped-collection';
 import type { ScopeRef } from './scope';
 
@@ -9,7 +9,7 @@ export interface CollectionSpec {
 }
 
 /** Duplicate key on a unique index (insert or upsert race). */
-export const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
+export { isDuplicateKey } from './mongo-errors';
 
 /**
  * The MongoDB connection and the collection registry. Store modules declare their collections

@@ -9,6 +9,7 @@ import type {
   UpdateFilter,
   WithId,
 } from 'mongodb';
+import { isDuplicateKey } from './mongo-errors';
 import type { ScopeRef } from './scope';
 
 export type Scoped<T> = T & { tenant_id: string; scope: string };
@@ -80,6 +81,17 @@ export class ScopedCollection<T extends Document> {
 
   async insertOne(doc: T): Promise<void> {
     await this.coll.insertOne(this.stamp(doc));
+  }
+
+  /** Inserts `doc`; null when a unique index already holds its key (the caller decides: idempotent repeat or conflict). */
+  async insertNew(doc: T): Promise<T | null> {
+    try {
+      await this.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
   }
 
   async insertMany(docs: T[]): Promise<void> {

@@ -12,10 +12,10 @@ const RUNS = 100;
 
 /**
  * Every playbook run gets a sandbox session of its own, and each session takes one id of the worker's
- * uid range: 200 sessions need more than the 256 ids a test process gets by default. 510000–519999
+ * uid range: 200 sessions need more than the 256 ids a test process gets by default. 540000–549999
  * is reserved for this file (see test/sandbox/restart.test.ts for the other reserved blocks).
  */
-const IDS = { LORE_SANDBOX_ID_MIN: '510000', LORE_SANDBOX_ID_MAX: '519999' };
+const IDS = { LORE_SANDBOX_ID_MIN: '540000', LORE_SANDBOX_ID_MAX: '549999' };
 
 let api: TestApi;
 before(async () => {

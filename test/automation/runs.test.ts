@@ -117,8 +117,12 @@ describe('cancel', () => {
     const after = assertError(await resume(api, runId, 'too late'), 409, 'invalid_state');
     assert.equal(after.error.details.state, 'cancelled');
     assert.equal(assertError(await api.post('/v1/automations/runs/cancel', { run_id: runId }), 409, 'invalid_state').error.details.state, 'cancelled');
-    const wf = await api.engine.describe(run.workflow_id);
-    assert.equal(wf?.state, 'cancelled', 'the Temporal workflow itself is cancelled');
+    // The store shows the end first (the workflow's last write); the workflow closes right after.
+    const wf = await waitFor('the workflow to close', async () => {
+      const d = await api.engine.describe(run.workflow_id);
+      return d && d.state !== 'running' ? d : null;
+    }, 30_000);
+    assert.equal(wf.state, 'cancelled', 'the Temporal workflow itself is cancelled');
     finished.push(run.workflow_id);
   });
 });

@@ -136,7 +136,11 @@ describe('dispatch survives kill -9 of the worker and of the API', () => {
     // Both attempts ran in the run's own session; the first was killed, not re-run by the sandbox.
     assert.equal(done.steps[2].output_signature.summary, 'started\nstarted');
     assert.equal(done.learning.state, 'fed', 'a successful run of the active version feeds learning');
-    const closed = await api.engine.describe(dispatched.workflow_id);
-    assert.equal(closed?.state, 'completed');
+    // The run record shows the end first; the workflow closes right after its last write.
+    const closed = await waitFor('the workflow to close', async () => {
+      const d = await api.engine.describe(dispatched.workflow_id);
+      return d && d.state !== 'running' ? d : null;
+    }, 60_000, 200);
+    assert.equal(closed.state, 'completed');
   });
 });

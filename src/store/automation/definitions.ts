@@ -1,5 +1,5 @@
 import type { DefinitionDoc, DefinitionStatus, StatusChange } from '../../domain/automation/records';
-import { defineCollection, isDuplicateKey, type Database } from '../database';
+import { defineCollection, type Database } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -25,13 +25,7 @@ export class AutomationDefinitions {
 
   /** Null when the automation_id is taken (the caller decides: idempotent repeat or conflict). */
   async insert(doc: DefinitionDoc): Promise<DefinitionDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   async list(opts: { status?: DefinitionStatus; after?: string; limit: number }): Promise<DefinitionDoc[]> {

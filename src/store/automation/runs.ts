@@ -1,6 +1,6 @@
 import type { RunStatus } from '../../domain/automation/graph';
 import type { RunDoc } from '../../domain/automation/records';
-import { defineCollection, isDuplicateKey, type Database } from '../database';
+import { defineCollection, type Database } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -36,13 +36,7 @@ export class AutomationRuns {
 
   /** Null when the run_id is taken. */
   async insert(doc: RunDoc): Promise<RunDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   /** Newest first: one query per status (each served by an index in order), merged. */

@@ -1,5 +1,5 @@
 import type { PlaybookDoc, PlaybookStatus } from '../../domain/replay/types';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -57,13 +57,7 @@ export class ReplayPlaybooks {
 
   /** Inserts a version; null when that version exists already (a racing writer took it). */
   async insert(doc: PlaybookDoc): Promise<PlaybookDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   /**

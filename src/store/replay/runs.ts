@@ -1,5 +1,5 @@
 import type { RunDoc } from '../../domain/replay/types';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -34,13 +34,7 @@ export class ReplayRuns {
 
   /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
   async insert(doc: RunDoc): Promise<RunDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   /** open → ended, once. Null when the run had already ended: the first ending wins. */

@@ -27,13 +27,7 @@ export class ReplaySteps {
 
   /** Inserts a step; null when (run, step_index) exists already. */
   async insert(doc: StepDoc): Promise<StepDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   /** Inserts the planned steps of a playbook run; steps already there (a retried activity) are kept. */

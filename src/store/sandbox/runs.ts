@@ -1,5 +1,5 @@
 import type { RunDoc, RunStatus } from '../../domain/sandbox/records';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -32,13 +32,7 @@ export class SandboxRuns {
 
   /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
   async insert(doc: RunDoc): Promise<RunDoc | null> {
-    try {
-      await this.coll.insertOne(doc);
-      return doc;
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    return this.coll.insertNew(doc);
   }
 
   /** queued → running, once. Null when the run is not queued any more (cancelled, lost, or already started). */
