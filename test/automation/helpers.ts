@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
 import type { TestApi } from '../helpers/app';
 import type { Identity } from '../helpers/isolation';
+import { pollFor } from '../helpers/wait';
 
 /** Shared steps of the automation tests: every call goes through HTTP, the engine and the store. */
 
 export const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../helpers/wait';
 
 /** Polls fn until it returns a truthy value or the (generous) deadline passes. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, everyMs = 150): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, everyMs = 150): Promise<T> =>
+  pollFor(what, fn, timeoutMs, everyMs);
 
 export async function createAutomation(api: TestApi, automation_id: string, graph: unknown, who: Partial<Identity> = {}, extra: Record<string, unknown> = {}) {
   const res = await api.post('/v1/automations/create', { ...who, automation_id, name: automation_id, graph, ...extra });

@@ -6,90 +6,35 @@
  * max_attempts) and succeeds; the paused run is still paused, and resuming it finishes it.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../src/local/ports';
-import { descendants } from '../e2e/lore-process';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { LoreProcesses, type LoreChild } from '../helpers/lore-processes';
 import { processesWith } from '../sandbox/helpers';
 import { createAutomation, getRun, makePlaybook, nodeOf, sleep, waitFor, waitForPausedAt, waitForStatus } from './helpers';
 
-const LORE_BIN = fileURLToPath(new URL('../../bin/lore.mjs', import.meta.url));
-/** Reserved for this file's Lore processes (they run one after another; a new one reaps what a killed one left). */
-const IDS = { LORE_SANDBOX_ID_MIN: '520000', LORE_SANDBOX_ID_MAX: '529999' };
 const SLEEP_MARKER = 'sleep 6.321';
 
 let api: TestApi;
 let scratch = '';
-const children = new Set<ChildProcess>();
+let procs: LoreProcesses;
 
 before(async () => {
   api = await startTestApi({ worker: false });
   scratch = mkdtempSync(join(tmpdir(), 'lore-automation-restart-'));
+  // This file's Lore processes run one after another; 520000–529999 is its uid block (docs/sandbox.md).
+  procs = new LoreProcesses({ api, dataDir: scratch, ids: { min: 520000, max: 529999 } });
 });
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  procs?.killAll();
   await api?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-interface Lore {
-  child: ChildProcess;
-  url: string;
-}
-
-async function startLore(): Promise<Lore> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    LORE_BIN_DIR: process.env.LORE_BIN_DIR ?? '',
-    LORE_DATA_DIR: scratch,
-    TEMPORAL_ADDRESS: api.config.temporal.address!,
-    MONGODB_URI: api.config.mongo.uri!,
-    MONGODB_DB: api.config.mongo.database,
-    LORE_TASK_QUEUE: api.config.temporal.taskQueue,
-    LORE_SANDBOX_DIR: api.config.sandbox.dir,
-    LORE_LIFECYCLE_INTERVAL: 'off',
-    LORE_LOG_LEVEL: 'warn',
-    LORE_PORT: String(port),
-    ...IDS,
-  };
-  const child = spawn(process.execPath, [LORE_BIN, 'start', '--role', 'all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  // Role all: the API in this process, the worker in a child it starts (and waits for) first.
-  await waitFor('lore to be up', async () => {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`lore exited:\n${out}`);
-    return out.includes('is up (role all)');
-  }, 180_000, 250);
-  return { child, url };
-}
-
-/** SIGKILL to the process and everything below it (its sandbox processes), as a crash would. */
-async function kill9(lore: Lore): Promise<void> {
-  const tree = [lore.child.pid!, ...descendants(lore.child.pid!)];
-  const exited = new Promise<void>((r) => (lore.child.exitCode !== null || lore.child.signalCode !== null ? r() : lore.child.once('exit', () => r())));
-  for (const pid of tree) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-  await exited;
-}
-
-async function call(lore: Lore, path: string, body: unknown) {
-  const res = await fetch(`${lore.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+async function call(lore: LoreChild, path: string, body: unknown) {
+  const res = await fetch(`${lore.url!}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -120,7 +65,7 @@ describe('restart', () => {
       ],
     });
 
-    const lore1 = await startLore();
+    const lore1 = await procs.start('all');
     assert.equal((await call(lore1, '/v1/automations/run', { automation_id: 'gated', run_id: 'paused-run' })).status, 200);
     assert.equal((await call(lore1, '/v1/automations/run', { automation_id: 'busy', run_id: 'running-run' })).status, 200);
     const pausedBefore = await waitForPausedAt(api, 'paused-run', ['gate'], {}, 180_000);
@@ -130,14 +75,14 @@ describe('restart', () => {
     assert.equal(nodeOf(runningBefore, 'first').state, 'succeeded');
     assert.equal(nodeOf(runningBefore, 'slow').state, 'running');
 
-    await kill9(lore1);
+    await procs.kill9(lore1, { tree: true });
     await waitFor('the sandboxed command to die with the worker', async () => (await processesWith(SLEEP_MARKER)).length === 0, 30_000);
     // Nothing is lost from the store meanwhile, and nothing moves: no worker is up.
     assert.equal((await getRun(api, 'paused-run')).status, 'paused');
     assert.equal((await getRun(api, 'running-run')).status, 'running');
 
     const t0 = Date.now();
-    const lore2 = await startLore();
+    const lore2 = await procs.start('all');
     const done = await waitForStatus(api, 'running-run', ['succeeded', 'failed', 'cancelled'], 300_000);
     console.log(`# the running run finished ${Date.now() - t0} ms after the restart`);
     assert.equal(done.status, 'succeeded', JSON.stringify(done));
@@ -165,6 +110,6 @@ describe('restart', () => {
     assert.equal(finished.status, 'succeeded', JSON.stringify(finished));
     assert.equal(nodeOf(finished, 'last').output.outputs['0'], 'after-restart');
     assert.equal(nodeOf(finished, 'gate').approval.resumed_by, 'ops');
-    await kill9(lore2);
+    await procs.kill9(lore2, { tree: true });
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestApi } from '../helpers/app';
 import type { Identity } from '../helpers/isolation';
+import { pollFor } from '../helpers/wait';
 
 /** Shared steps of the replay tests: everything goes through HTTP, the engine and the sandbox. */
 
@@ -48,17 +49,11 @@ export async function compile(api: TestApi, run_id: string, playbook_id: string,
   return ok(api, '/v1/memory/replay/playbooks/compile_from_run', { run_id, playbook_id, name: `playbook ${playbook_id}`, ...extra }, who);
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../helpers/wait';
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+/** Polls fn until it returns a truthy value or the (generous) deadline passes. */
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> =>
+  pollFor(what, fn, timeoutMs, everyMs);
 
 export async function getRun(api: TestApi, run_id: string, who: Who = {}) {
   return (await ok(api, '/v1/memory/replay/runs/get', { run_id }, who)).run;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import type { TestApi } from '../helpers/app';
 import type { Identity } from '../helpers/isolation';
+import { pollFor } from '../helpers/wait';
 
 /** Shared steps of the sandbox tests (every run is a real command through HTTP, the engine and bubblewrap). */
 
@@ -23,18 +24,11 @@ export async function run(api: TestApi, session_id: string, argv: string[], extr
   return res.body.run;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../helpers/wait';
 
 /** Polls fn until it returns a truthy value or the (generous) deadline passes. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> =>
+  pollFor(what, fn, timeoutMs, everyMs);
 
 export async function getRun(api: TestApi, run_id: string, who: Partial<Identity> = {}) {
   const res = await api.post('/v1/memory/sandbox/runs/get', { ...who, run_id });

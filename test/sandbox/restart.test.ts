@@ -5,80 +5,34 @@
  * finishes; a new API process reads it).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/local/ports';
-import { WORKER_READY_MARKER } from '../../src/worker';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { LoreProcesses } from '../helpers/lore-processes';
 import { createSession, exec, getRun, processesWith, run, waitFor, waitForStatus } from './helpers';
-
-const LORE_BIN = fileURLToPath(new URL('../../bin/lore.mjs', import.meta.url));
-/**
- * Workers started by this file share one uid range (they run one after another; a new one reaps
- * what a killed one left). 500000–509999 is reserved for this file: the runner's own tests use
- * 400000–479999, its benchmark 490000–499999, in-process test workers 1000000 and up.
- */
-const WORKER_IDS = { LORE_SANDBOX_ID_MIN: '500000', LORE_SANDBOX_ID_MAX: '509999' };
 
 let api: TestApi;
 let scratch = '';
-const children = new Set<ChildProcess>();
+let lore: LoreProcesses;
 
 before(async () => {
   api = await startTestApi({ worker: false });
   scratch = mkdtempSync(join(tmpdir(), 'lore-restart-'));
+  // Workers started by this file run one after another; 500000–509999 is this file's uid block (docs/sandbox.md).
+  lore = new LoreProcesses({ api, dataDir: scratch, ids: { min: 500000, max: 509999 } });
 });
 after(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  lore?.killAll();
   await api?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-function loreEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    LORE_BIN_DIR: process.env.LORE_BIN_DIR ?? '',
-    LORE_DATA_DIR: scratch,
-    TEMPORAL_ADDRESS: api.config.temporal.address!,
-    MONGODB_URI: api.config.mongo.uri!,
-    MONGODB_DB: api.config.mongo.database,
-    LORE_TASK_QUEUE: api.config.temporal.taskQueue,
-    LORE_SANDBOX_DIR: api.config.sandbox.dir,
-    LORE_LOG_LEVEL: 'warn',
-    ...extra,
-  };
-}
-
-/** Starts `lore start --role <role>` and resolves once it is ready. */
-async function startLore(role: 'worker' | 'api', extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [LORE_BIN, 'start', '--role', role], { env: loreEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const readyText = role === 'worker' ? WORKER_READY_MARKER : 'is up';
-  await waitFor(`lore ${role} to be ready`, async () => {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`lore ${role} exited:\n${out}`);
-    return out.includes(readyText);
-  }, 90_000, 100);
-  return child;
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  const exited = new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r())));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 describe('restarts', () => {
   it('worker killed -9 mid-run: the sandbox dies with it and the run ends failed (worker lost), not re-run', async () => {
-    const workerA = await startLore('worker', WORKER_IDS);
+    const workerA = await lore.start('worker');
     const sid = await createSession(api);
     const before = await run(api, sid, ['echo', 'before the crash'], { run_id: 'finished-before' });
     assert.equal(before.status, 'succeeded');
@@ -89,7 +43,7 @@ describe('restarts', () => {
     await waitForStatus(api, 'in-flight', ['running']);
     await waitFor('the sleep to run', async () => (await processesWith(`sleep ${marker}`)).length > 0, 30_000);
 
-    await kill9(workerA);
+    await lore.kill9(workerA, { tree: false });
     // bubblewrap's --die-with-parent (PDEATHSIG) takes the sandbox down with the worker.
     await waitFor('the sandbox to die with the worker', async () => (await processesWith(`sleep ${marker}`)).length === 0, 15_000);
     assert.equal((await getRun(api, 'in-flight')).status, 'running', 'nothing has settled it yet: no worker is up');
@@ -99,7 +53,7 @@ describe('restarts', () => {
     assert.equal(queued.body.run.status, 'queued');
 
     const t0 = Date.now();
-    await startLore('worker', WORKER_IDS);
+    await lore.start('worker');
     const lost = await waitForStatus(api, 'in-flight', ['succeeded', 'failed', 'timed_out', 'cancelled'], 120_000);
     console.log(`# in-flight run settled ${Date.now() - t0} ms after the new worker started`);
     assert.equal(lost.status, 'failed');
@@ -124,7 +78,7 @@ describe('restarts', () => {
     // The worker started by the previous test is still up.
     const sid = await createSession(api);
     const port = await freePort();
-    const apiProc = await startLore('api', { LORE_PORT: String(port) });
+    const apiProc = await lore.start('api', { LORE_PORT: String(port) });
     const pending = fetch(`http://127.0.0.1:${port}/v1/memory/sandbox/execute`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -138,7 +92,7 @@ describe('restarts', () => {
       const r = await api.post('/v1/memory/sandbox/runs/get', { run_id: 'outlives-api' });
       return r.status === 200 && r.body.run.status === 'running';
     }, 60_000, 50);
-    await kill9(apiProc);
+    await lore.kill9(apiProc, { tree: false });
     const answer = await pending;
     assert.equal(answer.ok, false, 'the killed API cannot have answered the sync execute');
 
@@ -148,7 +102,7 @@ describe('restarts', () => {
 
     // A restarted API process serves the finished run from the store.
     const port2 = await freePort();
-    const apiProc2 = await startLore('api', { LORE_PORT: String(port2) });
+    const apiProc2 = await lore.start('api', { LORE_PORT: String(port2) });
     try {
       const r = await fetch(`http://127.0.0.1:${port2}/v1/memory/sandbox/runs/get`, {
         method: 'POST',
@@ -162,7 +116,7 @@ describe('restarts', () => {
       const health = (await (await fetch(`http://127.0.0.1:${port2}/health`)).json()) as { sandbox: { isolation: string } };
       assert.equal(health.sandbox.isolation, 'bubblewrap', 'the API process reports what the worker found');
     } finally {
-      await kill9(apiProc2);
+      await lore.kill9(apiProc2, { tree: false });
     }
   });
 });

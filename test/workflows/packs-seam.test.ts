@@ -10,11 +10,9 @@
  * No timing assertions: every wait is "until this state, or give up after minutes".
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { decodePendingActivityState } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -23,13 +21,12 @@ import { createPacksActivities } from '../../activities/packs';
 import { contentHash, idMapper, mapEdge, mapNode, mapRevision, type Pack } from '../../src/domain/packs/format';
 import { PackImportStore, emptyCounts } from '../../src/store/packs/imports';
 import { scopeRef } from '../../src/store/scope';
-import { WORKER_READY_MARKER } from '../../src/worker';
 import { SA } from '../../workflows/search-attributes';
 import type { PackImportProgress } from '../../workflows/packs';
-import { descendants } from '../e2e/lore-process';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+import { LoreProcesses } from '../helpers/lore-processes';
+import { pollFor, sleep } from '../helpers/wait';
 
-const LORE_BIN = fileURLToPath(new URL('../../bin/lore.mjs', import.meta.url));
 const TEMPORAL_BIN = join(process.env.LORE_BIN_DIR || join(homedir(), '.cache', 'lore', 'bin'), 'temporal');
 /** The pack: NODES nodes of ~TEXT_BYTES each (≈14 MB, ≈15 chunks of ~1 MB), a chain of edges, one revision. */
 const NODES = 600;
@@ -37,22 +34,12 @@ const TEXT_BYTES = 24_000;
 /** The worker is killed once this many chunks are done (and before the last one). */
 const KILL_AFTER_CHUNKS = 3;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | false | undefined>, timeoutMs: number, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
-    await sleep(everyMs);
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | null | false | undefined>, timeoutMs: number, everyMs = 200) => pollFor(what, fn, timeoutMs, everyMs);
 
 let testEnv: TestWorkflowEnvironment;
 let api: TestApi;
 let scratch = '';
-const children = new Set<ChildProcess>();
+let procs: LoreProcesses;
 
 before(async () => {
   assert.ok(existsSync(TEMPORAL_BIN), `the Temporal CLI is not installed at ${TEMPORAL_BIN} (npm start or npm test installs it)`);
@@ -64,67 +51,17 @@ before(async () => {
   // fresh task queue), pointed at that dev server; no worker here: the worker is a real process.
   api = await startTestApi({ worker: false, env: { TEMPORAL_ADDRESS: testEnv.address, LORE_BODY_LIMIT: '64mb' } });
   scratch = mkdtempSync(join(tmpdir(), 'lore-packs-seam-'));
+  // The worker runs no sandbox commands; a uid block of its own all the same (530000–539999 is this
+  // file's, docs/sandbox.md), so it never reaps another test's sandbox processes.
+  procs = new LoreProcesses({ api, dataDir: scratch, ids: { min: 530000, max: 539999 }, env: { SANDBOX_ENABLED: 'false' } });
 });
 
 after(async () => {
-  for (const c of children) killTree(c);
+  procs?.killAll();
   await api?.close();
   await testEnv?.teardown();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-/** `lore start --role worker` on the test's task queue and database; resolves once it polls. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    LORE_BIN_DIR: process.env.LORE_BIN_DIR ?? '',
-    LORE_DATA_DIR: scratch,
-    TEMPORAL_ADDRESS: testEnv.address,
-    MONGODB_URI: api.config.mongo.uri!,
-    MONGODB_DB: api.config.mongo.database,
-    LORE_TASK_QUEUE: api.config.temporal.taskQueue,
-    LORE_LIFECYCLE_INTERVAL: 'off',
-    LORE_LOG_LEVEL: 'warn',
-    // This worker runs no sandbox commands; a uid range of its own all the same (530000–539999 is
-    // this file's), so it never reaps another test's sandbox processes.
-    SANDBOX_ENABLED: 'false',
-    LORE_SANDBOX_ID_MIN: '530000',
-    LORE_SANDBOX_ID_MAX: '539999',
-  };
-  const child = spawn(process.execPath, [LORE_BIN, 'start', '--role', 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  await waitFor('the worker process to poll', async () => {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the worker exited:\n${out}`);
-    return out.includes(WORKER_READY_MARKER);
-  }, 180_000, 100);
-  return child;
-}
-
-function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  for (const pid of [child.pid!, ...descendants(child.pid!)]) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      /* gone */
-    }
-  }
-}
-
-const killTree = (child: ChildProcess) => signalTree(child, 'SIGKILL');
-
-/** kill -9 of the worker process (and anything below it), as a crash would. */
-async function kill9(child: ChildProcess): Promise<NodeJS.Signals | null> {
-  const exited = new Promise<NodeJS.Signals | null>((r) =>
-    child.exitCode !== null || child.signalCode !== null ? r(child.signalCode) : child.once('exit', (_c, s) => r(s)),
-  );
-  killTree(child);
-  return exited;
-}
 
 describe('proven seam: packs/import through Fastify → engine → Temporal → activity → MongoDB', () => {
   it('a large import survives kill -9 of its worker mid-import and finishes on a new worker, every node exactly once', { timeout: 900_000 }, async () => {
@@ -170,7 +107,7 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     };
 
     // Worker A imports a few chunks; progress shows in the record and in the workflow query.
-    const workerA = await startWorkerProcess();
+    const workerA = await procs.start('worker');
     const mid = await waitFor('a few chunks to be imported', async () => {
       const s = await status();
       assert.notEqual(s.status, 'failed', JSON.stringify(s));
@@ -192,7 +129,7 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
       );
     let lost: { attempt: number; details: unknown } | null = null;
     for (let look = 0; look < 200 && !lost; look += 1) {
-      signalTree(workerA, 'SIGSTOP');
+      procs.signal(workerA, 'SIGSTOP');
       const started = await runningChunk();
       // Still started a moment later: not a completion the worker had already sent.
       if (started && (await sleep(300), (await runningChunk())?.activityId === started.activityId)) {
@@ -200,12 +137,12 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
         lost = { attempt: started.attempt ?? 1, details: payload ? defaultPayloadConverter.fromPayload(payload) : null };
         break;
       }
-      signalTree(workerA, 'SIGCONT');
+      procs.signal(workerA, 'SIGCONT');
       if ((await status()).progress.chunks_done >= chunksTotal - 1) break;
       await sleep(20);
     }
     assert.ok(lost, 'caught a chunk activity running on worker A');
-    assert.equal(await kill9(workerA), 'SIGKILL');
+    assert.equal(await procs.kill9(workerA, { tree: true }), 'SIGKILL');
     console.log(`# worker A killed -9 while running a chunk activity (attempt ${lost.attempt}, last heartbeat ${JSON.stringify(lost.details)})`);
     await sleep(1000); // a write the dead worker had already sent lands (or not) before we look
     const afterKill = await status();
@@ -221,7 +158,7 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     // Worker B (a new process) takes over: Temporal retries the lost chunk activity once its
     // heartbeat times out, the workflow replays, and the import finishes.
     const t0 = Date.now();
-    await startWorkerProcess();
+    await procs.start('worker');
     const done = await waitFor('the import to end after the restart', async () => {
       const s = await status();
       return s.status === 'completed' || s.status === 'failed' ? s : null;
