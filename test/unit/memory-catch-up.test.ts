@@ -6,7 +6,16 @@ import { CatchUp, type ChangeFeed } from '../../src/domain/memory/catch-up';
 class FakeStore implements ChangeFeed<{ id: string; seq: number; v: string }> {
   docs = new Map<string, { id: string; seq: number; v: string }>();
   counter = 0;
-  queries = { after: 0, at: 0 };
+  queries = { after: 0, at: 0, head: 0 };
+  /** The sequence head (highest seq allocated), when this fake offers the probe. */
+  head?: () => Promise<number>;
+  constructor(withHead = false) {
+    if (withHead)
+      this.head = async () => {
+        this.queries.head += 1;
+        return this.counter;
+      };
+  }
   allocate(): number {
     this.counter += 1;
     return this.counter;
@@ -25,8 +34,8 @@ class FakeStore implements ChangeFeed<{ id: string; seq: number; v: string }> {
   }
 }
 
-function setup(opts: { ttl?: number; maxHoles?: number; batch?: number } = {}) {
-  const store = new FakeStore();
+function baseSetup(opts: { ttl?: number; maxHoles?: number; batch?: number; head?: boolean } = {}) {
+  const store = new FakeStore(opts.head ?? false);
   const index = new Map<string, { seq: number; v: string }>();
   let clock = 1_000;
   const cu = new CatchUp(
@@ -40,7 +49,10 @@ function setup(opts: { ttl?: number; maxHoles?: number; batch?: number } = {}) {
   return { store, index, cu, advance: (ms: number) => (clock += ms) };
 }
 
-describe('catch-up of the recall index from the write sequence', () => {
+/** The suite runs twice: with the range query on every pass, and with the head probe in front of it. */
+for (const head of [false, true])
+describe(`catch-up of the recall index from the write sequence${head ? ' (head probe)' : ''}`, () => {
+  const setup = (opts: { ttl?: number; maxHoles?: number; batch?: number } = {}) => baseSetup({ ...opts, head });
   it('applies changes in seq order and moves the watermark', async () => {
     const { store, index, cu } = setup();
     store.commit('a', store.allocate(), 'a1');
@@ -114,7 +126,7 @@ describe('catch-up of the recall index from the write sequence', () => {
   });
 
   it('a read arriving during a pass waits for the next pass, which sees its write', async () => {
-    const store = new FakeStore();
+    const store = new FakeStore(head);
     const index = new Map<string, string>();
     let release!: () => void;
     let gate: Promise<void> | null = new Promise<void>((r) => (release = r));
@@ -125,6 +137,7 @@ describe('catch-up of the recall index from the write sequence', () => {
         return result;
       },
       at: (s) => store.at(s),
+      ...(store.head ? { head: store.head } : {}),
     };
     const cu = new CatchUp(slow, (items) => items.forEach((d) => index.set(d.id, d.v)));
     const first = cu.sync(); // issued before the write below
@@ -160,7 +173,7 @@ describe('catch-up of the recall index from the write sequence', () => {
   });
 
   it('a result that raced with a local write is re-read on the next pass', async () => {
-    const store = new FakeStore();
+    const store = new FakeStore(head);
     const index = new Map<string, string>();
     let racing = true;
     const cu = new CatchUp(store, (items) => {
@@ -188,4 +201,47 @@ describe('catch-up of the recall index from the write sequence', () => {
     assert.equal(index.get('four')?.v, 'v');
     assert.equal(cu.watermark, 5);
   });
+  if (head) {
+    it('head probe: no range query while the head is at the watermark', async () => {
+      const { store, cu } = setup();
+      store.commit('a', store.allocate(), 'a1');
+      await cu.sync();
+      const after = store.queries.after;
+      await cu.sync();
+      await cu.sync();
+      assert.equal(store.queries.after, after, 'nothing new: only the head was read');
+      assert.ok(store.queries.head >= 3);
+    });
+
+    it('head probe: a seq allocated but not yet committed is found once it commits', async () => {
+      const { store, index, cu } = setup();
+      const s = store.allocate(); // the head moves before the write lands
+      await cu.sync();
+      assert.equal(index.has('slow'), false);
+      store.commit('slow', s, 'v');
+      await cu.sync();
+      assert.equal(index.get('slow')?.v, 'v');
+    });
+
+    it('head probe: a head below the watermark (counter reset) falls back to the range query', async () => {
+      const { store, index, cu } = setup();
+      store.commit('a', store.allocate(), 'a1');
+      store.commit('b', store.allocate(), 'b1');
+      await cu.sync();
+      store.counter = 0; // e.g. a restored database without its counters
+      store.commit('c', 3, 'c1');
+      await cu.sync();
+      assert.equal(index.get('c')?.v, 'c1');
+    });
+
+    it("head probe: this process's own writes need neither query", async () => {
+      const { store, cu } = setup();
+      const seq = store.allocate();
+      store.commit('mine', seq, 'v');
+      cu.noteLocal(seq);
+      await cu.sync();
+      assert.equal(store.queries.after, 0);
+      assert.equal(cu.watermark, seq);
+    });
+  }
 });

@@ -22,6 +22,16 @@
  * Reads share catch-ups: a read that arrives while one is in flight waits for the *next* one
  * (which starts after the current finishes), because the in-flight query may have been issued
  * before the write the reader wants to see was acknowledged. Passes never overlap.
+ *
+ * Head probe. A seq is allocated before its write is sent, so every write acknowledged before a
+ * pass began carries a seq no higher than the sequence's head read during that pass. When the head
+ * is not above the watermark (after skipping this process's own seqs), every such seq is at or
+ * below the watermark: seen, written here, or a tracked hole (re-read below). The range query is
+ * then skipped. The head is one exact lookup in the small counters collection, which the local
+ * MongoDB-compatible server locks separately from the nodes collection; the range query would wait
+ * behind every concurrent recall's load of its hits (that server serialises the queries of one
+ * collection), and each recall waits for a whole pass, so this keeps concurrent recalls from
+ * queueing behind each other's catch-up.
  */
 
 export interface ChangeFeed<T extends { seq: number }> {
@@ -29,6 +39,11 @@ export interface ChangeFeed<T extends { seq: number }> {
   after(afterSeq: number, limit: number): Promise<T[]>;
   /** Items whose current seq is one of `seqs`. */
   at(seqs: number[]): Promise<T[]>;
+  /**
+   * Optional: the highest seq handed out so far (allocated, not necessarily committed). When it is
+   * not above the watermark, the range query is skipped (see "Head probe" above).
+   */
+  head?(): Promise<number>;
 }
 
 export interface CatchUpOptions {
@@ -181,8 +196,15 @@ export class CatchUp<T extends { seq: number }> {
   private async pass(): Promise<void> {
     this.passes += 1;
     this.lastPassAt = this.now();
-    // New changes, in seq order, batch by batch.
-    for (;;) {
+    this.skipLocal();
+    // New changes, in seq order, batch by batch (none to look for when the head is not above the watermark).
+    let head = this.feed.head ? await this.feed.head() : Infinity;
+    // Everything at or below the watermark was allocated before the head was read, so a head below
+    // it means the counter is not what this process has been reading (e.g. a restored database
+    // without its counters): trust the range query instead.
+    if (head < this.maxSeen) head = Infinity;
+    this.skipLocal(); // local writes acknowledged while the head was read
+    for (; head > this.maxSeen; ) {
       this.skipLocal();
       const mark = this.mark();
       const items = await this.feed.after(this.maxSeen, this.batch);

@@ -27,8 +27,12 @@ export interface RecallQuery {
   min_score?: number;
 }
 
+/** The node fields recall loads and returns (what its callers show; not the slots). */
+export const RECALL_NODE_FIELDS = ['client_id', 'type', 'kind', 'tier', 'title', 'text', 'summary', 'tags', 'importance', 'created_at', 'updated_at'] as const;
+export type RecallNode = Pick<StoredNode, (typeof RECALL_NODE_FIELDS)[number] | 'id' | 'tenant_id' | 'scope'>;
+
 export interface RecallHit {
-  node: StoredNode;
+  node: RecallNode;
   score: number;
   breakdown: ScoreBreakdown & { weight: { importance: number; tier: Tier; factor: number }; base: number };
 }
@@ -90,7 +94,7 @@ async function rankAndLoad(deps: RecallDeps, ref: ScopeRef, q: RecallQuery, vect
     })
     .sort((a, b) => b.score - a.score || a.rank - b.rank)
     .filter((w) => q.min_score === undefined || w.score >= q.min_score);
-  const docs = weighted.length > 0 ? await deps.store.in(ref).getMany(weighted.map((w) => w.h.docId)) : [];
+  const docs = weighted.length > 0 ? await deps.store.in(ref).getManyFields(weighted.map((w) => w.h.docId), RECALL_NODE_FIELDS) : [];
   const byId = new Map(docs.map((d) => [d.id, d]));
   const hits: RecallHit[] = [];
   for (const w of weighted) {

@@ -59,7 +59,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   const access = new AccessRecorder((ref, ids, times, at) => store.in(ref).touch(ids, at, times), now, log);
   // The feed returns {id, seq} pairs; only what the index does not already hold is loaded.
   const catchUp = new CatchUp<SeqRef>(
-    { after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs) },
+    { after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs), head: () => store.currentSeq() },
     async (items, mark) => {
       const unknown = items.filter((i) => index.seqOf(i.id, i.tenant_id, i.scope) !== i.seq).map((i) => i.id);
       const raced: number[] = [];
@@ -131,8 +131,16 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       catchUp.init(maxSeq, unseen);
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.
+      let backgroundBusy = false; // one background pass at a time (and one warning per failed pass)
       background = setInterval(() => {
-        if (Date.now() - catchUp.lastPass >= BACKGROUND_CATCH_UP_MS) catchUp.sync().catch((err) => log.warn(`background catch-up failed: ${(err as Error).message}`));
+        if (backgroundBusy || Date.now() - catchUp.lastPass < BACKGROUND_CATCH_UP_MS) return;
+        backgroundBusy = true;
+        catchUp
+          .sync()
+          .catch((err) => log.warn(`background catch-up failed: ${(err as Error).message}`))
+          .finally(() => {
+            backgroundBusy = false;
+          });
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
       log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${provider})`);

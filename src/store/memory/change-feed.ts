@@ -69,11 +69,11 @@ export async function seqsAt(db: Database, seqs: number[]): Promise<SeqRef[]> {
 }
 
 /** Nodes of any scope by id (exact _id lookups), for applying changes found by seqsSince/seqsAt. */
-export async function byIds(db: Database, ids: string[]): Promise<StoredNode[]> {
+export async function byIds(db: Database, ids: string[], projection?: Record<string, 1>): Promise<StoredNode[]> {
   if (ids.length === 0) return [];
   const docs = await db
     .raw<NodeDoc>(nodesCollection)
-    .find({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>)
+    .find({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, projection ? { projection } : {})
     .toArray();
   return docs.map((d) => toNode(d as NodeDoc & { tenant_id: string; scope: string }));
 }

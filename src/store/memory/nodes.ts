@@ -81,6 +81,9 @@ function toMongoFilter(f: NodeFilter): Filter<NodeDoc> {
   return q as Filter<NodeDoc>;
 }
 
+/** Ids per access-statistics update (see ScopedNodes.touch). */
+const TOUCH_CHUNK = 200;
+
 /** Nodes of one tenant+scope. */
 export class ScopedNodes {
   constructor(
@@ -107,10 +110,34 @@ export class ScopedNodes {
     return found.filter((d): d is NonNullable<typeof d> => d !== null).map(toNode);
   }
 
+  /**
+   * Nodes by id, in the order given; unknown ones (and ids of other scopes) are left out. Recall
+   * loads its hits with this. The query is `_id $in` alone, an exact lookup on the unique _id index,
+   * and the tenant+scope check is done here: with tenant_id and scope in the filter the local server
+   * walks the (tenant_id, scope, _id) index once per id instead, measured at 100k nodes ~3-5x slower
+   * (p50 8.9 vs 1.8 ms for 10 ids), and it holds the collection's lock meanwhile (every query on a
+   * collection is serialised there), so that cost was paid once per concurrent recall.
+   */
   async getMany(ids: string[]): Promise<StoredNode[]> {
+    return this.loadByIds(ids);
+  }
+
+  /**
+   * getMany with only some fields loaded (recall loads what its callers show, not the slots): less
+   * for the server to encode, the wire to carry and this process to decode.
+   */
+  async getManyFields<K extends keyof StoredNode>(ids: string[], fields: readonly K[]): Promise<Pick<StoredNode, K | 'id' | 'tenant_id' | 'scope'>[]> {
+    const projection: Record<string, 1> = { _id: 1, tenant_id: 1, scope: 1 };
+    for (const f of fields) if (f !== 'id') projection[f] = 1;
+    return this.loadByIds(ids, projection);
+  }
+
+  private async loadByIds(ids: string[], projection?: Record<string, 1>): Promise<StoredNode[]> {
     if (ids.length === 0) return [];
-    const docs = await this.nodes.find({ _id: { $in: ids } });
-    const byId = new Map(docs.map((d) => [d._id, toNode(d)]));
+    const byId = new Map<string, StoredNode>();
+    for (const n of await this.store.byIds(ids, projection)) {
+      if (n.tenant_id === this.ref.tenant_id && n.scope === this.ref.scope) byId.set(n.id, n);
+    }
     return ids.map((id) => byId.get(id)).filter((n): n is StoredNode => n !== undefined);
   }
 
@@ -286,9 +313,22 @@ export class ScopedNodes {
   }
 
   /** Access statistics for recall (no new seq: access does not change what is indexed). */
+  /**
+   * Access statistics (recall records them once a second for the ids it returned). Both queries are
+   * `_id $in` alone, exact lookups on the unique _id index: with tenant_id and scope in the filter
+   * the local server walks the (tenant_id, scope, _id) index once per id while it holds the
+   * collection's lock, and one flush of a busy second (hundreds of ids) stalled every concurrent
+   * recall behind it. Isolation stays exact: the ids are first checked to belong to this tenant+scope
+   * (a projected read), and only those are updated (`_id` is unique across the database). Chunks of
+   * TOUCH_CHUNK ids keep each hold of the lock short.
+   */
   async touch(ids: string[], now: Date, times = 1): Promise<void> {
-    if (ids.length === 0) return;
-    await this.nodes.updateMany({ _id: { $in: ids } }, { $inc: { 'access.count': times }, $set: { 'access.last_at': now.toISOString() } });
+    for (let at = 0; at < ids.length; at += TOUCH_CHUNK) {
+      const chunk = ids.slice(at, at + TOUCH_CHUNK);
+      const mine = (await this.store.scopesOf(chunk)).filter((d) => d.tenant_id === this.ref.tenant_id && d.scope === this.ref.scope).map((d) => d.id);
+      if (mine.length === 0) continue;
+      await this.store.updateByIds(mine, { $inc: { 'access.count': times }, $set: { 'access.last_at': now.toISOString() } });
+    }
   }
 
   async revisionsOf(nodeId: string): Promise<NodeRevision[]> {
@@ -416,8 +456,24 @@ export class NodeStore {
   }
 
   /** Nodes of any scope by id (exact _id lookups), for applying changes found by seqsSince/seqsAt. */
-  byIds(ids: string[]): Promise<StoredNode[]> {
-    return feed.byIds(this.db, ids);
+  byIds(ids: string[], projection?: Record<string, 1>): Promise<StoredNode[]> {
+    return feed.byIds(this.db, ids, projection);
+  }
+
+  /** {id, tenant_id, scope} of nodes by id (exact _id lookups); ScopedNodes checks ownership with it. */
+  async scopesOf(ids: string[]): Promise<{ id: string; tenant_id: string; scope: string }[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.db
+      .raw<NodeDoc>(nodesCollection)
+      .find({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, { projection: { _id: 1, tenant_id: 1, scope: 1 } })
+      .toArray();
+    return docs.map((d) => ({ id: d._id, tenant_id: d.tenant_id, scope: d.scope }));
+  }
+
+  /** Updates nodes by id alone (exact _id lookups). Only for ids a ScopedNodes method has checked. */
+  async updateByIds(ids: string[], update: Record<string, unknown>): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.raw<NodeDoc>(nodesCollection).updateMany({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, update);
   }
 
   /** Every node, scope by scope in creation order, with the fields the recall index needs (change-feed.ts). */
