@@ -93,18 +93,20 @@ export const RecallInput = z
     if (typeof q !== 'string' || q.trim() === '') ctx.addIssue({ code: 'custom', path: ['query_text'], message: 'query_text (or query) is required' });
   });
 
-const RecallResult = z.object({
-  id: z.string(),
-  uri: z.string(),
-  client_id: z.string().nullable(),
-  type: NodeTypeEnum,
-  kind: NodeKindEnum.nullable(),
-  tier: TierEnum,
-  archived: z.boolean(),
-  title: z.string().nullable(),
-  text: z.string(),
-  summary: z.string(),
-  tags: z.array(z.string()),
+/** A recalled node: the node's identity and text (as NodeView shows them), its score and why. */
+const RecallResult = NodeView.pick({
+  id: true,
+  uri: true,
+  client_id: true,
+  type: true,
+  kind: true,
+  tier: true,
+  archived: true,
+  title: true,
+  text: true,
+  summary: true,
+  tags: true,
+}).extend({
   score: z.number(),
   score_breakdown: ScoreBreakdownView,
   created_at: Timestamp,
