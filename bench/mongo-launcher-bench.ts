@@ -4,6 +4,7 @@
  *
  *   node --import tsx bench/mongo-launcher-bench.ts [--docs 100000] [--json out.json] [-- launcher flags]
  *   node --import tsx bench/mongo-launcher-bench.ts --control   # kill -9 durability with and without group commit
+ *   --jar PATH runs a given launcher jar (e.g. an older build, to compare) instead of building the current sources
  *
  * Prints a markdown table: per query shape p50/p95/mean latency, documents returned, and whether the
  * launcher serves it from an index or by scanning the collection.
@@ -25,6 +26,8 @@ const opt = (name: string, fallback: string) => {
 };
 const DOCS = Number(opt('--docs', '100000'));
 const JSON_OUT = ownArgs.includes('--json') ? opt('--json', '') : '';
+const JAR = opt('--jar', '');
+const launcherJar = () => (JAR ? Promise.resolve(JAR) : ensureMongoLauncherJar({ log: (m) => console.error(m) }));
 
 const TENANTS = 10;
 const SCOPES = 20;
@@ -113,7 +116,7 @@ function rssMb(pid: number): number {
 
 async function control() {
   // kill -9 right after the last acknowledgement, with and without group commit
-  const jarPath = await ensureMongoLauncherJar({ log: (m) => console.error(m) });
+  const jarPath = await launcherJar();
   for (const flags of [[], ['--fsync'], ['--no-group-commit']]) {
     const dir = await mkdtemp(join(tmpdir(), 'lore-bench-control-'));
     const dbFile = join(dir, 'lore.mv.db');
@@ -145,7 +148,7 @@ async function control() {
 
 async function main() {
   if (ownArgs.includes('--control')) return control();
-  const jarPath = await ensureMongoLauncherJar({ log: (m) => console.error(m) });
+  const jarPath = await launcherJar();
   const dir = await mkdtemp(join(tmpdir(), 'lore-bench-'));
   const dbFile = join(dir, 'lore.mv.db');
   let server = await startMongoServer({ jarPath, port: 0, dbFile, extraArgs: launcherArgs });

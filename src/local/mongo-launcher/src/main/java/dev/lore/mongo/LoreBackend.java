@@ -10,11 +10,13 @@ import org.h2.mvstore.MVStore;
 
 import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.BsonConstants;
 import de.bwaldvogel.mongo.wire.MongoWireProtocolHandler;
+import de.bwaldvogel.mongo.wire.message.MongoQuery;
 import io.netty.channel.Channel;
 
 /**
@@ -28,6 +30,8 @@ import io.netty.channel.Channel;
  *       ({@link LoreDatabase}, {@link LoreCollection});</li>
  *   <li>answers the Node driver's countDocuments pipeline ({@code $match} [+ {@code $skip}/{@code $limit}]
  *       + {@code $group {_id: 1, n: {$sum: 1}}}) through the indexed query path instead of a full scan;</li>
+ *   <li>pins the store version each command reads, so MVStore never frees a chunk a running read
+ *       may still load (see {@link #handleCommand});</li>
  *   <li>{@code loreStatus}: group-commit statistics.</li>
  * </ul>
  */
@@ -66,8 +70,35 @@ final class LoreBackend extends H2Backend {
         return new LoreDatabase(databaseName, getMvStore(), getCursorRegistry());
     }
 
+    /**
+     * Every command runs with the store version it reads pinned ({@link MVStore#registerVersionUsage}):
+     * MVStore frees a chunk whose pages are all superseded once the retention time has passed, even if
+     * a read that started on an older version still has to load pages from it ({@code Chunk N not
+     * found}). A pinned version's chunks are freed only after the command finishes. Query results are
+     * materialised per command (getMore serves an in-memory list), so no read outlives its command.
+     */
     @Override
     public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+        MVStore.TxCounter pin = getMvStore().registerVersionUsage();
+        try {
+            return handleCommandPinned(channel, databaseName, command, query);
+        } finally {
+            getMvStore().deregisterVersionUsage(pin);
+        }
+    }
+
+    /** Legacy OP_QUERY reads (the Node driver sends OP_MSG commands, which go through handleCommand). */
+    @Override
+    public QueryResult handleQuery(MongoQuery query) {
+        MVStore.TxCounter pin = getMvStore().registerVersionUsage();
+        try {
+            return super.handleQuery(query);
+        } finally {
+            getMvStore().deregisterVersionUsage(pin);
+        }
+    }
+
+    private Document handleCommandPinned(Channel channel, String databaseName, String command, Document query) {
         String lower = command.toLowerCase(Locale.ROOT);
         switch (lower) {
             case "hello":

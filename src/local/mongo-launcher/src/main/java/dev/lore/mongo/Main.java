@@ -192,10 +192,13 @@ public final class Main {
                 .keysPerPage(options.keysPerPage)
                 .autoCompactFillRate(options.autoCompactFillRate)
                 .open();
-            // Chunks without live data are reused after this long (H2 default 45 s). It must cover
-            // the longest read traversal (old pages may be re-read from the file); a page-cache-only
-            // durability model (kill -9) does not need H2's "let the disk flush" margin, and the
-            // default makes the file grow by every chunk written in the last 45 s (~700 MB measured).
+            // Chunks without live data are reused after this long (H2 default 45 s). Reads do not
+            // rely on it: every command pins the version it reads until it returns
+            // (LoreBackend.handleCommand, MVStore.registerVersionUsage), so a chunk a running read
+            // may still load is never freed, however long the read takes; without the pin a scan
+            // longer than this answered "Chunk N not found". A page-cache-only durability model
+            // (kill -9) does not need H2's "let the disk flush" margin either, and the default
+            // makes the file grow by every chunk written in the last 45 s (~700 MB measured).
             store.getFileStore().setRetentionTime(options.retentionMs);
             checkFormat(store, dbFile);
             backend = LoreBackend.open(store, version);
