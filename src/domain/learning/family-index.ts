@@ -28,11 +28,31 @@ export interface FamilyHit<T> {
 interface Doc<T> {
   sig: FamilySignature;
   value: T;
-  vector: Float32Array | null;
+  /** Unit embeddings of the family's phrasings (its goals and their concatenation); the query's dense cosine is the best of them. */
+  vectors: Float32Array[] | null;
 }
 
-/** Below this many embedded families the baseline is the fixed default (score.ts). */
-const MIN_BASELINE_DOCS = 8;
+/** The best cosine between a query vector and any of a family's phrasing vectors. */
+export function maxCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
+  let best = -1;
+  for (const v of vectors) best = Math.max(best, dot(q, v));
+  return best;
+}
+
+/**
+ * For each document, the best dense cosine among documents with a different `key` (a different
+ * first move): the runner-up its lead is measured against (score.ts, denseSimilarity). One pass
+ * keeps the best cosine overall and the best of any other key.
+ */
+export function runnerUps(cos: ReadonlyMap<string, { cos: number; key: string }>): Map<string, number | null> {
+  let best: { cos: number; key: string } | null = null;
+  for (const c of cos.values()) if (!best || c.cos > best.cos) best = c;
+  let second: number | null = null;
+  for (const c of cos.values()) if (best && c.key !== best.key && (second === null || c.cos > second)) second = c.cos;
+  const out = new Map<string, number | null>();
+  for (const [id, c] of cos) out.set(id, best && c.key === best.key ? second : best!.cos);
+  return out;
+}
 
 function dot(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) return 0;
@@ -54,7 +74,14 @@ export class FamilyIndex<T> {
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byFile = new Map<string, Set<string>>();
 
-  constructor(readonly stats: TermStats = new TermStats()) {}
+  /**
+   * `moveKey`: what a family would have the caller do first; families with the same key are not
+   * each other's runner-up in the dense lead (by default every family is its own key).
+   */
+  constructor(
+    readonly stats: TermStats = new TermStats(),
+    private readonly moveKey: (value: T, id: string) => string = (_value, id) => id,
+  ) {}
 
   get size(): number {
     return this.docs.size;
@@ -85,25 +112,25 @@ export class FamilyIndex<T> {
     for (const f of sig.files) this.link(this.byFile, baseName(f), id, add);
   }
 
-  /** Adds or replaces a document; the embedding survives when the caller passes none. */
-  put(id: string, sig: FamilySignature, value: T, vector?: Float32Array | null): void {
+  /** Adds or replaces a document; the embeddings survive when the caller passes none. */
+  put(id: string, sig: FamilySignature, value: T, vectors?: Float32Array[] | null): void {
     const prev = this.docs.get(id);
     if (prev) {
       this.postings(id, prev.sig, false);
       this.stats.remove(Object.keys(prev.sig.term_counts));
     }
-    this.docs.set(id, { sig, value, vector: vector ?? prev?.vector ?? null });
+    this.docs.set(id, { sig, value, vectors: vectors ?? prev?.vectors ?? null });
     this.postings(id, sig, true);
     this.stats.add(Object.keys(sig.term_counts));
   }
 
-  setVector(id: string, vector: Float32Array): void {
+  setVectors(id: string, vectors: Float32Array[]): void {
     const d = this.docs.get(id);
-    if (d) d.vector = vector;
+    if (d && vectors.length > 0) d.vectors = vectors;
   }
 
   hasVector(id: string): boolean {
-    return !!this.docs.get(id)?.vector;
+    return !!this.docs.get(id)?.vectors;
   }
 
   remove(id: string): void {
@@ -121,43 +148,42 @@ export class FamilyIndex<T> {
     if (q.task_kind) add(this.byKind.get(q.task_kind));
     for (const f of q.files) add(this.byFile.get(baseName(f)));
     // Dense vectors can find a paraphrase that shares no term: then every document with a vector is a candidate.
-    if (q.vector) for (const [id, d] of this.docs) if (d.vector) out.add(id);
+    if (q.vector) for (const [id, d] of this.docs) if (d.vectors) out.add(id);
     return out;
   }
 
-  signals(q: FamilyQuery, sig: FamilySignature, vector: Float32Array | null, qv = queryVector(q.terms, this.stats), baseline: number | null = null): Signals {
+  /** Signals of one family for a query; `dense` is its best phrasing cosine, `runnerUp` the runner-up's (denseSimilarity). */
+  signals(q: FamilyQuery, sig: FamilySignature, dense: number | null, qv = queryVector(q.terms, this.stats), runnerUp: number | null = null): Signals {
     const fv = familyVector(sig.term_counts, sig.samples, this.stats);
     return {
       lexical: cosine(qv, fv, norm(qv), norm(fv)),
-      dense: q.vector && vector ? dot(q.vector, vector) : null,
-      dense_baseline: baseline,
+      dense: q.vector ? dense : null,
+      dense_baseline: runnerUp,
       kind: kindSignal(q.task_kind, sig.task_kind),
       files: filesOverlap(sig.files, q.files),
       files_disjoint: sig.files.length > 0 && q.files.length > 0 && !filesOverlap(sig.files, q.files),
     };
   }
 
-  /** Documents by relevance (≥ minScore), best first. `filter` narrows before scoring. */
-  /** The query's mean cosine over the documents with vectors (null with too few to say). */
-  private denseBaseline(v: Float32Array): number | null {
-    let sum = 0;
-    let n = 0;
-    for (const d of this.docs.values()) {
-      if (!d.vector) continue;
-      sum += dot(v, d.vector);
-      n += 1;
-    }
-    return n >= MIN_BASELINE_DOCS ? sum / n : null;
+  /** The query's best cosine to each embedded document, with its move key. */
+  private denseCosines(v: Float32Array): Map<string, { cos: number; key: string }> {
+    const out = new Map<string, { cos: number; key: string }>();
+    for (const [id, d] of this.docs) if (d.vectors) out.set(id, { cos: maxCosine(v, d.vectors), key: this.moveKey(d.value, id) });
+    return out;
   }
 
+  /** Documents by relevance (≥ minScore), best first. `filter` narrows before scoring. */
   search(q: FamilyQuery, opts: { minScore: number; limit?: number; filter?: (value: T) => boolean; merge?: boolean }): FamilyHit<T>[] {
     const qv = queryVector(q.terms, this.stats);
-    const baseline = q.vector ? this.denseBaseline(q.vector) : null;
+    // The runner-up is taken over every embedded family of the scope (not only the filtered ones):
+    // a family leads only if it stands out from everything learned.
+    const dense = q.vector ? this.denseCosines(q.vector) : null;
+    const rivals = dense ? runnerUps(dense) : null;
     const hits: FamilyHit<T>[] = [];
     for (const id of this.candidates(q)) {
       const d = this.docs.get(id)!;
       if (opts.filter && !opts.filter(d.value)) continue;
-      const signals = this.signals(q, d.sig, d.vector, qv, baseline);
+      const signals = this.signals(q, d.sig, dense?.get(id)?.cos ?? null, qv, rivals?.get(id) ?? null);
       const score = opts.merge ? mergeScore(signals) : relevance(signals);
       if (score >= opts.minScore) hits.push({ id, doc: d.value, score, signals });
     }

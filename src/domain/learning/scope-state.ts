@@ -99,7 +99,8 @@ function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
 
 export class ScopeLearning {
   readonly stats = new TermStats();
-  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(this.stats);
+  /** Keyed by first move (tool and file): two workflows that would start the same way are not each other's dense runner-up. */
+  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(this.stats, (w) => `${w.slot.steps[0]?.tool ?? ''}|${w.slot.steps[0]?.file_path ?? w.slot.target_files[0] ?? ''}`);
   readonly patterns = new FamilyIndex<Learned<PatternSlot>>(this.stats);
   readonly policies = new Map<string, Learned<PolicySlot>>();
   readonly rules = new Map<string, Learned<RuleSlot>>();

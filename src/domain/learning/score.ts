@@ -10,11 +10,15 @@ export type KindSignal = 'match' | 'mismatch' | 'none';
 export interface Signals {
   /** IDF-weighted cosine of canonical terms, 0..1. */
   lexical: number;
-  /** Cosine of goal embeddings when an embedder is configured and both sides have one. */
+  /**
+   * Best cosine between the query's embedding and the family's phrasings (each goal it was seen
+   * with, and their concatenation), when an embedder is configured and both sides have vectors.
+   */
   dense: number | null;
   /**
-   * The query's mean cosine to every family of the scope: sentence-encoder cosines of unrelated
-   * texts are far from 0 and vary by query, so a family counts by how far it stands out.
+   * The runner-up: the best such cosine among families with a different first move. Sentence
+   * encoders score unrelated texts far above 0, so a family counts by how far it leads (score.ts,
+   * denseSimilarity).
    */
   dense_baseline?: number | null;
   /** task_kind: both given and equal, both given and different, or not comparable. */
@@ -48,21 +52,37 @@ const FILE_MISMATCH_PENALTY = 0.1;
 const MIN_MERGE_TEXT = 0.25;
 
 /**
- * A family's dense signal is its cosine above the query's baseline (its mean cosine to the
- * scope's families; a fixed 0.3 while the scope has too few), mapped onto 0..1: measured with
- * the local sentence encoder, paraphrases of one task stand 0.2-0.4 above the baseline, unrelated
- * tasks within about 0.1 of it (docs/learning.md).
+ * The dense rule (docs/learning.md, "Dense vectors"). A family's dense signal needs both an
+ * absolute cosine and a lead over the runner-up (the best family with a different first move):
+ *
+ *   dense = clamp((cos − 0.40) / 0.25) · clamp((cos − runner_up − 0.02) / 0.04)
+ *
+ * so only a family that clearly stands out gets dense credit, and a query that sits between two
+ * families (or near everything, as vague or unseen tasks do) gets none. Calibrated with the local
+ * sentence encoder on bench/learning/families.ts amid ~300 noise workflows
+ * (bench/learning/dense-calibrate.ts): unseen tasks' best cosine is 0.44-0.75 but their lead is
+ * rarely above 0.03, while a paraphrase of a learned task that leads by ≥ 0.06 at ≥ 0.55 is
+ * right far more often than not. Without a runner-up (a scope with one family), the lead is
+ * measured against DEFAULT_DENSE_BASELINE.
  */
-const DENSE_MARGIN_FLOOR = 0.1;
-const DENSE_MARGIN_SPAN = 0.25;
+const DENSE_COS_FLOOR = 0.4;
+const DENSE_COS_SPAN = 0.25;
+const DENSE_LEAD_FLOOR = 0.02;
+const DENSE_LEAD_SPAN = 0.04;
 export const DEFAULT_DENSE_BASELINE = 0.3;
 
-export function denseSimilarity(cos: number, baseline: number | null | undefined): number {
-  const margin = cos - (baseline ?? DEFAULT_DENSE_BASELINE);
-  return Math.min(1, Math.max(0, (margin - DENSE_MARGIN_FLOOR) / DENSE_MARGIN_SPAN));
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+
+export function denseSimilarity(cos: number, runnerUp: number | null | undefined): number {
+  const lead = cos - (runnerUp ?? DEFAULT_DENSE_BASELINE);
+  return clamp01((cos - DENSE_COS_FLOOR) / DENSE_COS_SPAN) * clamp01((lead - DENSE_LEAD_FLOOR) / DENSE_LEAD_SPAN);
 }
 
-/** The text part: lexical alone, or the better of lexical and a dense-led blend. */
+/**
+ * The text part: the better of lexical alone and a dense-led blend. Fused, not gated: a family
+ * with no shared words can still be found by the dense part, and a dense signal never lowers what
+ * the words already say.
+ */
 export function textScore(s: Pick<Signals, 'lexical' | 'dense' | 'dense_baseline'>): number {
   if (s.dense === null) return s.lexical;
   return Math.max(s.lexical, 0.3 * s.lexical + 0.7 * denseSimilarity(s.dense, s.dense_baseline));

@@ -17,8 +17,20 @@ const QUERY_TIMEOUT_MS = 1500;
 
 export const workflowEmbeddingText = (w: WorkflowSlot) => [w.goal, ...w.goals.filter((g) => g !== w.goal)].join('. ').slice(0, 2000);
 
+/**
+ * The texts a workflow is embedded as: every phrasing it was seen with (its goals) and their
+ * concatenation. The query's dense cosine is the best of them, so a paraphrase close to any one
+ * way the task was described counts, not only to their average.
+ */
+export function workflowEmbeddingTexts(w: WorkflowSlot): string[] {
+  const goals = [...new Set([w.goal, ...w.goals].filter((g): g is string => !!g && g.trim() !== ''))].map((g) => g.slice(0, 500));
+  return goals.length > 1 ? [...goals, workflowEmbeddingText(w)] : goals.length === 1 ? goals : [workflowEmbeddingText(w)];
+}
+
 export class GoalVectors {
-  private readonly queue: { state: ScopeLearning; id: string; text: string }[] = [];
+  private readonly queue: { state: ScopeLearning; id: string; texts: string[] }[] = [];
+  /** Per scope: the texts each workflow was last embedded (or queued) with, so a change that keeps its phrasings costs nothing. */
+  private readonly embedded = new WeakMap<ScopeLearning, Map<string, string>>();
   private running: Promise<void> | null = null;
   lastError: string | null = null;
 
@@ -32,7 +44,18 @@ export class GoalVectors {
   }
 
   enqueue(state: ScopeLearning, w: Learned<WorkflowSlot>): void {
-    this.queue.push({ state, id: w.node.id, text: workflowEmbeddingText(w.slot) });
+    const texts = workflowEmbeddingTexts(w.slot);
+    const key = texts.join('\u0000');
+    let seen = this.embedded.get(state);
+    if (!seen) this.embedded.set(state, (seen = new Map()));
+    if (seen.get(w.node.id) === key && state.workflows.hasVector(w.node.id)) return;
+    seen.set(w.node.id, key);
+    const queued = this.queue.find((q) => q.state === state && q.id === w.node.id);
+    if (queued) {
+      queued.texts = texts;
+      return;
+    }
+    this.queue.push({ state, id: w.node.id, texts });
     this.running ??= this.drain().finally(() => (this.running = null));
   }
 
@@ -50,8 +73,12 @@ export class GoalVectors {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, BATCH);
       try {
-        const vectors = await this.embedder.embed(batch.map((b) => b.text));
-        batch.forEach((b, i) => b.state.workflows.setVector(b.id, unitVector(vectors[i]!)));
+        const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts));
+        let at = 0;
+        for (const b of batch) {
+          b.state.workflows.setVectors(b.id, vectors.slice(at, at + b.texts.length).map((v) => unitVector(v)));
+          at += b.texts.length;
+        }
         this.lastError = null;
       } catch (err) {
         this.lastError = (err as Error).message;

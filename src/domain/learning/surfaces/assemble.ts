@@ -1,8 +1,8 @@
 import type { ScopeRef } from '../../../store/scope';
-import type { RawTaskRequest } from '../request';
+import { taskRequest, taskText, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { planFor } from './common';
-import { plannerPacket, type Entry } from './packet';
+import { plannerPacket, startPacketReads, type Entry } from './packet';
 import { planningSummary } from './summary';
 
 /**
@@ -23,8 +23,11 @@ interface Layer {
 }
 
 export async function assembleContext(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest & { char_budget?: number; token_budget?: number; include_supporting_knowledge?: boolean }) {
-  const { state, plan } = await planFor(ctx, ref, raw);
-  const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan), planningSummary(ctx, ref, state, plan)]);
+  const request = taskRequest(raw);
+  // Reads that need only the task's text start now and overlap the plan.
+  const reads = startPacketReads(ctx, ref, taskText(request), { supporting: raw.include_supporting_knowledge !== false });
+  const { state, plan } = await planFor(ctx, ref, raw, request);
+  const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan, reads), planningSummary(ctx, ref, state, plan, reads)]);
   const unit = raw.char_budget === undefined && raw.token_budget !== undefined ? 'tokens' : 'chars';
   const limit = unit === 'tokens' ? raw.token_budget! : (raw.char_budget ?? DEFAULT_CHARS);
   const charLimit = unit === 'tokens' ? limit * CHARS_PER_TOKEN : limit;

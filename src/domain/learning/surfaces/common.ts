@@ -12,9 +12,8 @@ export interface Planned {
   plan: Plan;
 }
 
-export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest): Promise<Planned> {
+export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, request: TaskRequest = taskRequest(raw)): Promise<Planned> {
   const state = await ctx.scope(ref);
-  const request = taskRequest(raw);
   const vector = ctx.vectors && state.workflows.size > 0 ? await ctx.vectors.query(taskText(request)) : null;
   return { state, request, plan: await plan(ctx.memory, ref, state, request, { vector }) };
 }

@@ -1,5 +1,7 @@
+import type { ForgettingSummary } from '../../../contract/shapes/forgetting';
 import type { ScopeRef } from '../../../store/scope';
 import type { RehydrationCandidate } from '../../lifecycle/module';
+import type { RecallOutcome } from '../../memory/recall';
 import type { Plan } from '../planner';
 import { taskText } from '../request';
 import type { LearningCtx } from '../runtime';
@@ -31,11 +33,39 @@ export interface Packet {
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export async function supportingKnowledge(ctx: LearningCtx, ref: ScopeRef, p: Plan): Promise<Entry[]> {
+/**
+ * The store and index reads a planner packet and planning summary need that depend only on the
+ * task's text, not on the plan: the memory recall behind supporting knowledge, the lifecycle
+ * family's archived matches and the forgetting summary. Planning surfaces start them before
+ * computing the plan, so their store round trips overlap the plan instead of following it.
+ */
+export interface PacketReads {
+  recall: Promise<RecallOutcome | null>;
+  rehydration: Promise<RehydrationCandidate[]>;
+  forgetting: Promise<ForgettingSummary>;
+}
+
+/** Supporting knowledge takes this many recalled nodes before dropping learned objects (≥ SUPPORT_LIMIT). */
+const SUPPORT_RECALL = SUPPORT_LIMIT + 3;
+
+export function startPacketReads(ctx: LearningCtx, ref: ScopeRef, text: string, opts: { supporting?: boolean } = {}): PacketReads {
+  const quiet = <T>(p: Promise<T>) => {
+    p.catch(() => {}); // awaited by the surface; never an unhandled rejection meanwhile
+    return p;
+  };
+  return {
+    recall: quiet(text === '' || opts.supporting === false ? Promise.resolve(null) : ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL })),
+    rehydration: quiet(text === '' ? Promise.resolve([]) : ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 })),
+    forgetting: quiet(ctx.lifecycle.forgettingSummary(ref)),
+  };
+}
+
+export async function supportingKnowledge(ctx: LearningCtx, ref: ScopeRef, p: Plan, reads?: PacketReads): Promise<Entry[]> {
   const out: Entry[] = p.policies.map((m) => ({ id: m.entry.node.id, kind: 'policy_memory', line: policyLine(m.entry), relevance: r3(m.score), policy_memory: policyMemoryView(m.entry) }));
   const text = taskText(p.request);
   if (text === '') return out;
-  const r = await ctx.memory.recall(ref, { text, limit: SUPPORT_LIMIT + 5 });
+  const r = reads ? await reads.recall : await ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL });
+  if (!r) return out;
   for (const h of r.hits) {
     if (h.node.kind && LEARNED_KINDS.has(h.node.kind)) continue;
     if (out.length >= SUPPORT_LIMIT + p.policies.length) break;
@@ -52,7 +82,7 @@ export async function supportingKnowledge(ctx: LearningCtx, ref: ScopeRef, p: Pl
   return out;
 }
 
-export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: Plan): Promise<Entry[]> {
+export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: Plan, reads?: PacketReads): Promise<Entry[]> {
   const out: Entry[] = p.archived.map((m) => ({
     ...workflowView(m.entry, m.score),
     id: m.entry.node.id,
@@ -62,7 +92,7 @@ export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: 
   }));
   const text = taskText(p.request);
   if (text === '') return out;
-  const more: RehydrationCandidate[] = await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 });
+  const more: RehydrationCandidate[] = reads ? await reads.rehydration : await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 });
   for (const c of more) {
     if (out.some((e) => e.id === c.id)) continue;
     out.push({ id: c.id, kind: c.kind ?? c.type, line: c.line, relevance: r3(c.score), rehydrate: c.rehydrate, differential_available: c.differential_available });
@@ -70,10 +100,10 @@ export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: 
   return out;
 }
 
-export async function plannerPacket(ctx: LearningCtx, ref: ScopeRef, p: Plan): Promise<Packet> {
+export async function plannerPacket(ctx: LearningCtx, ref: ScopeRef, p: Plan, reads?: PacketReads): Promise<Packet> {
   const wf = (m: Plan['workflows'][number]): Entry => ({ ...workflowView(m.entry, m.score), id: m.entry.node.id, kind: 'workflow', relevance: r3(m.score) });
   const pt = (m: Plan['patterns'][number]): Entry => ({ ...patternView(m.entry, m.score), id: m.entry.node.id, kind: 'pattern', relevance: r3(m.score) });
-  const [supporting, rehydration] = await Promise.all([supportingKnowledge(ctx, ref, p), rehydrationCandidates(ctx, ref, p)]);
+  const [supporting, rehydration] = await Promise.all([supportingKnowledge(ctx, ref, p, reads), rehydrationCandidates(ctx, ref, p, reads)]);
   const sections = {
     recommended_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'stable').map(wf),
     candidate_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'candidate').map(wf),

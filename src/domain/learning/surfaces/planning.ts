@@ -1,10 +1,10 @@
 import type { ScopeRef } from '../../../store/scope';
-import type { RawTaskRequest } from '../request';
+import { taskRequest, taskText, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { patternView, signalView, workflowView } from '../views';
 import { planFor } from './common';
 import { kickoffRecommendation } from './kickoff';
-import { plannerPacket, type Packet } from './packet';
+import { plannerPacket, startPacketReads, type Packet } from './packet';
 import { planningSummary } from './summary';
 
 /** planning/context (contract.md §2). */
@@ -22,8 +22,11 @@ export function layeredContext(packet: Packet) {
 }
 
 export async function planningContext(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest & { return_layered_context?: boolean }) {
-  const { state, plan } = await planFor(ctx, ref, raw);
-  const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan), planningSummary(ctx, ref, state, plan)]);
+  const request = taskRequest(raw);
+  // Reads that need only the task's text start now and overlap the plan.
+  const reads = startPacketReads(ctx, ref, taskText(request));
+  const { state, plan } = await planFor(ctx, ref, raw, request);
+  const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan, reads), planningSummary(ctx, ref, state, plan, reads)]);
   const workflowSignals = [...plan.workflows, ...plan.archived].map((m) =>
     signalView(m.entry.node.id, 'workflow', m.entry.node.tier === 'archive' ? 'archived' : m.entry.slot.promotion_state, m.score, m.signals, workflowView(m.entry, m.score).line),
   );

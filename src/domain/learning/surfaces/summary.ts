@@ -2,6 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { LearningCtx } from '../runtime';
 import type { Plan } from '../planner';
 import type { ScopeLearning } from '../scope-state';
+import type { PacketReads } from './packet';
 import { CONTINUITY_ORIGINS, emptyOriginCounts, type OriginCounts } from '../types';
 
 /**
@@ -35,7 +36,7 @@ export function explain(p: Plan): string {
   return 'No learned workflow, pattern or policy matches this task; widen recall and inspect the context before acting.';
 }
 
-export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: ScopeLearning, p: Plan) {
+export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: ScopeLearning, p: Plan, reads?: Pick<PacketReads, 'forgetting'>) {
   const surfaced = [...p.workflows, ...p.archived].map((m) => m.entry.slot);
   const origin = emptyOriginCounts();
   const observed = emptyOriginCounts();
@@ -46,7 +47,7 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
   const carriers = [...state.carriers.values()];
   const count = (k: string) => carriers.filter((c) => c.kind === k).length;
   return {
-    forgetting_summary: await ctx.lifecycle.forgettingSummary(ref),
+    forgetting_summary: await (reads ? reads.forgetting : ctx.lifecycle.forgettingSummary(ref)),
     continuity_carrier_summary: {
       total_count: CONTINUITY_ORIGINS.reduce((n, o) => n + origin[o], 0),
       handoff_count: origin.handoff_continuity_carrier,
