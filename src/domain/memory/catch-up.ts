@@ -108,6 +108,15 @@ export class CatchUp<T extends { seq: number }> {
     if (seq > this.maxSeen) this.local.set(seq, id);
   }
 
+  /**
+   * A seq this process reserved and will never use (store/memory/sequence.ts): nothing will ever
+   * carry it, so the watermark may pass it and it need not be re-read as a hole.
+   */
+  noteAbandoned(seq: number): void {
+    if (seq > this.maxSeen) this.local.set(seq, null);
+    else this.holes.delete(seq);
+  }
+
   /** Whether `item` is one this process noted: same seq and, when both are known, same id. */
   private takeLocal(item: T): boolean {
     if (!this.local.has(item.seq)) return false;

@@ -179,7 +179,7 @@ export class ScopedNodes {
     return docs.map(toNode);
   }
 
-  private newDoc(c: NodeContent, seq: number, now: Date): NodeDoc {
+  private newDoc(c: NodeContent, seq: number, now: Date, hash = contentHash(c)): NodeDoc {
     const id = uuidv7(now.getTime());
     const at = now.toISOString();
     return {
@@ -202,7 +202,7 @@ export class ScopedNodes {
       activation: { count: 0, last_activated_at: null },
       pinned: c.pinned ?? false,
       revision: 1,
-      content_hash: contentHash(c),
+      content_hash: hash,
       seq,
       actor: c.actor,
       commit_id: c.commit_id ?? null,
@@ -230,7 +230,7 @@ export class ScopedNodes {
       const existing = skipLookup ? null : await this.nodes.findOne({ client_key: c.client_id });
       skipLookup = false;
       if (!existing) {
-        const doc = { ...this.newDoc(c, 0, now), ...this.ref };
+        const doc = { ...this.newDoc(c, 0, now, hash), ...this.ref };
         const [err] = await this.store.insertDocs([doc]);
         if (!err) return { node: toNode(doc), outcome: 'created' };
         if (err instanceof DuplicateNodeKey) continue; // created concurrently (or earlier elsewhere): treat as existing
@@ -433,6 +433,14 @@ export class NodeStore {
 
   nextSeq(n: number): Promise<number> {
     return this.seqs.next(n);
+  }
+
+  /**
+   * Told about sequence numbers this process reserved and will never use (sequence.ts): this
+   * process's catch-up may pass them. Other processes see them as holes that expire.
+   */
+  set onSeqsAbandoned(fn: ((first: number, last: number) => void) | null) {
+    this.seqs.onAbandoned = fn;
   }
 
   /** Nodes of every scope changed after `afterSeq`, in seq order (for in-process index catch-up). */
