@@ -51,6 +51,22 @@ describe('recall index', () => {
     assert.deepEqual(ids(idx, 'kiwi', { tiers: ['archive'] }), ['arch']);
   });
 
+  it('expands the query from its best hits by default; expand: false searches the words asked for only', () => {
+    const idx = new RecallIndex();
+    // Shares no word with the query, only with the best hits: reachable through expansion alone
+    // (written far from them, so sequence context does not bring it in either).
+    idx.applyLocal(node({ id: 'related', text: 'backoff jitter tuned for the queue' }));
+    for (let i = 0; i < 20; i += 1) idx.applyLocal(node({ id: `f${i}`, text: `unrelated filler note number ${i} about lunch` }));
+    for (let i = 0; i < 3; i += 1) idx.applyLocal(node({ id: `r${i}`, text: `retry worker backoff jitter attempt ${i}` }));
+    for (let i = 20; i < 40; i += 1) idx.applyLocal(node({ id: `f${i}`, text: `unrelated filler note number ${i} about lunch` }));
+    const search = (expand?: boolean) => idx.search('t', 's', { text: 'retry worker', vector: null, limit: 10, filter: {}, expand }).map((h) => h.docId);
+    assert.ok(search().includes('related'), 'expansion finds the related node');
+    assert.ok(search(true).includes('related'));
+    const literal = search(false);
+    assert.deepEqual(literal.slice(0, 3).sort(), ['r0', 'r1', 'r2'], 'the literal matches lead');
+    assert.ok(!literal.includes('related'), 'no expansion: the related node is not found');
+  });
+
   it('a catch-up read issued before a local write does not roll the node back', () => {
     const idx = new RecallIndex();
     const issued = idx.mark(); // catch-up query issued …

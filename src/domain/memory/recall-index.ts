@@ -253,11 +253,11 @@ export class RecallIndex {
   }
 
   /** Hybrid search inside one tenant+scope (BM25 always; vectors when given and present). */
-  search(tenant: string, scope: string, q: { text: string; vector: Float32Array | null; limit: number; filter: RecallFilter }): IndexHit[] {
+  search(tenant: string, scope: string, q: { text: string; vector: Float32Array | null; limit: number; filter: RecallFilter; expand?: boolean }): IndexHit[] {
     const st = this.stateOf(tenant, scope, false);
     if (!st) return [];
     const hits = hybridSearch(st.part.lexical, st.part.vectors, { text: q.text, vector: q.vector, limit: q.limit, filter: this.filterFor(st, q.filter) }, {
-      search: RECALL_DEFAULTS.search,
+      search: q.expand === false ? { ...RECALL_DEFAULTS.search, feedback: false } : RECALL_DEFAULTS.search,
       rrfK: RECALL_DEFAULTS.rrfK,
       weights: RECALL_DEFAULTS.rrfWeights,
     });

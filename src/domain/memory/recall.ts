@@ -25,6 +25,12 @@ export interface RecallQuery {
   tags?: string[];
   include_archived?: boolean;
   min_score?: number;
+  /**
+   * Pseudo-relevance feedback (query expansion from the first pass's best hits), on by default.
+   * It roughly doubles the lexical cost; callers that only need a few supporting hits (planning)
+   * turn it off.
+   */
+  expand?: boolean;
 }
 
 /** The node fields recall loads and returns (what its callers show; not the slots). */
@@ -85,6 +91,7 @@ async function rankAndLoad(deps: RecallDeps, ref: ScopeRef, q: RecallQuery, vect
     text: q.text,
     vector,
     limit: q.limit,
+    expand: q.expand !== false,
     filter: { types: q.types, kinds: q.kinds, tiers: q.tiers, tags: q.tags, includeArchived: q.include_archived },
   });
   const weighted = raw

@@ -54,7 +54,7 @@ export function startPacketReads(ctx: LearningCtx, ref: ScopeRef, text: string, 
     return p;
   };
   return {
-    recall: quiet(text === '' || opts.supporting === false ? Promise.resolve(null) : ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL })),
+    recall: quiet(text === '' || opts.supporting === false ? Promise.resolve(null) : ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL, expand: false })),
     rehydration: quiet(text === '' ? Promise.resolve([]) : ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 })),
     forgetting: quiet(ctx.lifecycle.forgettingSummary(ref)),
   };
@@ -64,7 +64,7 @@ export async function supportingKnowledge(ctx: LearningCtx, ref: ScopeRef, p: Pl
   const out: Entry[] = p.policies.map((m) => ({ id: m.entry.node.id, kind: 'policy_memory', line: policyLine(m.entry), relevance: r3(m.score), policy_memory: policyMemoryView(m.entry) }));
   const text = taskText(p.request);
   if (text === '') return out;
-  const r = reads ? await reads.recall : await ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL });
+  const r = reads ? await reads.recall : await ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL, expand: false });
   if (!r) return out;
   for (const h of r.hits) {
     if (h.node.kind && LEARNED_KINDS.has(h.node.kind)) continue;
