@@ -28,7 +28,7 @@ export interface SandboxSettleInput {
   lost?: boolean;
 }
 
-/** Heartbeats while a command runs; cancellation is delivered with the heartbeat response. */
+/** Heartbeats for the activity's whole life; cancellation is delivered with the heartbeat response. */
 const HEARTBEAT_MS = 500;
 /** Output counters on the run record are refreshed this often while it runs. */
 const PROGRESS_MS = 2000;
@@ -73,8 +73,8 @@ export function createSandboxActivities(deps: ActivityDeps) {
 
   const now = () => clock.now().toISOString();
 
-  /** One sandbox command to its end (the activity below adds the heartbeat). */
-  async function runCommand(ctx: Context, input: SandboxRunInput): Promise<SandboxRunSummary> {
+  /** One sandbox command to its end. The activity below heartbeats `beat` (which this fills in) throughout. */
+  async function runCommand(ctx: Context, input: SandboxRunInput, beat: Record<string, unknown>): Promise<SandboxRunSummary> {
     const { runs, sessions, logs, artifacts } = storesFor(db, scopeRef(input.tenant_id, input.scope));
     const run = await runs.get(input.run_id);
     if (!run) throw new LoreError('not_found', `sandbox run '${input.run_id}' does not exist`, { run_id: input.run_id }, false);
@@ -118,15 +118,12 @@ export function createSandboxActivities(deps: ActivityDeps) {
 
     const writer = new LogWriter(logs, run._id, clock);
     let outputBytes = 0;
-    let lastProgress = Date.now();
-    ctx.heartbeat({ phase: 'started' });
-    const beat = setInterval(() => {
-      ctx.heartbeat({ phase: 'running', output_bytes: outputBytes, log_entries: writer.entries });
-      if (Date.now() - lastProgress >= PROGRESS_MS) {
-        lastProgress = Date.now();
-        void runs.progress(run.run_id, { output_bytes: outputBytes, log_entries: writer.storedEntries, updated_at: now() }).catch(() => undefined);
-      }
-    }, HEARTBEAT_MS);
+    beat.phase = 'running';
+    const progress = setInterval(() => {
+      beat.output_bytes = outputBytes;
+      beat.log_entries = writer.entries;
+      void runs.progress(run.run_id, { output_bytes: outputBytes, log_entries: writer.storedEntries, updated_at: now() }).catch(() => undefined);
+    }, PROGRESS_MS);
 
     const startMs = Date.now();
     let outcome: RunOutcome | null = null;
@@ -158,7 +155,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
             ? `isolation '${run.isolation_kind}' is not available on this worker: ${err.message}`
             : `the sandbox runner failed: ${(err as Error).message}`;
     } finally {
-      clearInterval(beat);
+      clearInterval(progress);
       ctx.cancellationSignal.removeEventListener('abort', onAbort);
     }
 
@@ -203,13 +200,14 @@ export function createSandboxActivities(deps: ActivityDeps) {
      */
     async sandboxRunCommand(input: SandboxRunInput): Promise<SandboxRunSummary> {
       const ctx = Context.current();
-      ctx.heartbeat({ phase: 'picked_up' });
       // A heartbeat for the activity's whole life, not only while the command runs: on a loaded
       // machine the store round trips before and after the command can outlast the heartbeat
       // timeout, and a live run must never be settled as "worker lost".
-      const keepAlive = setInterval(() => ctx.heartbeat({ phase: 'alive' }), HEARTBEAT_MS);
+      const beat: Record<string, unknown> = { phase: 'picked_up' };
+      ctx.heartbeat(beat);
+      const keepAlive = setInterval(() => ctx.heartbeat({ ...beat }), HEARTBEAT_MS);
       try {
-        return await runCommand(ctx, input);
+        return await runCommand(ctx, input, beat);
       } finally {
         clearInterval(keepAlive);
       }

@@ -1,5 +1,5 @@
 import type { Filter } from 'mongodb';
-import { defineCollection, isDuplicateKey, type Database } from '../database';
+import { defineCollection, type Database } from '../database';
 import { scopeRef, type ScopeRef } from '../scope';
 
 /**
@@ -63,11 +63,7 @@ export class ScopeStates {
 
   /** Registers the scope (no-op when known). */
   async ensure(ref: ScopeRef, at: string): Promise<void> {
-    try {
-      await this.coll(ref).insertOne(fresh(ref, at));
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
+    await this.coll(ref).insertNew(fresh(ref, at));
   }
 
   async get(ref: ScopeRef): Promise<ScopeStateDoc | null> {

@@ -1,5 +1,5 @@
 import type { ArtifactDoc } from '../../domain/sandbox/records';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -16,13 +16,8 @@ export class SandboxArtifacts {
   }
 
   async save(docs: ArtifactDoc[]): Promise<void> {
-    for (const d of docs) {
-      try {
-        await this.coll.insertOne(d);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err; // collected before (a repeated settle)
-      }
-    }
+    // A document already there was collected before (a repeated settle).
+    for (const d of docs) await this.coll.insertNew(d);
   }
 
   async list(runKey: string, paths?: string[]): Promise<ArtifactDoc[]> {

@@ -25,13 +25,7 @@ export class SandboxLogs {
       await this.coll.insertMany(entries);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      for (const e of entries) {
-        try {
-          await this.coll.insertOne(e);
-        } catch (inner) {
-          if (!isDuplicateKey(inner)) throw inner;
-        }
-      }
+      for (const e of entries) await this.coll.insertNew(e);
     }
   }
 

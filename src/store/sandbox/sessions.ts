@@ -1,5 +1,5 @@
 import type { SessionDoc } from '../../domain/sandbox/records';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 
@@ -32,14 +32,9 @@ export class SandboxSessions {
 
   /** Inserts a session; returns the existing one instead when the id is taken (a race or a repeat). */
   async create(doc: SessionDoc): Promise<{ session: SessionDoc; created: boolean }> {
-    try {
-      await this.coll.insertOne(doc);
-      return { session: doc, created: true };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      const existing = await this.get(doc.session_id);
-      if (!existing) throw err;
-      return { session: existing, created: false };
-    }
+    if (await this.coll.insertNew(doc)) return { session: doc, created: true };
+    const existing = await this.get(doc.session_id);
+    if (!existing) throw new Error(`store: sandbox session '${doc.session_id}' is taken but could not be read back`);
+    return { session: existing, created: false };
   }
 }
