@@ -245,3 +245,18 @@ describe(`catch-up of the recall index from the write sequence${head ? ' (head p
     });
   }
 });
+
+describe('catch-up start from a full scan', () => {
+  it('applies every scanned item, starts at the highest seq seen and watches the unseen seqs near the watermark as holes', async () => {
+    const cu = new CatchUp(new FakeStore(), () => {});
+    const applied: number[] = [];
+    async function* scan() {
+      // Seq 9 is below the watermark read before the scan but not committed yet; 12 committed during the scan.
+      for (const seq of [1, 2, 3, 4, 5, 6, 7, 8, 10, 12]) yield { id: `n${seq}`, seq, v: 'x' };
+    }
+    await cu.initFromScan(10, scan(), (n) => applied.push(n.seq));
+    assert.deepEqual(applied, [1, 2, 3, 4, 5, 6, 7, 8, 10, 12]);
+    assert.equal(cu.watermark, 12);
+    assert.deepEqual(cu.holeSeqs(), [9, 11]);
+  });
+});

@@ -81,8 +81,6 @@ function intern(c: NodeClass): NodeClass {
   return shared;
 }
 
-/** Seqs this close below the start-up watermark may still be committing: watched as holes. */
-const STARTUP_HOLE_WINDOW = 1000;
 const BACKGROUND_SYNC_MS = 15_000;
 
 export class ForgettingView {
@@ -135,17 +133,7 @@ export class ForgettingView {
 
   private async build(): Promise<void> {
     const t0 = Date.now();
-    const watermark = await this.deps.store.currentSeq();
-    const recent = new Set<number>();
-    let maxSeq = watermark;
-    for await (const n of scanNodeStates(this.deps.db)) {
-      this.apply(n);
-      if (n.seq > watermark - STARTUP_HOLE_WINDOW) recent.add(n.seq);
-      if (n.seq > maxSeq) maxSeq = n.seq;
-    }
-    const unseen: number[] = [];
-    for (let s = Math.max(1, watermark - STARTUP_HOLE_WINDOW + 1); s <= maxSeq; s += 1) if (!recent.has(s)) unseen.push(s);
-    this.catchUp.init(maxSeq, unseen);
+    await this.catchUp.initFromScan(await this.deps.store.currentSeq(), scanNodeStates(this.deps.db), (n) => this.apply(n));
     this.deps.log.info(`forgetting view: ${this.nodes.size} nodes in ${this.scopes.size} scopes loaded in ${Date.now() - t0} ms`);
   }
 

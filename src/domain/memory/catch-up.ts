@@ -34,6 +34,9 @@
  * queueing behind each other's catch-up.
  */
 
+/** Seqs this close below the start-up watermark may still be committing: watched as holes. */
+export const STARTUP_HOLE_WINDOW = 1000;
+
 export interface ChangeFeed<T extends { seq: number }> {
   /** Items with seq > afterSeq, ascending by seq, at most `limit`. */
   after(afterSeq: number, limit: number): Promise<T[]>;
@@ -98,6 +101,24 @@ export class CatchUp<T extends { seq: number }> {
     this.maxSeen = maxSeen;
     const at = this.now();
     for (const s of recentUnseen) if (s <= maxSeen) this.addHole(s, at);
+  }
+
+  /**
+   * Loads everything through `scan` (items handed to `apply` as they come), then sets the starting
+   * point: the highest seq seen, with the seqs within STARTUP_HOLE_WINDOW below the `watermark`
+   * read before the scan that the scan did not see (they may still be committing) as holes.
+   */
+  async initFromScan<U extends { seq: number }>(watermark: number, scan: AsyncIterable<U>, apply: (item: U) => void): Promise<void> {
+    const recent = new Set<number>();
+    let maxSeq = watermark;
+    for await (const item of scan) {
+      apply(item);
+      if (item.seq > watermark - STARTUP_HOLE_WINDOW) recent.add(item.seq);
+      if (item.seq > maxSeq) maxSeq = item.seq;
+    }
+    const unseen: number[] = [];
+    for (let s = Math.max(1, watermark - STARTUP_HOLE_WINDOW + 1); s <= maxSeq; s += 1) if (!recent.has(s)) unseen.push(s);
+    this.init(maxSeq, unseen);
   }
 
   /**

@@ -46,8 +46,6 @@ export interface MemoryRuntime {
   stop(): Promise<void>;
 }
 
-/** Seqs below the start-up watermark that may still be in flight are watched as holes. */
-const STARTUP_HOLE_WINDOW = 1000;
 const BACKGROUND_CATCH_UP_MS = 1000;
 
 export function createMemoryRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log }): MemoryRuntime {
@@ -121,18 +119,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         }
       }
       // Build the index from the store in creation order (sequence context uses write order).
-      const watermark = await store.currentSeq();
-      const recent = new Set<number>();
-      let maxSeq = watermark;
-      for await (const n of store.scanForIndex()) {
-        index.applyRemote(n, 0); // nothing local yet: never 'raced'
-        if (n.seq > watermark - STARTUP_HOLE_WINDOW) recent.add(n.seq);
-        if (n.seq > maxSeq) maxSeq = n.seq;
-      }
-      const unseen: number[] = [];
-      for (let s = Math.max(1, watermark - STARTUP_HOLE_WINDOW + 1); s <= maxSeq; s += 1) if (!recent.has(s)) unseen.push(s);
+      // Nothing local yet: applyRemote never answers 'raced'.
+      await catchUp.initFromScan(await store.currentSeq(), store.scanForIndex(), (n) => index.applyRemote(n, 0));
       index.compact();
-      catchUp.init(maxSeq, unseen);
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.
       let backgroundBusy = false; // one background pass at a time (and one warning per failed pass)
