@@ -10,6 +10,7 @@ import { SeqAllocator } from './sequence';
 import * as feed from './change-feed';
 import type { IndexedNodeFields, SeqRef } from './change-feed';
 import { DuplicateNodeKey, InsertCombiner, type StampedDoc } from './insert-combiner';
+import { AccessStore } from './access';
 import { edgesCollection, nodesCollection, revisionsCollection, toNode, type EdgeDoc, type NodeDoc, type RevisionDoc, type StoredNode } from './node-docs';
 
 export { edgesCollection, nodesCollection, revisionsCollection, toNode, DuplicateNodeKey };
@@ -81,8 +82,13 @@ function toMongoFilter(f: NodeFilter): Filter<NodeDoc> {
   return q as Filter<NodeDoc>;
 }
 
-/** Ids per access-statistics update (see ScopedNodes.touch). */
+/** Ids per access-statistics command (see ScopedNodes.touch): bounds one command's size. */
 const TOUCH_CHUNK = 200;
+
+/** Options of whole-node reads: `access: false` leaves out the access statistics (one read less). */
+export interface ReadOpts {
+  access?: boolean;
+}
 
 /** Nodes of one tenant+scope. */
 export class ScopedNodes {
@@ -92,22 +98,28 @@ export class ScopedNodes {
     private readonly nodes: ScopedCollection<NodeDoc>,
     private readonly revisions: ScopedCollection<RevisionDoc>,
     private readonly edges: ScopedCollection<EdgeDoc>,
+    private readonly access: AccessStore,
   ) {}
 
-  async get(id: string): Promise<StoredNode | null> {
-    const doc = await this.nodes.findOne({ _id: id });
-    return doc ? toNode(doc) : null;
+  /** Reads of whole nodes show their access statistics (access.ts); `{ access: false }` skips that read. */
+  private async withAccess(nodes: StoredNode[], opts?: ReadOpts): Promise<StoredNode[]> {
+    return opts?.access === false ? nodes : this.access.withAccess(this.ref, nodes);
   }
 
-  async getByClientId(clientId: string): Promise<StoredNode | null> {
+  async get(id: string, opts?: ReadOpts): Promise<StoredNode | null> {
+    const doc = await this.nodes.findOne({ _id: id });
+    return doc ? ((await this.withAccess([toNode(doc)], opts))[0] ?? null) : null;
+  }
+
+  async getByClientId(clientId: string, opts?: ReadOpts): Promise<StoredNode | null> {
     const doc = await this.nodes.findOne({ client_key: clientId });
-    return doc ? toNode(doc) : null;
+    return doc ? ((await this.withAccess([toNode(doc)], opts))[0] ?? null) : null;
   }
 
   /** Nodes by client_id, in the order given; unknown ones are left out. Exact lookups (unique index). */
-  async getManyByClientId(clientIds: string[]): Promise<StoredNode[]> {
+  async getManyByClientId(clientIds: string[], opts?: ReadOpts): Promise<StoredNode[]> {
     const found = await Promise.all(clientIds.map((c) => this.nodes.findOne({ client_key: c })));
-    return found.filter((d): d is NonNullable<typeof d> => d !== null).map(toNode);
+    return this.withAccess(found.filter((d): d is NonNullable<typeof d> => d !== null).map(toNode), opts);
   }
 
   /**
@@ -118,8 +130,8 @@ export class ScopedNodes {
    * (p50 8.9 vs 1.8 ms for 10 ids), and it holds the collection's lock meanwhile (every query on a
    * collection is serialised there), so that cost was paid once per concurrent recall.
    */
-  async getMany(ids: string[]): Promise<StoredNode[]> {
-    return this.loadByIds(ids);
+  async getMany(ids: string[], opts?: ReadOpts): Promise<StoredNode[]> {
+    return this.withAccess(await this.loadByIds(ids), opts);
   }
 
   /**
@@ -141,11 +153,11 @@ export class ScopedNodes {
     return ids.map((id) => byId.get(id)).filter((n): n is StoredNode => n !== undefined);
   }
 
-  async find(filter: NodeFilter, opts: { limit: number; after?: string }): Promise<StoredNode[]> {
+  async find(filter: NodeFilter, opts: { limit: number; after?: string } & ReadOpts): Promise<StoredNode[]> {
     const q = toMongoFilter(filter) as Record<string, unknown>;
     if (opts.after) q._id = { ...((q._id as object) ?? {}), $gt: opts.after };
     const docs = await this.nodes.find(q as Filter<NodeDoc>, { sort: { _id: 1 }, limit: opts.limit });
-    return docs.map(toNode);
+    return this.withAccess(docs.map(toNode), opts);
   }
 
   async count(filter: NodeFilter = {}): Promise<number> {
@@ -312,23 +324,13 @@ export class ScopedNodes {
     return doc ? toNode(doc) : null;
   }
 
-  /** Access statistics for recall (no new seq: access does not change what is indexed). */
   /**
-   * Access statistics (recall records them once a second for the ids it returned). Both queries are
-   * `_id $in` alone, exact lookups on the unique _id index: with tenant_id and scope in the filter
-   * the local server walks the (tenant_id, scope, _id) index once per id while it holds the
-   * collection's lock, and one flush of a busy second (hundreds of ids) stalled every concurrent
-   * recall behind it. Isolation stays exact: the ids are first checked to belong to this tenant+scope
-   * (a projected read), and only those are updated (`_id` is unique across the database). Chunks of
-   * TOUCH_CHUNK ids keep each hold of the lock short.
+   * Access statistics (recall records them once a second for the ids it returned): counted in their
+   * own collection (access.ts), never in the node document, so no new seq and no rewrite of the node.
+   * Ids of other scopes cannot be counted here: the count is keyed by this tenant+scope.
    */
   async touch(ids: string[], now: Date, times = 1): Promise<void> {
-    for (let at = 0; at < ids.length; at += TOUCH_CHUNK) {
-      const chunk = ids.slice(at, at + TOUCH_CHUNK);
-      const mine = (await this.store.scopesOf(chunk)).filter((d) => d.tenant_id === this.ref.tenant_id && d.scope === this.ref.scope).map((d) => d.id);
-      if (mine.length === 0) continue;
-      await this.store.updateByIds(mine, { $inc: { 'access.count': times }, $set: { 'access.last_at': now.toISOString() } });
-    }
+    for (let at = 0; at < ids.length; at += TOUCH_CHUNK) await this.access.add(this.ref, ids.slice(at, at + TOUCH_CHUNK), times, now);
   }
 
   async revisionsOf(nodeId: string): Promise<NodeRevision[]> {
@@ -408,7 +410,10 @@ export class NodeStore {
   private readonly seqs: SeqAllocator;
   private readonly combiner: InsertCombiner;
 
+  private readonly access: AccessStore;
+
   constructor(readonly db: Database) {
+    this.access = new AccessStore(db);
     this.seqs = new SeqAllocator(db);
     this.combiner = new InsertCombiner(db, this.seqs);
   }
@@ -428,6 +433,7 @@ export class NodeStore {
       this.db.scoped<NodeDoc>(nodesCollection, ref),
       this.db.scoped<RevisionDoc>(revisionsCollection, ref),
       this.db.scoped<EdgeDoc>(edgesCollection, ref),
+      this.access,
     );
   }
 
@@ -466,22 +472,6 @@ export class NodeStore {
   /** Nodes of any scope by id (exact _id lookups), for applying changes found by seqsSince/seqsAt. */
   byIds(ids: string[], projection?: Record<string, 1>): Promise<StoredNode[]> {
     return feed.byIds(this.db, ids, projection);
-  }
-
-  /** {id, tenant_id, scope} of nodes by id (exact _id lookups); ScopedNodes checks ownership with it. */
-  async scopesOf(ids: string[]): Promise<{ id: string; tenant_id: string; scope: string }[]> {
-    if (ids.length === 0) return [];
-    const docs = await this.db
-      .raw<NodeDoc>(nodesCollection)
-      .find({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, { projection: { _id: 1, tenant_id: 1, scope: 1 } })
-      .toArray();
-    return docs.map((d) => ({ id: d._id, tenant_id: d.tenant_id, scope: d.scope }));
-  }
-
-  /** Updates nodes by id alone (exact _id lookups). Only for ids a ScopedNodes method has checked. */
-  async updateByIds(ids: string[], update: Record<string, unknown>): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.raw<NodeDoc>(nodesCollection).updateMany({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, update);
   }
 
   /** Every node, scope by scope in creation order, with the fields the recall index needs (change-feed.ts). */

@@ -1,6 +1,6 @@
 import type { Filter } from 'mongodb';
 import type { MemoryEdge, MemoryNode, NodeRevision } from '../../domain/memory/node';
-import { isDuplicateKey } from '../database';
+import { duplicateIndexes } from '../mongo-errors';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 import { edgesCollection, nodesCollection, revisionsCollection, type NodeDoc, type NodeStore } from './nodes';
@@ -24,18 +24,6 @@ export interface NodeImportResult {
   conflicts: { id: string; client_id: string | null }[];
 }
 
-function duplicateIndexes(err: unknown): number[] | null {
-  const list = (err as { writeErrors?: unknown }).writeErrors;
-  const errors = Array.isArray(list) ? list : list ? [list] : [];
-  if (errors.length === 0) return isDuplicateKey(err) ? [] : null;
-  const idx: number[] = [];
-  for (const e of errors as { code?: number; index?: number; err?: { code?: number; index?: number } }[]) {
-    const code = e.code ?? e.err?.code;
-    if (code !== 11000) return null;
-    idx.push(e.index ?? e.err?.index ?? -1);
-  }
-  return idx;
-}
 
 export class ScopedNodeImport {
   private readonly nodes: ScopedCollection<NodeDoc>;

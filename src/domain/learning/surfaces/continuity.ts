@@ -50,7 +50,7 @@ async function sessionEvents(ctx: LearningCtx, ref: ScopeRef, sessionId: string)
     if (edges.length < 200) break;
     after = edges[edges.length - 1]!.id;
   }
-  return nodes.getMany(ids.slice(-100));
+  return nodes.getMany(ids.slice(-100), { access: false });
 }
 
 function eventType(n: StoredNode): string {
@@ -81,7 +81,7 @@ export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anch
   if (!run) {
     const text = [h.run_id, anchor, h.summary].filter(Boolean).join(' ');
     const hits = ctx.memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: 10, filter: {} });
-    const found = (await nodes.getMany(hits.map((x) => x.docId))).filter((n) => n.id !== handoff.id && terminal(n));
+    const found = (await nodes.getMany(hits.map((x) => x.docId), { access: false })).filter((n) => n.id !== handoff.id && terminal(n));
     run = found.find((n) => h.run_id && executionOf(n)?.run_id === h.run_id) ?? found.sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0] ?? null;
   }
   const runEx = run ? executionOf(run) : null;
