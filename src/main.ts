@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { inheritedMemoryFlags } from './local/node-flags';
 import { join } from 'node:path';
 import { assembleApi } from './app/assemble';
 import type { AppDeps, RuntimeInfo } from './app/deps';
@@ -194,7 +195,7 @@ function spawnWorkerChild(env: NodeJS.ProcessEnv, log: Log): Promise<Child> {
     const child = spawnChild({
       name: 'worker',
       command: process.execPath,
-      args: [LORE_BIN, 'start', '--role', 'worker'],
+      args: [...inheritedMemoryFlags(), LORE_BIN, 'start', '--role', 'worker'],
       env,
       log,
       rawOutput: true,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '../../src/local/ports';
 
@@ -81,7 +82,7 @@ export async function startLore(opts: { dataDir: string; ports: LorePorts; env?:
     LORE_LIFECYCLE_INTERVAL: 'off',
     ...opts.env,
   };
-  const proc: ChildProcess = spawn(process.execPath, ['bin/lore.mjs', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc: ChildProcess = spawn(process.execPath, [...NODE_MEMORY_FLAGS, 'bin/lore.mjs', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (c: Buffer) => {
     out += c.toString('utf8');

@@ -6,6 +6,7 @@
  * processes of different files must never share one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/local/ports';
 import { WORKER_READY_MARKER } from '../../src/worker';
@@ -66,7 +67,7 @@ export class LoreProcesses {
   async start(role: Role, extra: Record<string, string> = {}, timeoutMs = 180_000): Promise<LoreChild> {
     const port = role === 'worker' ? null : (extra.LORE_PORT ?? String(await freePort()));
     const env = this.env(port ? { LORE_PORT: port, ...extra } : extra);
-    const child = spawn(process.execPath, [LORE_BIN, 'start', '--role', role], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_MEMORY_FLAGS, LORE_BIN, 'start', '--role', role], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.live.add(child);
     child.once('exit', () => this.live.delete(child));
     let out = '';

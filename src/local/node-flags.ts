@@ -1,0 +1,15 @@
+/**
+ * V8 flags every Lore process runs with (`npm start` passes them to the API process, which passes
+ * them on to its worker child). Lore's indexes make a large, long-lived heap of small objects; with
+ * V8's defaults the old generation grows to about twice the live data after the start-up scans and
+ * the young generation takes up to 3 × 16 MB, so a Lore holding 100k nodes sat at 440-510 MB RSS
+ * with about 210 MB live. A 4 MB semi-space and a 25 % heap growing step keep it at 320-360 MB
+ * (docs/benchmarks.md, "Memory"). Both are command-line only: V8 reads them when it sizes the heap.
+ */
+export const NODE_MEMORY_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=25'];
+
+/** The memory flags this process was started with (for its children); others, e.g. --inspect, are not passed on. */
+export function inheritedMemoryFlags(execArgv: readonly string[] = process.execArgv): string[] {
+  const names = new Set(NODE_MEMORY_FLAGS.map((f) => f.split('=')[0]));
+  return execArgv.filter((a) => names.has(a.split('=')[0]!));
+}
