@@ -12,5 +12,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY tsconfig.json ./
 ENV NODE_ENV=production
+# Memory settings (src/local/node-flags.ts): malloc arenas and mapping threshold; V8 flags in CMD.
+ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
 EXPOSE 3001
-CMD ["node", "bin/lore.mjs", "start", "--role", "api"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=25", "bin/lore.mjs", "start", "--role", "api"]

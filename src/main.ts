@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { inheritedMemoryFlags } from './local/node-flags';
+import { inheritedMemoryFlags, NODE_MEMORY_ENV } from './local/node-flags';
 import { join } from 'node:path';
 import { assembleApi } from './app/assemble';
 import type { AppDeps, RuntimeInfo } from './app/deps';
@@ -142,6 +142,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
 
     if (role === 'all') {
       const env = {
+        ...NODE_MEMORY_ENV,
         ...process.env,
         TEMPORAL_ADDRESS: temporalAddress,
         MONGODB_URI: mongoUri,

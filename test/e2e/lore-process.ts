@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
+import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '../../src/local/ports';
 
@@ -71,6 +71,7 @@ const alive = (pid: number) => {
 export async function startLore(opts: { dataDir: string; ports: LorePorts; env?: Record<string, string>; timeoutMs?: number }): Promise<LoreProcess> {
   const { ports } = opts;
   const env: NodeJS.ProcessEnv = {
+    ...NODE_MEMORY_ENV,
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     ...(process.env.LORE_BIN_DIR ? { LORE_BIN_DIR: process.env.LORE_BIN_DIR } : {}),

@@ -6,7 +6,7 @@
  * processes of different files must never share one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
+import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/local/ports';
 import { WORKER_READY_MARKER } from '../../src/worker';
@@ -45,6 +45,7 @@ export class LoreProcesses {
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     const { api } = this.opts;
     return {
+      ...NODE_MEMORY_ENV,
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       LORE_BIN_DIR: process.env.LORE_BIN_DIR ?? '',
