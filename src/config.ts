@@ -10,7 +10,7 @@ import type { ApiKey } from './http/auth';
  */
 
 export type Role = 'api' | 'worker' | 'all';
-export type EmbeddingsProvider = 'none' | 'local' | 'openai' | 'ollama';
+export type EmbeddingsProvider = 'none' | 'local' | 'onnx' | 'openai' | 'ollama';
 export type SandboxIsolationSetting = 'auto' | 'bubblewrap' | 'none';
 
 export interface Config {
@@ -44,7 +44,7 @@ export interface Config {
     readonly url: string | null;
     readonly model: string | null;
     readonly apiKey: string | null;
-    /** A node_modules folder holding the optional local encoder packages (LORE_EMBEDDINGS_LOCAL_DIR). */
+    /** A node_modules folder holding the optional local encoder packages, or onnxruntime-node for onnx (LORE_EMBEDDINGS_LOCAL_DIR). */
     readonly localModuleDir: string | null;
   };
   readonly sandbox: {
@@ -133,6 +133,8 @@ function expandHome(p: string): string {
   return isAbsolute(p) ? p : resolve(p);
 }
 
+const expandHomeOrNull = (p: string | null): string | null => (p === null ? null : expandHome(p));
+
 export function parseApiKeys(raw: string): ApiKey[] {
   return raw
     .split(',')
@@ -178,12 +180,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
 
   const embeddingsProvider = read(
     'LORE_EMBEDDINGS',
-    z.enum(['none', 'local', 'openai', 'ollama'], { error: 'LORE_EMBEDDINGS must be none, local, openai or ollama' }),
+    z.enum(['none', 'local', 'onnx', 'openai', 'ollama'], { error: 'LORE_EMBEDDINGS must be none, local, onnx, openai or ollama' }),
     'none',
   );
   const embeddingsUrl = optional('LORE_EMBEDDINGS_URL');
   if ((embeddingsProvider === 'openai' || embeddingsProvider === 'ollama') && !embeddingsUrl) {
     problems.push(`LORE_EMBEDDINGS=${embeddingsProvider} needs LORE_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434 for Ollama)`);
+  }
+  if (embeddingsProvider === 'onnx' && !optional('LORE_EMBEDDINGS_MODEL')) {
+    problems.push('LORE_EMBEDDINGS=onnx needs LORE_EMBEDDINGS_MODEL: the path of a sentence-embedding .onnx file (e.g. all-MiniLM-L6-v2) with its tokenizer.json beside it');
   }
 
   const config: Config = {
@@ -213,9 +218,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     embeddings: {
       provider: embeddingsProvider,
       url: embeddingsUrl,
-      model: optional('LORE_EMBEDDINGS_MODEL'),
+      // For onnx a file path (a leading ~ is the home directory); for the endpoints a model name.
+      model: embeddingsProvider === 'onnx' ? expandHomeOrNull(optional('LORE_EMBEDDINGS_MODEL')) : optional('LORE_EMBEDDINGS_MODEL'),
       apiKey: optional('LORE_EMBEDDINGS_API_KEY'),
-      localModuleDir: optional('LORE_EMBEDDINGS_LOCAL_DIR'),
+      localModuleDir: expandHomeOrNull(optional('LORE_EMBEDDINGS_LOCAL_DIR')),
     },
     sandbox: {
       enabled: read('SANDBOX_ENABLED', bool('SANDBOX_ENABLED'), loopback ? 'true' : 'false'),

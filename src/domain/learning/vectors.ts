@@ -2,6 +2,7 @@ import type { Embedder } from '../../retrieval';
 import type { Log } from '../../log';
 import type { ScopeRef } from '../../store/scope';
 import { unitVector } from './family-index';
+import { MINILM_DENSE, USE_DENSE, type DenseProfile } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import type { WorkflowSlot } from './workflow-model';
 
@@ -27,17 +28,28 @@ export function workflowEmbeddingTexts(w: WorkflowSlot): string[] {
   return goals.length > 1 ? [...goals, workflowEmbeddingText(w)] : goals.length === 1 ? goals : [workflowEmbeddingText(w)];
 }
 
+/**
+ * The dense calibration for an embedder (score.ts, DenseProfile): the onnx encoder is calibrated
+ * with all-MiniLM-L6-v2 (hub scoring); everything else uses the Universal Sentence Encoder's.
+ */
+export function denseProfileFor(embedder: Pick<Embedder, 'provider' | 'id'>): DenseProfile {
+  return embedder.provider === 'onnx' ? MINILM_DENSE : USE_DENSE;
+}
+
 export class GoalVectors {
   private readonly queue: { state: ScopeLearning; id: string; texts: string[] }[] = [];
   /** Per scope: the texts each workflow was last embedded (or queued) with, so a change that keeps its phrasings costs nothing. */
   private readonly embedded = new WeakMap<ScopeLearning, Map<string, string>>();
   private running: Promise<void> | null = null;
   lastError: string | null = null;
+  readonly profile: DenseProfile;
 
   constructor(
     private readonly embedder: Embedder,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.profile = denseProfileFor(embedder);
+  }
 
   get id(): string {
     return this.embedder.id;
@@ -76,7 +88,10 @@ export class GoalVectors {
         const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts));
         let at = 0;
         for (const b of batch) {
-          b.state.workflows.setVectors(b.id, vectors.slice(at, at + b.texts.length).map((v) => unitVector(v)));
+          const vs = vectors.slice(at, at + b.texts.length).map((v) => unitVector(v));
+          b.state.workflows.denseProfile = this.profile;
+          // The last text of several is the goals' concatenation (workflowEmbeddingTexts): the centroid is the single goals'.
+          b.state.workflows.setVectors(b.id, vs, vs.length > 1 ? vs.slice(0, -1) : vs);
           at += b.texts.length;
         }
         this.lastError = null;

@@ -1,6 +1,6 @@
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { createEmbedder, type Embedder } from '../../retrieval';
+import { createEmbedder, embedderConfigFrom, type Embedder } from '../../retrieval';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
@@ -109,9 +109,8 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
     services,
     async start() {
       const t0 = Date.now();
-      const { provider, url, model, apiKey } = deps.config.embeddings;
-      if (provider !== 'none') {
-        embedder = await createEmbedder({ provider, baseUrl: url ?? undefined, model: model ?? undefined, apiKey: apiKey ?? undefined });
+      if (deps.config.embeddings.provider !== 'none') {
+        embedder = await createEmbedder(embedderConfigFrom(deps.config.embeddings));
         if (embedder) {
           const q = new EmbeddingQueue(embedder, index, log);
           queue = q;
@@ -136,7 +135,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
           });
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
-      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${provider})`);
+      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${deps.config.embeddings.provider})`);
     },
     async stop() {
       if (background) clearInterval(background);

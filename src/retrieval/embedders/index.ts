@@ -1,11 +1,12 @@
 // createEmbedder(config): the embedding provider named by config.provider, or null for "none".
 
 import { createLocalEmbedder, localEmbedderAvailable } from "./local";
+import { createOnnxEmbedder, onnxEmbedderAvailable } from "./onnx";
 import { createOllamaEmbedder } from "./ollama";
 import { createOpenAIEmbedder } from "./openai";
 import { EmbeddingError, type Embedder, type EmbedderConfig, type EmbeddingProvider } from "./types";
 
-export { EmbeddingError, localEmbedderAvailable };
+export { EmbeddingError, localEmbedderAvailable, onnxEmbedderAvailable };
 export type { Embedder, EmbedderConfig, EmbeddingProvider };
 
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder | null> {
@@ -18,8 +19,10 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
       return createOllamaEmbedder(config);
     case "local":
       return createLocalEmbedder(config);
+    case "onnx":
+      return createOnnxEmbedder(config);
     default:
-      throw new EmbeddingError("config", `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local)`);
+      throw new EmbeddingError("config", `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local | onnx)`);
   }
 }
 

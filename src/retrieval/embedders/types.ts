@@ -1,6 +1,6 @@
 // Embedding providers: turn texts into vectors for the VectorIndex.
 
-export type EmbeddingProvider = "none" | "openai" | "ollama" | "local";
+export type EmbeddingProvider = "none" | "openai" | "ollama" | "local" | "onnx";
 
 export interface Embedder {
   /** Stable identity, e.g. "openai:text-embedding-3-small"; vectors of different ids do not mix. */
@@ -29,8 +29,14 @@ export interface EmbedderConfig {
   dimensions?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
-  /** local only: a node_modules folder holding the optional encoder packages. */
+  /** local and onnx: a node_modules folder holding the optional encoder packages. */
   moduleDir?: string;
+  /** onnx only: "mean" or "cls" pooling (default: cls for bge models, mean otherwise). */
+  pooling?: "mean" | "cls";
+  /** onnx only: prepended to every text (default "query: " for e5 models, none otherwise). */
+  textPrefix?: string;
+  /** onnx only: intra-op threads (default 1). */
+  threads?: number;
 }
 
 export type EmbeddingErrorCode = "timeout" | "network" | "http" | "bad_response" | "config" | "unavailable";
