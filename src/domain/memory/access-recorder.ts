@@ -44,7 +44,11 @@ export class AccessRecorder {
       const at = this.now();
       for (const { ref, counts } of batch) {
         const byTimes = new Map<number, string[]>();
-        for (const [id, n] of counts) byTimes.set(n, [...(byTimes.get(n) ?? []), id]);
+        for (const [id, n] of counts) {
+          const ids = byTimes.get(n);
+          if (ids) ids.push(id);
+          else byTimes.set(n, [id]);
+        }
         for (const [times, ids] of byTimes) {
           try {
             await this.touch(ref, ids, times, at);
