@@ -174,7 +174,7 @@ function killAllAsUid(uid: number, gid: number, killPath: string): Promise<void>
 export async function sweepUid(uid: number, gid: number, killPath: string | undefined): Promise<boolean> {
   for (let attempt = 0; attempt < 40; attempt++) {
     const pids = livePidsOfUid(uid);
-    if (pids.length === 0) return true;
+    if (pids.length === 0) return zombiesReaped(uid);
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -183,8 +183,27 @@ export async function sweepUid(uid: number, gid: number, killPath: string | unde
       }
     }
     if (attempt >= 1 && killPath) await killAllAsUid(uid, gid, killPath);
-    // SIGKILLed tasks take a moment to leave /proc (or to become zombies, which we ignore).
+    // SIGKILLed tasks take a moment to leave /proc (or to become zombies: see zombiesReaped).
     await sleep(Math.min(5 + attempt * 10, 100));
   }
-  return livePidsOfUid(uid).length === 0;
+  return livePidsOfUid(uid).length === 0 && (await zombiesReaped(uid));
+}
+
+/** How long a swept uid may wait for its zombies to be reaped before it is set aside. */
+const ZOMBIE_WAIT_MS = 3000;
+
+/**
+ * Dead processes of a run are orphans reaped by the host's init, not by Lore, and until then they
+ * still count toward the uid's process limit (RLIMIT_NPROC). A uid handed out again before that
+ * (a workdir's runs reuse its home uid) started with its limit used up: `sh: Cannot fork` after a
+ * fork bomb. So a uid is clean only once they are gone; one whose zombies linger is set aside and
+ * the next run takes another uid.
+ */
+async function zombiesReaped(uid: number): Promise<boolean> {
+  const deadline = Date.now() + ZOMBIE_WAIT_MS;
+  for (;;) {
+    if (!listProcesses().some((p) => p.zombie && p.uids.includes(uid))) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
 }

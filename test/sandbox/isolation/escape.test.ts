@@ -229,7 +229,7 @@ test('sleep 30 with wallMs 1000 ends timed_out quickly, including a forked backg
   const t0 = performance.now();
   const r = await run(['sh', '-c', 'sleep 30 & sleep 30'], workdir, { limits: { wallMs: 1000 } });
   const elapsed = performance.now() - t0;
-  assert.equal(r.outcome.status, 'timed_out');
+  assert.equal(r.outcome.status, 'timed_out', JSON.stringify({ outcome: r.outcome, stderr: r.stderr.slice(0, 500) }));
   assert.equal(r.outcome.limit_hit, 'wall_time');
   assert.ok(elapsed < 6000, `took ${elapsed} ms`);
   assert.ok(r.outcome.duration_ms >= 900);
@@ -240,7 +240,7 @@ test('background processes do not outlive the command', async () => {
   for (const isolation of ['bubblewrap', 'none'] as const) {
     const t0 = performance.now();
     const r = await run(['sh', '-c', 'sleep 30 & setsid sleep 31 & echo started'], workdir, { isolation });
-    assert.equal(r.outcome.status, 'succeeded');
+    assert.equal(r.outcome.status, 'succeeded', JSON.stringify({ isolation, outcome: r.outcome, stderr: r.stderr.slice(0, 500) }));
     assert.ok(performance.now() - t0 < 6000, isolation);
     await assertNoSurvivors(r.outcome.isolation.uid);
   }
