@@ -113,6 +113,31 @@ function reapStrays(): void {
   }
 }
 
+const reaping = new Map<number, Promise<void>>();
+
+/** How long a run waits for its home uid's dead processes to be reaped (see untilReaped). */
+const REAP_WAIT_MS = 3000;
+
+/**
+ * Resolves once no dead process of `uid` is left (or after REAP_WAIT_MS). Dead processes of a
+ * finished run are orphans the host's init reaps, not Lore, and until then they still count toward
+ * their uid's process limit (RLIMIT_NPROC). A workdir's runs reuse its home uid (they must: its
+ * files are that uid's), so a run started right after one that left many (a fork bomb, a killed
+ * tree) could not fork at all (`sh: Cannot fork`). The next run waits for them instead; the run
+ * that left them does not, so a cancelled run still ends at once. Callers share one poll per uid.
+ */
+export function untilReaped(uid: number): Promise<void> {
+  const hasZombies = () => listProcesses().some((p) => p.zombie && p.uids.includes(uid));
+  if (reaping.has(uid)) return reaping.get(uid)!;
+  if (!hasZombies()) return Promise.resolve();
+  const done = (async () => {
+    const deadline = Date.now() + REAP_WAIT_MS;
+    while (hasZombies() && Date.now() < deadline) await sleep(20);
+  })().finally(() => reaping.delete(uid));
+  reaping.set(uid, done);
+  return done;
+}
+
 /**
  * Take a uid for one run: the preferred (home) uid when it is free, otherwise the next free one of
  * the run range (round robin, so a released uid is not reused soon).
@@ -174,7 +199,7 @@ function killAllAsUid(uid: number, gid: number, killPath: string): Promise<void>
 export async function sweepUid(uid: number, gid: number, killPath: string | undefined): Promise<boolean> {
   for (let attempt = 0; attempt < 40; attempt++) {
     const pids = livePidsOfUid(uid);
-    if (pids.length === 0) return zombiesReaped(uid);
+    if (pids.length === 0) return true;
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -183,27 +208,8 @@ export async function sweepUid(uid: number, gid: number, killPath: string | unde
       }
     }
     if (attempt >= 1 && killPath) await killAllAsUid(uid, gid, killPath);
-    // SIGKILLed tasks take a moment to leave /proc (or to become zombies: see zombiesReaped).
+    // SIGKILLed tasks take a moment to leave /proc (or to become zombies, which we ignore).
     await sleep(Math.min(5 + attempt * 10, 100));
   }
-  return livePidsOfUid(uid).length === 0 && (await zombiesReaped(uid));
-}
-
-/** How long a swept uid may wait for its zombies to be reaped before it is set aside. */
-const ZOMBIE_WAIT_MS = 3000;
-
-/**
- * Dead processes of a run are orphans reaped by the host's init, not by Lore, and until then they
- * still count toward the uid's process limit (RLIMIT_NPROC). A uid handed out again before that
- * (a workdir's runs reuse its home uid) started with its limit used up: `sh: Cannot fork` after a
- * fork bomb. So a uid is clean only once they are gone; one whose zombies linger is set aside and
- * the next run takes another uid.
- */
-async function zombiesReaped(uid: number): Promise<boolean> {
-  const deadline = Date.now() + ZOMBIE_WAIT_MS;
-  for (;;) {
-    if (!listProcesses().some((p) => p.zombie && p.uids.includes(uid))) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
+  return livePidsOfUid(uid).length === 0;
 }

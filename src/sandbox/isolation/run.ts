@@ -21,7 +21,7 @@ import type { Writable } from 'node:stream';
 import { buildBwrapArgs, SANDBOX_PATH, syntheticEtc, type SyntheticEtc } from './bwrap';
 import { RunCgroup } from './cgroup';
 import type { HostState } from './host';
-import { acquireRunUid, isSessionId, livePidsOfUid, releaseRunUid, sweepUid } from './ids';
+import { acquireRunUid, isSessionId, livePidsOfUid, releaseRunUid, runUidBusy, sweepUid, untilReaped } from './ids';
 import { OutputCollector } from './output';
 import type { LimitName, RunHooks, RunIsolationReport, RunLimits, RunOutcome, RunSpec, RunStatus } from './types';
 import { clearOwnersDirty, markOwnersDirty, normaliseOwners, ownersDirty, SANDBOX_WORKDIR } from './workdir';
@@ -243,6 +243,8 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
   const preReport = makeReport(host, spec, null, gid);
   if (hooks.signal?.aborted) return emptyOutcome('cancelled', 'cancelled before start', preReport);
 
+  // The home uid's dead processes must be reaped before it can fork again (ids.ts, untilReaped).
+  if (gid !== null && !runUidBusy(gid)) await untilReaped(gid);
   let state = workdirs.get(workdir);
   if (!state) {
     state = { active: 0, gate: Promise.resolve() };
