@@ -62,7 +62,7 @@ describe('restarts', () => {
 
     // Not re-run: the command started exactly once.
     const check = await run(api, sid, ['cat', 'starts.log']);
-    assert.equal(check.stdout_tail, 'started\n');
+    assert.equal(check.stdout_tail, 'started\n', JSON.stringify(check)); // the whole run when it fails (uid, reason, stderr)
     const logs = await api.post('/v1/memory/sandbox/runs/logs', { run_id: 'in-flight' });
     assert.equal(logs.body.complete, true);
 
