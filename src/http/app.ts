@@ -29,6 +29,25 @@ export interface AppOptions {
 }
 
 /**
+ * A signal aborted when the client goes away before its response is finished. It watches the
+ * response, not the request: a request emits 'close' as soon as its body has been read, long
+ * before the handler answers.
+ */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  const res = reply.raw;
+  if (res.writableFinished) return abort.signal;
+  if (res.destroyed || res.socket?.destroyed) {
+    abort.abort();
+    return abort.signal;
+  }
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
+/**
  * Builds the Fastify app from the contract's route table. It never listens: main.ts does, tests
  * use inject(). Every non-2xx answer is the contract's envelope: body parsing, unknown routes,
  * validation, domain errors and bugs alike.
@@ -105,15 +124,15 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         scope: typeof input.scope === 'string' ? input.scope : 'default',
       };
       if (def.scoped) authorizeTenant(key, identity.tenant_id);
-      const abort = new AbortController();
-      req.raw.once('close', () => {
-        if (!reply.sent) abort.abort();
-      });
+      let signal: AbortSignal | null = null;
       const ctx: CallContext = {
         ...identity,
         actor: typeof input.actor === 'string' ? input.actor : 'local-user',
         requestId: String(req.id),
-        signal: abort.signal,
+        // Made on first use: most handlers never look, and a controller per request costs.
+        get signal() {
+          return (signal ??= clientGone(reply));
+        },
       };
       const result = await handler(input, ctx);
       const body = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : result;

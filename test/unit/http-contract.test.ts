@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { BoundedText, CallerId, identityFields } from '../../src/contract/common';
 import { LoreError } from '../../src/contract/errors';
 import { route } from '../../src/contract/route';
+import type { CallContext } from '../../src/contract/handlers';
 import { buildApp } from '../../src/http/app';
 import { Metrics } from '../../src/http/metrics';
 
@@ -23,16 +26,39 @@ const fail = route({
   output: z.object({ tenant_id: z.string(), scope: z.string(), ok: z.boolean() }),
 });
 
+const wait = route({
+  name: 'test.wait',
+  path: '/v1/test/wait',
+  summary: 'waits, then reports whether the caller went away',
+  input: z.object({ ...identityFields, ms: z.number().int() }),
+  output: z.object({ tenant_id: z.string(), scope: z.string(), aborted: z.boolean() }),
+});
+
+/** What test.wait saw: ctx.signal.aborted when it finished waiting. */
+const waited: boolean[] = [];
+
 const errors: unknown[] = [];
 function makeApp(opts: { apiKeys?: { key: string; tenant: string | null }[] } = {}) {
   return buildApp({
-    routes: { 'test.echo': echo, 'test.fail': fail },
+    routes: { 'test.echo': echo, 'test.fail': fail, 'test.wait': wait },
     handlers: {
       'test.echo': async (input: { n: number; kind: string }) => ({ n: input.n, kind: input.kind }),
       'test.fail': async (input: { how: string }) => {
         if (input.how === 'lore') throw new LoreError('invalid_state', 'run is ended', { state: 'ended' });
         if (input.how === 'bug') throw new TypeError('boom: secret internals');
         return { ok: 'yes' } as never;
+      },
+      'test.wait': async (input: { ms: number }, ctx: CallContext) => {
+        // Waits `ms`, or until the caller disconnects when it is sooner.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, input.ms);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        waited.push(ctx.signal.aborted);
+        return { aborted: ctx.signal.aborted };
       },
     },
     bodyLimit: 64 * 1024,
@@ -164,5 +190,39 @@ describe('HTTP contract', () => {
     assert.match(text, /lore_http_requests_total\{method="POST",route="\/v1\/test\/echo",status="200"\} 1/);
     assert.match(text, /lore_http_requests_total\{method="POST",route="\/v1\/test\/echo",status="400"\} 1/);
     assert.match(text, /lore_http_request_duration_seconds_count\{method="POST",route="\/v1\/test\/echo"\} 2/);
+  });
+
+  it('ctx.signal aborts only when the caller goes away, not once the request body is read', async () => {
+    const app = makeApp();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const send = (ms: number, hangUpAfterMs?: number) =>
+        new Promise<{ status: number; body: string } | 'hung up'>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/test/wait', headers: { 'content-type': 'application/json' } }, (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', (err) => (hangUpAfterMs === undefined ? reject(err) : resolve('hung up')));
+          req.end(JSON.stringify({ ms }));
+          if (hangUpAfterMs !== undefined) setTimeout(() => req.destroy(), hangUpAfterMs);
+        });
+
+      // A caller that waits for its answer: the handler never sees an abort (the request's own
+      // 'close' fires as soon as its body is read, well before the answer).
+      const answered = await send(150);
+      assert.notEqual(answered, 'hung up');
+      assert.equal((answered as { status: number }).status, 200);
+      assert.deepEqual(JSON.parse((answered as { body: string }).body).aborted, false);
+
+      // A caller that hangs up mid-request: the handler's signal aborts (long before its 30 s wait).
+      waited.length = 0;
+      assert.equal(await send(30_000, 100), 'hung up');
+      for (let i = 0; i < 200 && waited.length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(waited, [true]);
+    } finally {
+      await app.close();
+    }
   });
 });
