@@ -40,7 +40,8 @@ export async function activateNodes(
   input: { ids?: string[]; client_ids?: string[]; outcome: Outcome; activate: boolean },
 ): Promise<{ nodes: ActivatedItem[]; not_found: string[] }> {
   const nodes = c.memory.nodes(ref);
-  const { found, not_found } = await selectNodes(nodes, input);
+  // Feedback and activation only: access statistics play no part (nor in what is returned).
+  const { found, not_found } = await selectNodes(nodes, input, { access: false });
   const items: ActivatedItem[] = [];
   const missing: string[] = [];
   for (const n of found) {
@@ -72,7 +73,7 @@ export async function pinNodes(
   input: { ids?: string[]; client_ids?: string[]; pinned: boolean },
 ): Promise<{ nodes: { id: string; client_id: string | null; tier: StoredNode['tier']; pinned: boolean }[]; not_found: string[] }> {
   const nodes = c.memory.nodes(ref);
-  const { found, not_found } = await selectNodes(nodes, input);
+  const { found, not_found } = await selectNodes(nodes, input, { access: false });
   const out: { id: string; client_id: string | null; tier: StoredNode['tier']; pinned: boolean }[] = [];
   for (const n of found) {
     const updated = n.pinned === input.pinned ? n : await nodes.update(n.id, { set: { pinned: input.pinned } }, c.clock.now());

@@ -32,19 +32,21 @@ export interface PayloadRequest {
 
 async function resolve(c: LifecycleCtx, ref: ScopeRef, r: PayloadRequest): Promise<StoredNode> {
   const nodes = c.memory.nodes(ref);
+  // The payload and the node fields returned never include access statistics: not read.
+  const read = { access: false };
   if (r.node_id !== undefined) {
-    const n = UUID_PATTERN.test(r.node_id) ? await nodes.get(r.node_id) : null;
+    const n = UUID_PATTERN.test(r.node_id) ? await nodes.get(r.node_id, read) : null;
     if (!n) throw notFound('node', r.node_id, ref.scope, { node_id: r.node_id });
     return n;
   }
   if (r.client_id !== undefined) {
-    const n = await nodes.getByClientId(r.client_id);
+    const n = await nodes.getByClientId(r.client_id, read);
     if (!n) throw notFound('node with client_id', r.client_id, ref.scope, { client_id: r.client_id });
     return n;
   }
   // An anchor is named by its node id or its client_id.
   const a = r.anchor_id!;
-  const n = (UUID_PATTERN.test(a) ? await nodes.get(a) : null) ?? (await nodes.getByClientId(a));
+  const n = (UUID_PATTERN.test(a) ? await nodes.get(a, read) : null) ?? (await nodes.getByClientId(a, read));
   if (!n) throw notFound('anchor', a, ref.scope, { anchor_id: a });
   return n;
 }

@@ -92,6 +92,8 @@ export async function rehydrateArchived(
   input: { ids?: string[]; client_ids?: string[]; target_tier: 'warm' | 'hot'; reason?: string },
   requestId: string,
 ): Promise<{ nodes: RehydrateItem[]; not_found: string[] }> {
+  // With access statistics: the decision it writes (retention score, basis) counts them, as the
+  // operator's decisions do.
   const { found, not_found } = await selectNodes(c.memory.nodes(ref), input);
   const items: RehydrateItem[] = [];
   for (const n of found) items.push(await rehydrateOne(c, ref, n, input.target_tier, input.reason, `rehydrate:${requestId}`));

@@ -80,7 +80,8 @@ export function createLifecycleServices(c: LifecycleCtx): LifecycleServices {
       const t = await tally(ref);
       if (!t || t.review.size === 0) return [];
       const ids = [...t.review].slice(0, opts.limit ?? 20);
-      const nodes = await c.memory.nodes(ref).getMany(ids);
+      // What a candidate shows comes from the node and its decision slot, never from access statistics.
+      const nodes = await c.memory.nodes(ref).getMany(ids, { access: false });
       return nodes.flatMap((n) => {
         const sem = readSemantic(n.slots);
         if (!sem || sem.action !== 'review') return [];
@@ -113,7 +114,7 @@ export function createLifecycleServices(c: LifecycleCtx): LifecycleServices {
         const r = await c.memory.recall(ref, { text: query, limit, tiers: ['archive'], kinds: opts.kinds });
         hits = r.hits.map((h) => ({ id: h.node.id, score: h.score }));
       }
-      const nodes = await c.memory.nodes(ref).getMany(hits.map((h) => h.id));
+      const nodes = await c.memory.nodes(ref).getMany(hits.map((h) => h.id), { access: false });
       const score = new Map(hits.map((h) => [h.id, h.score]));
       return nodes
         .filter((n) => n.tier === 'archive')
