@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { inheritedMemoryFlags, NODE_MEMORY_ENV } from './local/node-flags';
+import { workerChildCommand } from './local/node-flags';
 import { join } from 'node:path';
 import { assembleApi } from './app/assemble';
 import type { AppDeps, RuntimeInfo } from './app/deps';
@@ -141,14 +141,12 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     await ensureLifecycleSchedule(engine, config, log).catch((err) => log.warn(`lifecycle schedule not ensured: ${(err as Error).message}`));
 
     if (role === 'all') {
-      const env = {
-        ...NODE_MEMORY_ENV,
-        ...process.env,
-        TEMPORAL_ADDRESS: temporalAddress,
-        MONGODB_URI: mongoUri,
-        LORE_ROLE: 'worker',
-      };
-      await supervisor.add({ name: 'worker', start: () => spawnWorkerChild(env, log), graceMs: 15_000 });
+      const worker = workerChildCommand({
+        loreBin: LORE_BIN,
+        env: process.env,
+        set: { TEMPORAL_ADDRESS: temporalAddress, MONGODB_URI: mongoUri, LORE_ROLE: 'worker' },
+      });
+      await supervisor.add({ name: 'worker', start: () => spawnWorkerChild(worker, log), graceMs: 15_000 });
     }
 
     const runtime: RuntimeInfo = {
@@ -190,14 +188,14 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
   }
 }
 
-function spawnWorkerChild(env: NodeJS.ProcessEnv, log: Log): Promise<Child> {
+function spawnWorkerChild(worker: ReturnType<typeof workerChildCommand>, log: Log): Promise<Child> {
   return new Promise((resolve, reject) => {
     let ready = false;
     const child = spawnChild({
       name: 'worker',
-      command: process.execPath,
-      args: [...inheritedMemoryFlags(), LORE_BIN, 'start', '--role', 'worker'],
-      env,
+      command: worker.command,
+      args: worker.args,
+      env: worker.env,
       log,
       rawOutput: true,
       onStdoutLine: (line) => {

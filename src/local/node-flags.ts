@@ -29,3 +29,23 @@ export function inheritedMemoryFlags(execArgv: readonly string[] = process.execA
   const names = new Set(NODE_MEMORY_FLAGS.map((f) => f.split('=')[0]));
   return execArgv.filter((a) => names.has(a.split('=')[0]!));
 }
+
+/**
+ * How the API process (role `all`) starts its worker child: this node binary with the memory flags
+ * this process was started with (inheritedMemoryFlags), then `<loreBin> start --role worker`; its
+ * environment is this process's with the malloc settings (values set by the operator win) and `set`
+ * on top.
+ */
+export function workerChildCommand(o: {
+  loreBin: string;
+  env: NodeJS.ProcessEnv;
+  set: NodeJS.ProcessEnv;
+  execPath?: string;
+  execArgv?: readonly string[];
+}): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  return {
+    command: o.execPath ?? process.execPath,
+    args: [...inheritedMemoryFlags(o.execArgv), o.loreBin, 'start', '--role', 'worker'],
+    env: { ...NODE_MEMORY_ENV, ...o.env, ...o.set },
+  };
+}

@@ -5,6 +5,64 @@ import { scopeRef } from '../../src/store/scope';
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, child() { return quiet; } } as never;
 
+/**
+ * Counts the array elements that array copying and iteration touch while `fn` runs: every element
+ * an array iterator yields (spread, for-of, destructuring, Array.from), and every element that
+ * concat, slice, map and filter copy. Throws as soon as `budget` is exceeded, so quadratic work
+ * fails fast instead of running to the end. Counting, not timing: the same code always counts
+ * the same.
+ */
+async function arrayWork<T>(budget: number, fn: () => Promise<T>): Promise<{ result: T; work: number }> {
+  const proto = Array.prototype as unknown as Record<PropertyKey, unknown>;
+  const saved = new Map<PropertyKey, unknown>();
+  let work = 0;
+  const add = (n: number) => {
+    work += n;
+    if (work > budget) throw new Error(`array work over budget: more than ${budget} elements copied or iterated`);
+  };
+  const wrap = (key: PropertyKey, count: (self: unknown[], args: unknown[]) => number) => {
+    const orig = proto[key] as (...a: unknown[]) => unknown;
+    saved.set(key, orig);
+    Object.defineProperty(Array.prototype, key, {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown[], ...args: unknown[]) {
+        add(count(this, args));
+        return orig.apply(this, args);
+      },
+    });
+  };
+  const iter = proto[Symbol.iterator] as (this: unknown[]) => Iterator<unknown>;
+  saved.set(Symbol.iterator, iter);
+  Object.defineProperty(Array.prototype, Symbol.iterator, {
+    configurable: true,
+    writable: true,
+    value: function (this: unknown[]) {
+      const it = iter.call(this);
+      return {
+        next() {
+          const r = it.next();
+          if (!r.done) add(1);
+          return r;
+        },
+        [Symbol.iterator]() {
+          return this;
+        },
+      };
+    },
+  });
+  wrap('concat', (self, args) => self.length + args.reduce<number>((s, a) => s + (Array.isArray(a) ? a.length : 1), 0));
+  wrap('slice', (self) => self.length);
+  wrap('map', (self) => self.length);
+  wrap('filter', (self) => self.length);
+  try {
+    const result = await fn();
+    return { result, work };
+  } finally {
+    for (const [key, value] of saved) Object.defineProperty(Array.prototype, key, { configurable: true, writable: true, value });
+  }
+}
+
 describe('access recorder', () => {
   it('flushes one touch per scope and use count, with every id recorded in between', async () => {
     const calls: { scope: string; ids: string[]; times: number }[] = [];
@@ -26,5 +84,47 @@ describe('access recorder', () => {
     calls.length = 0;
     await rec.flush();
     assert.equal(calls.length, 0, 'nothing is flushed twice');
+  });
+
+  it('a flush of N ids hands the store each id once, with O(N) array work (no copy of the id list per id)', async () => {
+    const N = 20_000;
+    const a = scopeRef('t', 'a');
+    const b = scopeRef('t', 'b');
+    // Indexed loops only, so the store spy itself adds no counted work.
+    const seen = new Map<string, number>();
+    let calls = 0;
+    let idsHanded = 0;
+    const rec = new AccessRecorder(
+      async (ref, ids, times) => {
+        calls += 1;
+        idsHanded += ids.length;
+        for (let i = 0; i < ids.length; i++) {
+          const key = `${ref.scope}:${ids[i]}`;
+          assert.equal(seen.has(key), false, `${key} handed to the store twice`);
+          seen.set(key, times);
+        }
+      },
+      () => new Date('2026-01-01T00:00:00.000Z'),
+      quiet,
+      60_000,
+    );
+    const ids: string[] = new Array(N);
+    for (let i = 0; i < N; i++) ids[i] = `n${i}`;
+    rec.record(a, ids);
+    rec.record(a, ids.slice(0, N / 2)); // the first half twice
+    rec.record(b, ids);
+
+    // Grouping 2N distinct (scope, id) pairs by use count touches each a small constant number of
+    // times; copying a group's list once per id added (the old flush) would be ~N²/2 per group.
+    const { work } = await arrayWork(20 * N, () => rec.flush());
+    assert.ok(work <= 20 * N, `array work ${work}`);
+
+    assert.equal(calls, 3, 'one store call per scope and use count');
+    assert.equal(idsHanded, 2 * N, 'each recorded id once per scope');
+    assert.equal(seen.size, 2 * N);
+    for (let i = 0; i < N; i++) {
+      assert.equal(seen.get(`a:n${i}`), i < N / 2 ? 2 : 1);
+      assert.equal(seen.get(`b:n${i}`), 1);
+    }
   });
 });
