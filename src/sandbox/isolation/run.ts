@@ -3,7 +3,7 @@
  *
  * Process chain (all exec, one host pid, spawned detached = own process group, as the run uid):
  *
- *   bubblewrap:  sh -c '<gate> umask 002 && exec "$@"'  →  prlimit <limits> --  →  bwrap --args 3 -- <argv>
+ *   bubblewrap:  sh -c '<gate> umask 002 && exec "$@"'  →  prlimit <limits> --  →  bwrap --info-fd 8 --args 3 -- <argv>
  *   none:        sh -c '<gate> umask 002 && exec "$@"'  →  prlimit <limits> --  →  env -i <env> -- <argv>
  *
  * sh waits on a gate pipe until the runtime has moved it into the run's memory cgroup (when cgroups
@@ -17,11 +17,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { buildBwrapArgs, SANDBOX_PATH, syntheticEtc, type SyntheticEtc } from './bwrap';
 import { RunCgroup } from './cgroup';
 import type { HostState } from './host';
-import { acquireRunUid, isSessionId, livePidsOfUid, releaseRunUid, runUidBusy, sweepUid, untilReaped } from './ids';
+import { acquireRunUid, isSessionId, listProcesses, noteLeftBehind, releaseRunUid, sweepUid, untilReaped } from './ids';
 import { OutputCollector } from './output';
 import type { LimitName, RunHooks, RunIsolationReport, RunLimits, RunOutcome, RunSpec, RunStatus } from './types';
 import { clearOwnersDirty, markOwnersDirty, normaliseOwners, ownersDirty, SANDBOX_WORKDIR } from './workdir';
@@ -243,8 +243,6 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
   const preReport = makeReport(host, spec, null, gid);
   if (hooks.signal?.aborted) return emptyOutcome('cancelled', 'cancelled before start', preReport);
 
-  // The home uid's dead processes must be reaped before it can fork again (ids.ts, untilReaped).
-  if (gid !== null && !runUidBusy(gid)) await untilReaped(gid);
   let state = workdirs.get(workdir);
   if (!state) {
     state = { active: 0, gate: Promise.resolve() };
@@ -260,6 +258,10 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
   state.active++;
   const ctx = { uidClean: true };
   try {
+    // What earlier runs left behind on the home uid still counts toward its process limit: allowed
+    // for, or waited for when there are many (ids.ts, untilReaped); only those recorded are looked
+    // at. A fresh uid of the run range has nothing left behind.
+    const leftovers = uid !== null && uid === gid ? await untilReaped(uid) : 0;
     if (uid !== null && gid !== null) {
       if (uid !== gid) {
         await markOwnersDirty(workdir);
@@ -276,7 +278,7 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
       }
     }
     const report = makeReport(host, spec, uid, gid);
-    return await execute(host, spec, hooks, limits, workdir, uid, gid, report, ctx);
+    return await execute(host, spec, hooks, limits, workdir, uid, gid, report, ctx, leftovers);
   } finally {
     state.active--;
     if (state.active === 0) workdirs.delete(workdir);
@@ -298,7 +300,7 @@ function sandboxEnv(mode: RunSpec['isolation'], workdir: string, extra: Record<s
  * 512 MiB node, java and go fail to start on this host. With a memory cgroup the aggregate of the
  * whole tree is limited as well.
  */
-export function prlimitArgs(l: ResolvedLimits, mode: RunSpec['isolation'], uid: number | null): string[] {
+export function prlimitArgs(l: ResolvedLimits, mode: RunSpec['isolation'], uid: number | null, leftovers = 0): string[] {
   const a = [
     `--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`,
     `--data=${l.memoryBytes}`,
@@ -306,16 +308,23 @@ export function prlimitArgs(l: ResolvedLimits, mode: RunSpec['isolation'], uid: 
     `--nofile=${l.maxOpenFiles}`,
     '--core=0',
   ];
-  if (uid !== null) a.push(`--nproc=${l.maxProcesses + (mode === 'bubblewrap' ? BWRAP_HELPER_PROCESSES : 0)}`);
+  // RLIMIT_NPROC counts every process of the uid: the chain's helpers and, on a home uid, what
+  // earlier runs left that init has not reaped yet (untilReaped) are added to the run's own limit.
+  if (uid !== null) a.push(`--nproc=${l.maxProcesses + (mode === 'bubblewrap' ? BWRAP_HELPER_PROCESSES : 0) + leftovers}`);
   return a;
 }
 
 const ARGS_FD = 3;
 const ETC_FDS: Record<keyof SyntheticEtc, number> = { passwd: 4, group: 5, hosts: 6, 'nsswitch.conf': 7 };
+/**
+ * bwrap writes {"child-pid": N} here: the host pid of its pid-1 reaper, which outlives bwrap (the
+ * monitor exits as soon as the command's exit status arrives) and is left to the host's init.
+ */
+const INFO_FD = 8;
 
 /** fd numbers (in the spawned process) of the pipes we pass: bwrap data, then the cgroup gate. */
 function fdLayout(mode: RunSpec['isolation'], gated: boolean): { last: number; gate: number | null } {
-  const lastData = mode === 'bubblewrap' ? ETC_FDS['nsswitch.conf'] : 2;
+  const lastData = mode === 'bubblewrap' ? INFO_FD : 2;
   return gated ? { last: lastData + 1, gate: lastData + 1 } : { last: lastData, gate: null };
 }
 
@@ -327,6 +336,7 @@ export function hostCommand(
   workdir: string,
   uid: number | null,
   gated: boolean,
+  leftovers = 0,
 ): { file: string; args: string[]; bwrapArgs: string[] | null; env: Record<string, string>; gateFd: number | null; lastFd: number } {
   const env = sandboxEnv(spec.isolation, workdir, spec.env);
   const { last, gate } = fdLayout(spec.isolation, gated);
@@ -338,12 +348,12 @@ export function hostCommand(
   const closes = [...(gate !== null ? [gate] : []), ...closable].map((fd) => ` ${fd}<&-`).join('');
   const script = (gate !== null ? `read _ <&${gate} && ` : '') + UMASK_SCRIPT + closes;
   const shell = needBash ? host.tools.bash! : host.tools.sh;
-  const pre = [shell, '-c', script, 'lore-sandbox', host.tools.prlimit!, ...prlimitArgs(limits, spec.isolation, uid), '--'];
+  const pre = [shell, '-c', script, 'lore-sandbox', host.tools.prlimit!, ...prlimitArgs(limits, spec.isolation, uid, leftovers), '--'];
   if (spec.isolation === 'bubblewrap') {
     const bwrapArgs = buildBwrapArgs({ workdir, env, tmpBytes: limits.tmpBytes, features: host.features, etcFds: ETC_FDS });
     return {
       file: pre[0]!,
-      args: [...pre.slice(1), host.tools.bwrap!, '--args', String(ARGS_FD), '--', ...spec.argv],
+      args: [...pre.slice(1), host.tools.bwrap!, '--info-fd', String(INFO_FD), '--args', String(ARGS_FD), '--', ...spec.argv],
       bwrapArgs,
       env,
       gateFd: gate,
@@ -383,6 +393,7 @@ async function execute(
   gid: number | null,
   report: RunIsolationReport,
   ctx: { uidClean: boolean },
+  leftovers: number,
 ): Promise<RunOutcome> {
   const mode = spec.isolation;
   if (mode === 'none') {
@@ -406,7 +417,7 @@ async function execute(
     }
   }
 
-  const cmd = hostCommand(host, spec, limits, workdir, uid, cg !== null);
+  const cmd = hostCommand(host, spec, limits, workdir, uid, cg !== null, leftovers);
   const stdio: ('ignore' | 'pipe')[] = ['ignore', ...Array<'pipe'>(cmd.lastFd).fill('pipe')];
   const started = performance.now();
   let child: ChildProcess;
@@ -443,7 +454,13 @@ async function execute(
     }
     writeFd(child, cmd.gateFd, 'go\n');
   }
+  let bwrapInfo = '';
   if (mode === 'bubblewrap') {
+    const info = (child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined;
+    info?.on('data', (b: Buffer) => {
+      if (bwrapInfo.length < 4096) bwrapInfo += b.toString('latin1');
+    });
+    info?.on('error', () => undefined);
     writeFd(child, ARGS_FD, cmd.bwrapArgs!.join('\0') + '\0');
     const etc = syntheticEtc(uid ?? process.getuid?.() ?? 0, gid ?? process.getgid?.() ?? 0);
     for (const [name, fd] of Object.entries(ETC_FDS)) writeFd(child, fd, etc[name as keyof SyntheticEtc]);
@@ -457,7 +474,13 @@ async function execute(
   const killTree = (why: Exclude<EndedBy, null>) => {
     if (endedBy !== null || hasExited) return;
     endedBy = why;
-    if (uid !== null) processesAtKill = livePidsOfUid(uid).length;
+    if (uid !== null) {
+      const mine = listProcesses().filter((p) => p.uids.includes(uid));
+      processesAtKill = mine.filter((p) => !p.zombie).length;
+      // They die, and are reaped, after the run has ended (and its dead but unreaped ones with them):
+      // the next run on the uid allows for them, or waits for them (untilReaped).
+      noteLeftBehind(uid, mine.map((p) => p.pid));
+    }
     if (pid !== undefined) {
       try {
         process.kill(-pid, 'SIGKILL'); // the chain's process group: bwrap (its sandbox dies with it) or the command
@@ -518,10 +541,13 @@ async function execute(
     }
     hasExited = true;
     // The run ends when its main process ends: nothing it started may outlive it.
-    // bubblewrap, natural end: bwrap exits only after its pid-1 reaper is gone, and the kernel kills
-    // every process of a pid namespace when its init dies, so no process of the run can remain and
-    // the /proc scan (~3 ms) is skipped. After our own kill (the sandbox dies asynchronously) and in
-    // 'none' mode, every process of the run uid is found and killed.
+    // bubblewrap, natural end: bwrap exits as soon as its pid-1 reaper reports the command's exit
+    // status; the reaper then dies with it (--die-with-parent), and the kernel kills every process
+    // of a pid namespace when its init dies, so no process of the run survives and the /proc scan
+    // (~3 ms) is skipped. They may still be dying for a moment, and the reaper is left to the host's
+    // init: its pid (--info-fd) is recorded and the next run on the uid allows for it. After our own
+    // kill (the sandbox dies asynchronously) and in 'none' mode, every process of the run uid is
+    // found and killed.
     const pidNamespaceGone = mode === 'bubblewrap' && endedBy === null && exit.sig === null;
     if (uid !== null && gid !== null && !pidNamespaceGone) {
       ctx.uidClean = await sweepUid(uid, gid, host.tools.kill);
@@ -537,7 +563,11 @@ async function execute(
       // Only possible without uid isolation and cgroup: a process that left the group holds the pipes.
       child.stdout?.destroy();
       child.stderr?.destroy();
+      ((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined)?.destroy();
     }
+    // bwrap's pid-1 reaper is left to the host's init, killed or not: the next run on the uid allows for it.
+    const reaper = /"child-pid":\s*(\d+)/.exec(bwrapInfo);
+    if (reaper && uid !== null) noteLeftBehind(uid, [Number(reaper[1])]);
   } finally {
     clearTimeout(timer);
     hooks.signal?.removeEventListener('abort', onAbort);
