@@ -1,4 +1,5 @@
-# Lore for deployments (docker compose up). Sources run through tsx; there is no build step.
+# Lore for deployments (docker compose up). No build step: bin/lore.mjs transpiles the TypeScript
+# sources once into node_modules/.cache/lore (done here, so a container starts from it).
 FROM node:20-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap util-linux ca-certificates \
@@ -11,6 +12,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY tsconfig.json ./
+RUN node bin/lore.mjs version
 ENV NODE_ENV=production
 # Memory settings (src/local/node-flags.ts): malloc arenas and mapping threshold; V8 flags in CMD.
 ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072

@@ -24,7 +24,7 @@
 // context (see SearchOptions).
 
 import { analyze as defaultAnalyze, type Analyzer } from "./analyze";
-import { growInt32, growUint32, growUint8, ownString, TopK } from "./arena";
+import { growInt32, growUint32, growUint8, ownString, TermTable, TopK } from "./arena";
 import { contextRerank } from "./context";
 
 export interface LexicalIndexOptions {
@@ -165,7 +165,7 @@ export class LexicalIndex {
   private totalLen = 0;
 
   // terms
-  private termIds = new Map<string, number>();
+  private termIds = new TermTable();
   private termStart: Uint32Array = new Uint32Array(1024);
   private termLen: Uint32Array = new Uint32Array(1024);
   private termCap: Uint32Array = new Uint32Array(1024);
@@ -436,7 +436,7 @@ export class LexicalIndex {
       this.termMaxTf = growUint8(this.termMaxTf, this.termCount);
       this.termMinLen = growUint32(this.termMinLen, this.termCount);
     }
-    this.termIds.set(ownString(term), t);
+    if (this.termIds.add(term) !== t) throw new Error("LexicalIndex: term dictionary out of step");
     this.termStart[t] = 0;
     this.termLen[t] = 0;
     this.termCap[t] = 0;
@@ -568,15 +568,11 @@ export class LexicalIndex {
 
     // Terms: keep those with live postings, renumbered.
     const newTermOf = new Int32Array(this.termCount).fill(-1);
-    const termNames: string[] = new Array(this.termCount);
-    for (const [name, t] of this.termIds) termNames[t] = name;
-    const termIds = new Map<string, number>();
     let terms = 0;
     let cells = 0;
     for (let t = 0; t < this.termCount; t += 1) {
       if ((this.termDf[t] as number) > 0) {
         newTermOf[t] = terms;
-        termIds.set(termNames[t] as string, terms);
         terms += 1;
         cells += this.termDf[t] as number;
       }
@@ -672,7 +668,7 @@ export class LexicalIndex {
     this.fwdStart = fwdStart;
     this.fwdEnd = fwdEnd;
     this.nextSlot = live;
-    this.termIds = termIds;
+    this.termIds = this.termIds.keep(newTermOf, terms);
     this.termStart = termStart;
     this.termLen = termLen;
     this.termCap = termCap;
