@@ -18,7 +18,7 @@ import { Supervisor } from './local/supervisor';
 import { ensureTemporalBinary, startTemporalServer } from './local/temporal-server';
 import { allCollections } from './store/collections';
 import { Database } from './store/database';
-import { WORKER_READY_MARKER, startWorker } from './worker';
+import { WORKER_READY_MARKER } from './worker-ready';
 
 const LORE_BIN = fileURLToPath(new URL('../bin/lore.mjs', import.meta.url));
 
@@ -218,6 +218,8 @@ async function startWorkerRole(config: Config, log: Log): Promise<Runtime> {
       'set both (the role `all` starts local services and a worker for you)',
     );
   }
+  // Loaded here only: the API process never needs the Temporal worker package (native core, bundler).
+  const { startWorker } = await import('./worker');
   const worker = await startWorker({ config, log });
   process.stdout.write(`${WORKER_READY_MARKER} task_queue=${config.temporal.taskQueue}\n`);
   log.info(`worker polling task queue '${config.temporal.taskQueue}' on ${config.temporal.address}`);

@@ -8,7 +8,7 @@ import type { Log } from './log';
 import { allCollections } from './store/collections';
 import { Database } from './store/database';
 
-export const WORKER_READY_MARKER = 'LORE_WORKER_READY';
+export { WORKER_READY_MARKER } from './worker-ready';
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 let runtimeInstalled = false;

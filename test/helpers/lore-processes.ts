@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/local/ports';
-import { WORKER_READY_MARKER } from '../../src/worker';
+import { WORKER_READY_MARKER } from '../../src/worker-ready';
 import { descendants } from '../e2e/lore-process';
 import type { TestApi } from './app';
 import { pollFor } from './wait';
