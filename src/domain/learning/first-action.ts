@@ -2,11 +2,11 @@ import { patternConfidence } from './pattern-model';
 import type { PatternMatch, PolicyMatch, WorkflowMatch } from './planner';
 import type { TaskRequest } from './request';
 import type { RuleEvaluation } from './rule-model';
-import { THRESHOLDS } from './score';
+import { relevance, THRESHOLDS } from './score';
 import type { SimilarExecution } from './similar-executions';
 import type { SourceKind } from './tool-ranking';
 import type { WorkflowStep } from './types';
-import { workflowConfidence } from './workflow-model';
+import { workflowConfidence, type WorkflowSlot } from './workflow-model';
 
 /**
  * Task start's compact first move (contract.md §2, kickoff): from the most relevant learned
@@ -71,12 +71,38 @@ export function ambiguousWorkflows(usable: Pick<WorkflowMatch, 'score' | 'entry'
   return move(a) !== move(b);
 }
 
+/**
+ * Whether a workflow's learned first move is settled: stable, or a candidate whose runs so far
+ * all began the same way with no failure since (`promotion_ready`).
+ */
+export const settledFirstMove = (s: Pick<WorkflowSlot, 'promotion_state' | 'promotion_ready'>) => s.promotion_state === 'stable' || s.promotion_ready;
+
+/**
+ * Whether a match reaches the action threshold only through its dense part: without the
+ * embedding (words, task_kind and files alone) it would not act.
+ */
+export const denseLed = (w: Pick<WorkflowMatch, 'score' | 'signals'>) =>
+  w.signals.dense !== null && w.score >= THRESHOLDS.action && relevance({ ...w.signals, dense: null }) < THRESHOLDS.action;
+
+/**
+ * Workflows that may drive the first move: actionable, with a step whose tool the caller can use,
+ * and — when only the dense part (a paraphrase guess) makes them actionable — with a settled first
+ * move. A guess from meaning alone is one uncertainty; a first move the workflow's own runs do not
+ * agree on is a second, and together they are not a recommendation (docs/learning.md,
+ * "Thresholds").
+ */
+export function actionableWorkflows(workflows: WorkflowMatch[], allowed: (tool: string | null) => boolean): WorkflowMatch[] {
+  return workflows.filter(
+    (w) => w.score >= THRESHOLDS.action && usableStep(w.entry.slot.steps, allowed) && (!denseLed(w) || settledFirstMove(w.entry.slot)),
+  );
+}
+
 export function firstActionOf(i: Input): FirstAction | null {
   const allowed = (tool: string | null) =>
     tool === null || (!i.rules.deny.includes(tool) && (i.request.candidates.length === 0 || i.request.candidates.includes(tool)));
   const base = { workflow_id: null, policy_memory_id: null, pattern_id: null, history_applied: true };
 
-  const usable = i.workflows.filter((w) => w.score >= THRESHOLDS.action && usableStep(w.entry.slot.steps, allowed));
+  const usable = actionableWorkflows(i.workflows, allowed);
   if (ambiguousWorkflows(usable, allowed)) return null;
   for (const w of usable) {
     const s = w.entry.slot;
