@@ -79,8 +79,12 @@ async function transpiled() {
     }
     prune(cache, key);
   } else {
-    const now = new Date();
-    fs.utimesSync(dir, now, now); // recently used: kept by prune()
+    try {
+      const now = new Date();
+      fs.utimesSync(dir, now, now); // recently used: kept by prune()
+    } catch {
+      // a build made earlier, on an install this process cannot write to: use it as it is
+    }
   }
   return entry;
 }
