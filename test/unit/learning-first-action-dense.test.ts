@@ -7,7 +7,8 @@ import { relevance, type Signals } from '../../src/domain/learning/score';
 import { ScopeLearning } from '../../src/domain/learning/scope-state';
 import { GoalVectors } from '../../src/domain/learning/vectors';
 import type { WorkflowSlot } from '../../src/domain/learning/workflow-model';
-import type { Embedder } from '../../src/retrieval';
+import { createEmbedder, type Embedder } from '../../src/retrieval';
+import { fakeOnnxModel, TINY_WORDPIECE } from '../helpers/fake-onnx';
 
 /**
  * A first move proposed on the dense part alone (a paraphrase guess) must come from a workflow
@@ -81,7 +82,8 @@ describe('learning: first action from a dense-only match', () => {
 });
 
 describe('learning: goal vectors of an in-process onnx encoder are embedded one text per call', () => {
-  const fake = (provider: 'onnx' | 'openai') => {
+  const log = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
+  const fake = (provider: 'openai') => {
     const calls: number[] = [];
     const embedder = {
       id: `${provider}:fake`,
@@ -92,13 +94,15 @@ describe('learning: goal vectors of an in-process onnx encoder are embedded one 
         return texts.map((_, i) => Float32Array.from([1, i]));
       },
     } as unknown as Embedder;
-    const log = { debug() {}, info() {}, warn() {}, error() {}, child: () => log };
     return { calls, vectors: new GoalVectors(embedder, log as never) };
   };
   const learned = (id: string, goals: string[]) => ({ node: { id } as never, slot: slot(`${id}.ts`, { goal: goals[0]!, goals }) });
 
   it('onnx: every phrasing alone (a quantized model output depends on its batch)', async () => {
-    const { calls, vectors } = fake('onnx');
+    // The onnx embedder itself runs one text per model run (onnx.ts); here through GoalVectors.
+    const model = fakeOnnxModel(TINY_WORDPIECE);
+    const embedder = (await createEmbedder({ provider: 'onnx', model: model.model, moduleDir: model.moduleDir }))!;
+    const vectors = new GoalVectors(embedder, log as never);
     const state = new ScopeLearning();
     for (const id of ['a', 'b']) {
       const w = learned(id, [`first ${id}`, `second ${id}`]);
@@ -106,6 +110,7 @@ describe('learning: goal vectors of an in-process onnx encoder are embedded one 
       vectors.enqueue(state, w);
     }
     await vectors.idle();
+    const calls = model.runs();
     assert.ok(calls.length >= 6 && calls.every((n) => n === 1), `calls ${JSON.stringify(calls)}`);
     assert.ok(state.workflows.hasVector('a') && state.workflows.hasVector('b'));
   });

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { createEmbedder, EmbeddingError } from '../../src/retrieval/embedders/index';
 import { defaultPooling, resolveOnnxModel } from '../../src/retrieval/embedders/onnx';
 import { basicTokens, wordPieceTokenizer } from '../../src/retrieval/embedders/wordpiece';
+import { fakeOnnxModel } from '../helpers/fake-onnx';
 
 /**
  * The optional onnx sentence encoder (LORE_EMBEDDINGS=onnx): its WordPiece tokenizer (checked
@@ -52,5 +53,13 @@ describe('onnx embedder: model files and the optional runtime', () => {
     const e = (await createEmbedder({ provider: 'onnx', model: '/nonexistent/model.onnx', moduleDir: '/nonexistent/lore-no-ort/node_modules' }))!;
     assert.equal(e.provider, 'onnx');
     await assert.rejects(e.embed(['hello']), (err: unknown) => err instanceof EmbeddingError && err.code === 'unavailable' && /onnxruntime-node/.test(err.message));
+  });
+
+  it('runs each text through the model alone by default (an int8 model output depends on its batch)', async () => {
+    const fake = fakeOnnxModel(tokenizerJson);
+    const e = (await createEmbedder({ provider: 'onnx', model: fake.model, moduleDir: fake.moduleDir }))!;
+    const vectors = await e.embed(['fix the worker', 'the cafe', 'fix']);
+    assert.equal(vectors.length, 3);
+    assert.deepEqual(fake.runs(), [1, 1, 1], 'one model run per text');
   });
 });

@@ -43,27 +43,12 @@ export class GoalVectors {
   private running: Promise<void> | null = null;
   lastError: string | null = null;
   readonly profile: DenseProfile;
-  /**
-   * Embed each text in its own call (the in-process onnx encoder): a quantized model quantizes
-   * its activations over the whole batch, so the same sentence batched with others comes out
-   * slightly different (cosine ≈ 0.993 for all-MiniLM-L6-v2 int8), enough to move a dense lead
-   * by the width of its margin. Alone, a goal's vector is the same however it was queued, and the
-   * same as a query of the same text (queries are embedded alone).
-   */
-  private readonly alone: boolean;
 
   constructor(
     private readonly embedder: Embedder,
     private readonly log: Log,
   ) {
     this.profile = denseProfileFor(embedder);
-    this.alone = embedder.provider === 'onnx';
-  }
-
-  private async embedAlone(texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (const t of texts) out.push((await this.embedder.embed([t]))[0]!);
-    return out;
   }
 
   get id(): string {
@@ -100,8 +85,8 @@ export class GoalVectors {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, BATCH);
       try {
-        const texts = batch.flatMap((b) => b.texts);
-        const vectors = this.alone ? await this.embedAlone(texts) : await this.embedder.embed(texts);
+        // (the onnx encoder runs each text alone, so a goal's vector does not depend on its batch)
+        const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts));
         let at = 0;
         for (const b of batch) {
           const vs = vectors.slice(at, at + b.texts.length).map((v) => unitVector(v));

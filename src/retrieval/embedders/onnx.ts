@@ -129,7 +129,11 @@ async function run(m: Loaded, texts: string[], pooling: OnnxPooling, prefix: str
 }
 
 export function createOnnxEmbedder(config: EmbedderConfig): Embedder {
-  const batchSize = Math.max(1, config.batchSize ?? 32);
+  // One text per model run unless asked otherwise: an int8 model quantizes its activations over the
+  // whole batch, so a sentence batched with others comes out slightly different (cosine ≈ 0.993 for
+  // all-MiniLM-L6-v2 int8), enough to move a dense lead by the width of its margin. Alone, a text's
+  // vector is the same however it was queued, and the same as a query of that text.
+  const batchSize = Math.max(1, config.batchSize ?? 1);
   const model = config.model ?? '';
   const pooling = config.pooling ?? defaultPooling(model);
   // e5 models expect a "query: " prefix on both sides of a symmetric comparison.
