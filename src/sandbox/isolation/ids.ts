@@ -122,7 +122,7 @@ export function readProcess(pid: number): ProcInfo | null {
 
 /**
  * Records processes of `uid` that outlive its run (see leftBehind). Only home uids are recorded:
- * a run on a fresh uid of the run range waits for nothing.
+ * a fresh uid of the run range is not reused soon.
  */
 export function noteLeftBehind(uid: number, pids: Iterable<number>): void {
   if (!isSessionId(uid)) return;
@@ -143,8 +143,8 @@ export function livePidsOfUid(uid: number): number[] {
 /**
  * Kill every process of the range that is not owned by a run of this process: leftovers of a
  * previous Lore instance that died (bubblewrap sandboxes die with their parent; 'none' mode
- * processes may not). Runs once, before the first uid is handed out; the uids of the strays it
- * finds wait for their reaping like those of a run that left processes behind (untilReaped).
+ * processes may not). Runs once, before the first uid is handed out; what it finds is recorded
+ * like what a run leaves behind (untilReaped).
  */
 function reapStrays(): void {
   if (straysReaped) return;
@@ -152,7 +152,7 @@ function reapStrays(): void {
   for (const p of listProcesses()) {
     const strays = p.uids.filter((u) => u >= range.min && u <= range.max && !busy.has(u));
     if (strays.length === 0) continue;
-    // Killed (or already dead) strays are zombies until init reaps them: their uids' next runs wait.
+    // Killed (or already dead) strays are zombies until init reaps them: their uids' next runs allow for them.
     for (const u of strays) noteLeftBehind(u, [p.pid]);
     if (p.zombie) continue;
     try {
@@ -278,14 +278,14 @@ function killAllAsUid(uid: number, gid: number, killPath: string): Promise<void>
 /**
  * Make sure no live process of `uid` remains. Returns true when the uid is clean.
  * Root SIGKILLs each pid; if processes keep appearing (fork bomb racing the scan) it falls back
- * to kill(-1) issued as the uid itself. When it finds any process of the uid (live or dead), the
- * next run on the uid waits for them to be reaped (untilReaped).
+ * to kill(-1) issued as the uid itself. Every process of the uid it finds (live or dead) is
+ * recorded for the next run on the uid (untilReaped).
  */
 export async function sweepUid(uid: number, gid: number, killPath: string | undefined): Promise<boolean> {
   for (let attempt = 0; attempt < 40; attempt++) {
     const found = listProcesses().filter((p) => p.uids.includes(uid));
     // Anything found here outlived the run's main process: dead (or killed now, dying) processes
-    // of the uid that the next run on it must wait for (untilReaped).
+    // of the uid that still count toward its process limit (untilReaped).
     noteLeftBehind(uid, found.map((p) => p.pid));
     const pids = found.filter((p) => !p.zombie).map((p) => p.pid);
     if (pids.length === 0) return true;

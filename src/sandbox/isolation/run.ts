@@ -455,8 +455,8 @@ async function execute(
     writeFd(child, cmd.gateFd, 'go\n');
   }
   let bwrapInfo = '';
+  const info = mode === 'bubblewrap' ? ((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined) : null;
   if (mode === 'bubblewrap') {
-    const info = (child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined;
     info?.on('data', (b: Buffer) => {
       if (bwrapInfo.length < 4096) bwrapInfo += b.toString('latin1');
     });
@@ -563,7 +563,7 @@ async function execute(
       // Only possible without uid isolation and cgroup: a process that left the group holds the pipes.
       child.stdout?.destroy();
       child.stderr?.destroy();
-      ((child.stdio as readonly unknown[])[INFO_FD] as Readable | null | undefined)?.destroy();
+      info?.destroy();
     }
     // bwrap's pid-1 reaper is left to the host's init, killed or not: the next run on the uid allows for it.
     const reaper = /"child-pid":\s*(\d+)/.exec(bwrapInfo);
