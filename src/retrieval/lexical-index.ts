@@ -13,7 +13,10 @@
 //   makes removal exact (df and length statistics are corrected at once) and feeds
 //   pseudo-relevance feedback;
 // - compaction (renumber live slots densely, rewrite both arenas exactly) runs inside a
-//   write when dead postings and lost space pass a threshold, or on demand (`compact()`).
+//   write when dead postings and lost space pass a threshold, or on demand (`compact()`);
+// - a bulk load (`beginBulk()` … `endBulk()`, used to build the index at start) records only
+//   the forward lists and statistics, then lays out every posting list once, exactly sized:
+//   no grown regions, no free lists, no second copy of the arena.
 //
 // Scoring: Okapi BM25 (Lucene-style idf = ln(1 + (N - df + .5)/(df + .5))) with
 // BM25F-style integer field weights folded into tf and length at index time.
@@ -185,6 +188,7 @@ export class LexicalIndex {
   private fwdUsed = 0;
   private fwdGarbage = 0;
   private compactions = 0;
+  private bulk = false; // postings are not kept until endBulk() (see beginBulk)
 
   // scratch
   private acc: Float64Array = new Float64Array(0);
@@ -264,7 +268,8 @@ export class LexicalIndex {
     for (const e of entries) {
       const t = Math.floor(e / 256);
       const c = e % 256;
-      this.appendPosting(t, slot, c, len);
+      if (this.bulk) this.countPosting(t, c, len);
+      else this.appendPosting(t, slot, c, len);
       this.writeVarint(t - prev);
       this.writeVarint(c);
       prev = t;
@@ -275,6 +280,57 @@ export class LexicalIndex {
     this.totalLen += len;
     this.liveDocs += 1;
     this.maybeCompact();
+  }
+
+  /**
+   * Starts a bulk load: until `endBulk()`, upserts and removals keep only the forward lists and
+   * the statistics, and `endBulk()` then writes every posting list once, exactly sized, in slot
+   * order. Postings already held are dropped now and rebuilt then (the forward lists hold them
+   * too). A search ends the bulk load first, so the index always answers correctly.
+   */
+  beginBulk(): void {
+    if (this.bulk) return;
+    this.bulk = true;
+    this.arena = new Uint32Array(0);
+    this.dropPostingLayout();
+  }
+
+  /** Ends a bulk load (a no-op otherwise): lays out all posting lists from the forward lists. */
+  endBulk(): void {
+    if (!this.bulk) return;
+    this.bulk = false;
+    let cells = 0;
+    for (let t = 0; t < this.termCount; t += 1) {
+      const df = this.termDf[t] as number;
+      this.termStart[t] = cells;
+      this.termLen[t] = 0;
+      this.termCap[t] = df;
+      cells += df;
+    }
+    const arena = new Uint32Array(Math.max(1 << 14, cells));
+    const termStart = this.termStart;
+    const termLen = this.termLen;
+    for (let slot = 0; slot < this.nextSlot; slot += 1) {
+      if (this.slotIds[slot] === undefined) continue;
+      this.forEachForward(slot, (t, tf) => {
+        const len = termLen[t] as number;
+        arena[(termStart[t] as number) + len] = slot * 256 + tf;
+        termLen[t] = len + 1;
+      });
+    }
+    this.arena = arena;
+    this.arenaUsed = cells;
+  }
+
+  private dropPostingLayout(): void {
+    this.termLen.fill(0);
+    this.termCap.fill(0);
+    this.termStart.fill(0);
+    this.arenaUsed = 0;
+    this.arenaFree = 0;
+    this.arenaWaste = 0;
+    this.freeLists = [];
+    this.deadPostings = 0;
   }
 
   /** Remove `docId`; returns false when it was not indexed. */
@@ -322,7 +378,8 @@ export class LexicalIndex {
 
   stats(): LexicalIndexStats {
     let stored = 0;
-    for (let t = 0; t < this.termCount; t += 1) stored += this.termLen[t] as number;
+    // In a bulk load no posting is laid out yet: each live one is counted in its term's df.
+    for (let t = 0; t < this.termCount; t += 1) stored += (this.bulk ? this.termDf[t] : this.termLen[t]) as number;
     return {
       docs: this.liveDocs,
       terms: this.termIds.size,
@@ -339,6 +396,7 @@ export class LexicalIndex {
   }
 
   search(query: string, options: SearchOptions = {}): SearchHit[] {
+    this.endBulk();
     const limit = Math.max(1, Math.min(10_000, Math.floor(options.limit ?? 10)));
     const filter = options.filter;
     let weights = this.queryWeights(query);
@@ -459,6 +517,11 @@ export class LexicalIndex {
     if (len === cap) this.growRegion(t, len, cap);
     this.arena[(this.termStart[t] as number) + len] = slot * 256 + tf;
     this.termLen[t] = len + 1;
+    this.countPosting(t, tf, docLength);
+  }
+
+  /** The statistics of a new posting (a bulk load keeps only these until endBulk). */
+  private countPosting(t: number, tf: number, docLength: number): void {
     this.termDf[t] = (this.termDf[t] as number) + 1;
     if (tf > (this.termMaxTf[t] as number)) this.termMaxTf[t] = tf;
     if (docLength < (this.termMinLen[t] as number)) this.termMinLen[t] = docLength;
@@ -543,7 +606,7 @@ export class LexicalIndex {
       this.termDf[t] = (this.termDf[t] as number) - 1;
       n += 1;
     });
-    this.deadPostings += n;
+    if (!this.bulk) this.deadPostings += n; // in a bulk load the postings do not exist yet
     this.fwdGarbage += (this.fwdEnd[slot] as number) - (this.fwdStart[slot] as number);
     this.fwdStart[slot] = 0;
     this.fwdEnd[slot] = 0;
@@ -561,6 +624,7 @@ export class LexicalIndex {
 
   /** Rewrite arenas without garbage and renumber slots densely (keeps insertion order). */
   compact(): void {
+    this.endBulk();
     const oldIds = this.slotIds;
     const newSlotOf = new Int32Array(this.nextSlot).fill(-1);
     let live = 0;
@@ -722,6 +786,7 @@ export class LexicalIndex {
 
   /** Exposed for tests: force one evaluation strategy. */
   searchWith(strategy: "taat" | "pruned", query: string, limit = 10, filter?: (docId: string) => boolean): SearchHit[] {
+    this.endBulk();
     const terms = this.prepare(this.queryWeights(query));
     const hits = strategy === "taat" ? this.taat(terms, limit, filter) : this.pruned(terms, limit, filter);
     return hits.map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));

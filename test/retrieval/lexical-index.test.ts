@@ -195,6 +195,57 @@ test("TAAT and pruned evaluation agree with the reference, with updates, removal
   }
 });
 
+test("a bulk load answers like the reference, holds its postings exactly, and keeps working after", () => {
+  const r = rng(7);
+  const idx = new LexicalIndex({ fieldWeights: {}, primeBudget: 64 });
+  const docs = new Map<string, string>();
+  for (let i = 0; i < 500; i += 1) { const t = randomDoc(r); docs.set(`d${i}`, t); idx.upsert(`d${i}`, t); }
+  // Begun on a non-empty index: its postings are dropped and rebuilt at the end.
+  idx.beginBulk();
+  for (let i = 500; i < 3000; i += 1) { const t = randomDoc(r); docs.set(`d${i}`, t); idx.upsert(`d${i}`, t); }
+  for (let i = 0; i < 600; i += 1) {
+    const id = `d${Math.floor(r() * 3000)}`;
+    if (r() < 0.5) { idx.remove(id); docs.delete(id); } else { const t = randomDoc(r); docs.set(id, t); idx.upsert(id, t); }
+  }
+  const during = idx.stats();
+  assert.equal(during.arenaUsedBytes, 0, "no posting is laid out during a bulk load");
+  idx.endBulk();
+  const after = idx.stats();
+  assert.equal(after.deadPostings, 0);
+  assert.equal(after.postings, during.postings, "every live posting counted during the load is laid out");
+  assert.equal(after.arenaUsedBytes, after.postings * 4, "posting lists are exactly sized: no slack, no dead postings");
+  assert.equal(after.compactions, 0);
+  assert.equal(idx.size, docs.size);
+  const queries = Array.from({ length: 20 }, () => randomDoc(r).split(" ").slice(0, 2 + Math.floor(r() * 8)).join(" "));
+  const check = (label: string): void => {
+    for (const q of queries) {
+      const want = topRef(referenceScores(docs, q), 10);
+      assertSameRanking(idx.searchWith("taat", q, 10), want, `${label} taat q=${q}`);
+      assertSameRanking(idx.searchWith("pruned", q, 10), want, `${label} pruned q=${q}`);
+    }
+  };
+  check("after a bulk load");
+  // Incremental writes after it: lists grow out of their exact regions.
+  for (let i = 0; i < 300; i += 1) {
+    const id = `d${Math.floor(r() * 3500)}`;
+    if (r() < 0.3) { idx.remove(id); docs.delete(id); } else { const t = randomDoc(r); docs.set(id, t); idx.upsert(id, t); }
+  }
+  check("writes after a bulk load");
+});
+
+test("a search during a bulk load ends it first", () => {
+  const idx = new LexicalIndex({ fieldWeights: {} });
+  idx.beginBulk();
+  idx.upsert("a", "zeppelin over the harbour");
+  idx.upsert("b", "a quiet harbour at dawn");
+  assert.deepEqual(idx.search("zeppelin").map((h) => h.docId), ["a"]);
+  idx.upsert("c", "another zeppelin");
+  assert.equal(idx.stats().arenaUsedBytes > 0, true, "writes after the search lay out postings again");
+  assert.deepEqual(idx.search("zeppelin").map((h) => h.docId).sort(), ["a", "c"]);
+  idx.endBulk(); // a no-op now
+  assert.equal(idx.search("harbour").length, 2);
+});
+
 test("a write is searchable immediately; compaction keeps results", () => {
   const idx = new LexicalIndex();
   for (let i = 0; i < 200; i += 1) idx.upsert(`n${i}`, { text: `note ${i} about topic${i % 7}` });

@@ -79,12 +79,14 @@ export class RecallIndex {
   private readonly parts = new PartitionedIndexes(RECALL_DEFAULTS.index);
   private readonly states = new Map<string, PartState>();
   private epoch = 0;
+  private bulk = false;
 
   private stateOf(tenant: string, scope: string, create: boolean): PartState | undefined {
     const k = `${tenant}\u0000${scope}`;
     let st = this.states.get(k);
     if (!st && create) {
       st = new PartState(this.parts.get(tenant, scope));
+      if (this.bulk) st.part.lexical.beginBulk();
       this.states.set(k, st);
     }
     return st;
@@ -123,11 +125,20 @@ export class RecallIndex {
   }
 
   /**
-   * Rewrites every partition's postings densely. The lexical arenas grow by half when full, so
-   * after a bulk load (start-up) a third of them can be slack: ~20 MB at 100k nodes.
+   * Building from the store at start: every partition's lexical index keeps only its forward
+   * lists until `endBulkLoad()` lays out its posting lists once, exactly sized (LexicalIndex
+   * beginBulk). Grown posting regions would leave a third of the arena slack at 100k nodes, and
+   * compacting them afterwards held two copies at once (the process's peak RSS). A search of a
+   * partition before the end finishes that partition first.
    */
-  compact(): void {
-    for (const st of this.states.values()) st.part.lexical.compact();
+  beginBulkLoad(): void {
+    this.bulk = true;
+    for (const st of this.states.values()) st.part.lexical.beginBulk();
+  }
+
+  endBulkLoad(): void {
+    this.bulk = false;
+    for (const st of this.states.values()) st.part.lexical.endBulk();
   }
 
   /** Where a node is: in the given tenant+scope, or (without them) in any partition. */

@@ -119,8 +119,12 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       }
       // Build the index from the store in creation order (sequence context uses write order).
       // Nothing local yet: applyRemote never answers 'raced'.
-      await catchUp.initFromScan(await store.currentSeq(), store.scanForIndex(), (n) => index.applyRemote(n, 0));
-      index.compact();
+      index.beginBulkLoad();
+      try {
+        await catchUp.initFromScan(await store.currentSeq(), store.scanForIndex(), (n) => index.applyRemote(n, 0));
+      } finally {
+        index.endBulkLoad();
+      }
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.
       let backgroundBusy = false; // one background pass at a time (and one warning per failed pass)
