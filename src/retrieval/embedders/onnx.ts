@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { embedInBatches } from './batch';
-import { EmbeddingError, type Embedder, type EmbedderConfig } from './types';
+import { EmbeddingError, type Embedder, type EmbedderConfig, type TokenEmbedding } from './types';
 import { wordPieceTokenizer, type WordPieceTokenizer } from './wordpiece';
 
 const PKG_ORT = 'onnxruntime-node';
@@ -89,8 +89,8 @@ async function load(config: EmbedderConfig): Promise<Loaded> {
   }
 }
 
-/** One batch through the model: token ids padded to the longest, then pooled and L2-normalised. */
-async function run(m: Loaded, texts: string[], pooling: OnnxPooling, prefix: string): Promise<Float32Array[]> {
+/** Token ids padded to the longest, through the model: the last hidden state, [n, seq, dim]. */
+async function hidden(m: Loaded, texts: string[], prefix: string): Promise<{ encoded: number[][]; data: Float32Array; seq: number; dim: number }> {
   const encoded = texts.map((t) => m.tokenizer.encode(prefix + t, MAX_TOKENS));
   const len = Math.max(...encoded.map((e) => e.length));
   const n = texts.length;
@@ -106,26 +106,43 @@ async function run(m: Loaded, texts: string[], pooling: OnnxPooling, prefix: str
   const outputs = await m.session.run(feeds);
   const out = outputs['last_hidden_state'] ?? outputs[m.session.outputNames[0]!]!;
   const [, seq, dim] = out.dims as [number, number, number];
-  const data = out.data as Float32Array;
-  const rows: Float32Array[] = [];
-  for (let i = 0; i < n; i += 1) {
-    const v = new Float32Array(dim);
-    if (pooling === 'cls') v.set(data.subarray(i * seq * dim, i * seq * dim + dim));
-    else {
-      const count = encoded[i]!.length;
-      for (let j = 0; j < count; j += 1) {
-        const base = (i * seq + j) * dim;
-        for (let k = 0; k < dim; k += 1) v[k]! += data[base + k]!;
-      }
-      for (let k = 0; k < dim; k += 1) v[k]! /= count;
+  return { encoded, data: out.data as Float32Array, seq, dim };
+}
+
+/** Row i of a hidden state: pooled ([CLS] or the mean over its tokens) and L2-normalised. */
+function pooled(h: Awaited<ReturnType<typeof hidden>>, i: number, pooling: OnnxPooling): Float32Array {
+  const { data, seq, dim } = h;
+  const v = new Float32Array(dim);
+  if (pooling === 'cls') v.set(data.subarray(i * seq * dim, i * seq * dim + dim));
+  else {
+    const count = h.encoded[i]!.length;
+    for (let j = 0; j < count; j += 1) {
+      const base = (i * seq + j) * dim;
+      for (let k = 0; k < dim; k += 1) v[k]! += data[base + k]!;
     }
-    let norm = 0;
-    for (const x of v) norm += x * x;
-    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let k = 0; k < dim; k += 1) v[k]! *= inv;
-    rows.push(v);
+    for (let k = 0; k < dim; k += 1) v[k]! /= count;
   }
-  return rows;
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  for (let k = 0; k < dim; k += 1) v[k]! *= inv;
+  return v;
+}
+
+/** One batch through the model: one pooled, L2-normalised vector per text. */
+async function run(m: Loaded, texts: string[], pooling: OnnxPooling, prefix: string): Promise<Float32Array[]> {
+  const h = await hidden(m, texts, prefix);
+  return texts.map((_, i) => pooled(h, i, pooling));
+}
+
+/** One text alone through the model: its pooled vector and each word piece's contextual vector. */
+async function runTokens(m: Loaded, text: string, pooling: OnnxPooling, prefix: string): Promise<TokenEmbedding> {
+  const h = await hidden(m, [text], prefix);
+  const ids = h.encoded[0]!;
+  const tokens: TokenEmbedding['tokens'] = [];
+  // [CLS] first and [SEP] last are not words of the text (nor is an e5 prefix, but it is the same on every side).
+  for (let j = 1; j < ids.length - 1; j += 1) tokens.push({ piece: m.tokenizer.piece(ids[j]!), vector: h.data.slice(j * h.dim, (j + 1) * h.dim) });
+  return { vector: pooled(h, 0, pooling), tokens };
 }
 
 export function createOnnxEmbedder(config: EmbedderConfig): Embedder {
@@ -141,18 +158,17 @@ export function createOnnxEmbedder(config: EmbedderConfig): Embedder {
   const state: { dim: number | undefined } = { dim: undefined };
   const key = path.resolve(model);
   const label = `onnx embeddings (${path.basename(model)})`;
-  const call = async (batch: string[]): Promise<Float32Array[]> => {
-    let loaded = sharedModels.get(key);
-    if (!loaded) sharedModels.set(key, (loaded = load(config)));
-    let m: Loaded;
+  const loaded = async (): Promise<Loaded> => {
+    let p = sharedModels.get(key);
+    if (!p) sharedModels.set(key, (p = load(config)));
     try {
-      m = await loaded;
+      return await p;
     } catch (e) {
       sharedModels.delete(key); // a later call retries (e.g. after the package is installed)
       throw e;
     }
-    return run(m, batch, pooling, prefix);
   };
+  const call = async (batch: string[]): Promise<Float32Array[]> => run(await loaded(), batch, pooling, prefix);
   return {
     id: `onnx:${path.basename(model, '.onnx')}:${pooling}`,
     provider: 'onnx',
@@ -160,6 +176,7 @@ export function createOnnxEmbedder(config: EmbedderConfig): Embedder {
       return state.dim;
     },
     embed: (texts) => embedInBatches(texts, batchSize, label, call, state),
+    embedTokens: async (text) => runTokens(await loaded(), text, pooling, prefix),
   };
 }
 

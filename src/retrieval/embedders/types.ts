@@ -10,7 +10,17 @@ export interface Embedder {
   readonly dim: number | undefined;
   /** One vector per input text, in input order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * onnx only: one text's sentence vector (as embed gives it) and, from the same model run, the
+   * model's contextual vector of each of its word pieces ([CLS] and [SEP] left out), unnormalised.
+   */
+  embedTokens?(text: string): Promise<TokenEmbedding>;
   close?(): Promise<void>;
+}
+
+export interface TokenEmbedding {
+  vector: Float32Array;
+  tokens: { piece: string; vector: Float32Array }[];
 }
 
 export interface EmbedderConfig {

@@ -5,6 +5,8 @@
 export interface WordPieceTokenizer {
   /** Token ids with [CLS] first and [SEP] last, at most maxTokens long. */
   encode(text: string, maxTokens?: number): number[];
+  /** The vocabulary entry of a token id (e.g. "##er"), or "[UNK]". */
+  piece(id: number): string;
   readonly padId: number;
 }
 
@@ -72,6 +74,7 @@ export function wordPieceTokenizer(json: TokenizerJson): WordPieceTokenizer {
   const lowercase = json.normalizer?.lowercase ?? true;
   const strip = json.normalizer?.strip_accents ?? lowercase;
   const cache = new Map<string, number[]>();
+  let pieces: Map<number, string> | null = null; // id → entry, built on first use (only diagnostics ask)
 
   const piece = (word: string): number[] => {
     const hit = cache.get(word);
@@ -104,6 +107,7 @@ export function wordPieceTokenizer(json: TokenizerJson): WordPieceTokenizer {
 
   return {
     padId: pad,
+    piece: (id) => (pieces ??= new Map([...ids].map(([t, i]) => [i, t]))).get(id) ?? '[UNK]',
     encode(text: string, maxTokens = 256): number[] {
       const body: number[] = [];
       for (const w of basicTokens(text, lowercase, strip)) {
