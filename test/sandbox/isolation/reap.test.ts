@@ -33,6 +33,14 @@ after(async () => {
 /** Dead processes of `uid` at this moment (what would still count toward its process limit). */
 const zombiesOf = (uid: number) => readProcesses().filter((p) => p.zombie && p.uids.includes(uid)).map((p) => p.pid);
 
+/**
+ * Which of the processes of `uid` that existed before the next run was asked for are still there
+ * when it starts: the leftovers it started beside. The next run's own children are left out: its
+ * command may already have forked (and some children exited) while the /proc scan ran.
+ */
+const leftoversAmong = (uid: number, before: Set<number>) => zombiesOf(uid).filter((pid) => before.has(pid));
+const processesOf = (uid: number) => new Set(readProcesses().filter((p) => p.uids.includes(uid)).map((p) => p.pid));
+
 test('consecutive bubblewrap runs on a home uid start at once, with their whole process limit, and never scan /proc', { skip: !isRoot && 'needs root (per-run uid)' }, async (t) => {
   const first = await run(['true'], workdir); // the first use of the range also looks for strays
   assert.equal(first.outcome.status, 'succeeded', first.outcome.reason);
@@ -43,11 +51,12 @@ test('consecutive bubblewrap runs on a home uid start at once, with their whole 
   let startedBesideLeftovers = 0;
   for (let i = 0; i < 3; i++) {
     let leftovers: number[] = [];
+    const before = processesOf(home);
     // sh and three children: exactly maxProcesses. A leftover of the previous run that init has not
     // reaped yet counts toward the uid's RLIMIT_NPROC too, so without the allowance the last fork fails.
     const r = await run(['sh', '-c', 'sleep 0.3 & sleep 0.3 & sleep 0.3 & wait; echo forked'], workdir, {
       limits: { maxProcesses: 4 },
-      onStart: () => (leftovers = zombiesOf(home)),
+      onStart: () => (leftovers = leftoversAmong(home, before)),
     });
     assert.equal(r.outcome.status, 'succeeded', `${r.outcome.reason} ${r.stderr}`);
     assert.equal(r.stdout, 'forked\n', r.stderr);
@@ -73,12 +82,13 @@ for (const isolation of ['bubblewrap', 'none'] as const) {
     // either way, what is left being allowed for.
     let leftovers: number[] = [];
     let waitedMs = 0;
+    const before = processesOf(home);
     const asked = performance.now();
     const next = await run(['sh', '-c', 'for i in 1 2 3 4 5 6 7 8; do true & done; wait; echo forked'], workdir, {
       isolation,
       limits: { maxProcesses: 12 },
       onStart: () => {
-        leftovers = zombiesOf(home);
+        leftovers = leftoversAmong(home, before);
         waitedMs = performance.now() - asked;
       },
     });
