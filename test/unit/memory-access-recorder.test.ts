@@ -67,7 +67,7 @@ describe('access recorder', () => {
   it('flushes one touch per scope and use count, with every id recorded in between', async () => {
     const calls: { scope: string; ids: string[]; times: number }[] = [];
     const at = new Date('2026-01-01T00:00:00.000Z');
-    const rec = new AccessRecorder(async (ref, ids, times) => void calls.push({ scope: ref.scope, ids: [...ids].sort(), times }), () => at, quiet, 60_000);
+    const rec = new AccessRecorder(async (ref, ids, times) => void calls.push({ scope: ref.scope, ids: [...ids].sort(), times }), () => at, quiet, { delayMs: 60_000, maxPending: Infinity });
     const a = scopeRef('t', 'a');
     const many = Array.from({ length: 5000 }, (_, i) => `n${i}`);
     rec.record(a, many);
@@ -106,7 +106,7 @@ describe('access recorder', () => {
       },
       () => new Date('2026-01-01T00:00:00.000Z'),
       quiet,
-      60_000,
+      { delayMs: 60_000, maxPending: Infinity },
     );
     const ids: string[] = new Array(N);
     for (let i = 0; i < N; i++) ids[i] = `n${i}`;
@@ -126,5 +126,109 @@ describe('access recorder', () => {
       assert.equal(seen.get(`a:n${i}`), i < N / 2 ? 2 : 1);
       assert.equal(seen.get(`b:n${i}`), 1);
     }
+  });
+});
+
+/** A clock and timers the test moves by hand: the schedule is checked without sleeping. */
+function fakeTimers() {
+  let now = 0;
+  let seq = 0;
+  const due = new Map<number, { at: number; fn: () => void }>();
+  return {
+    timers: {
+      now: () => now,
+      set: (fn: () => void, ms: number) => {
+        seq += 1;
+        due.set(seq, { at: now + ms, fn });
+        return seq;
+      },
+      clear: (handle: unknown) => void due.delete(handle as number),
+    },
+    /** Moves the clock forward, firing every timer that comes due on the way, in order. */
+    advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const next = [...due.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!next) break;
+        due.delete(next[0]);
+        now = Math.max(now, next[1].at);
+        next[1].fn();
+      }
+      now = end;
+    },
+  };
+}
+
+describe('access recorder: when it flushes', () => {
+  const policy = { delayMs: 1000, quietMs: 250, maxDelayMs: 30_000, maxPending: 1000 };
+  const setup = () => {
+    const flushed: { ids: string[]; at: number }[] = [];
+    const fake = fakeTimers();
+    const rec = new AccessRecorder(
+      async (_ref, ids) => void flushed.push({ ids: [...ids], at: fake.timers.now() }),
+      () => new Date('2026-01-01T00:00:00.000Z'),
+      quiet,
+      policy,
+      fake.timers,
+    );
+    const settle = () => new Promise((r) => setImmediate(r));
+    return { flushed, fake, rec, settle };
+  };
+  const a = scopeRef('t', 'a');
+
+  it('a single recall is flushed after the batching delay, not before', async () => {
+    const { flushed, fake, rec, settle } = setup();
+    rec.record(a, ['n1']);
+    fake.advance(999);
+    await settle();
+    assert.equal(flushed.length, 0);
+    fake.advance(1);
+    await settle();
+    assert.deepEqual(flushed, [{ ids: ['n1'], at: 1000 }]);
+    assert.equal(rec.pendingNodes, 0);
+  });
+
+  it('waits while recalls keep coming, and flushes once they have been quiet', async () => {
+    const { flushed, fake, rec, settle } = setup();
+    for (let i = 0; i < 50; i++) {
+      rec.record(a, [`n${i % 7}`]); // a burst: one recall every 100 ms for 5 s
+      fake.advance(100);
+    }
+    await settle();
+    assert.equal(flushed.length, 0, 'nothing is written during the burst');
+    assert.equal(rec.pendingNodes, 7);
+    fake.advance(150); // 250 ms after the last recall
+    await settle();
+    assert.equal(flushed.length, 2, 'one write per use count (n0 was recalled 8 times, the others 7)');
+    assert.equal(flushed[0]?.at, 5000 - 100 + 250);
+    assert.deepEqual(flushed.flatMap((f) => f.ids).sort(), ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
+  });
+
+  it('under load that never pauses, flushes after maxDelayMs', async () => {
+    const { flushed, fake, rec, settle } = setup();
+    for (let i = 0; i < 400; i++) {
+      rec.record(a, ['n1']); // every 100 ms for 40 s
+      fake.advance(100);
+      await settle();
+    }
+    await settle();
+    assert.ok(flushed.length >= 1, 'flushed despite the load');
+    assert.equal(flushed[0]?.at, 30_000, 'the oldest count waited maxDelayMs');
+    assert.ok(rec.pendingNodes <= 1);
+  });
+
+  it('flushes at once when maxPending counts are waiting', async () => {
+    const { flushed, rec, settle } = setup();
+    rec.record(a, Array.from({ length: 999 }, (_, i) => `n${i}`));
+    await settle();
+    assert.equal(flushed.length, 0);
+    rec.record(a, ['n0']); // a repeat is not a new pending count
+    await settle();
+    assert.equal(flushed.length, 0);
+    rec.record(a, ['n999']);
+    await settle();
+    assert.equal(flushed.length, 2, 'flushed without waiting (two use counts)');
+    assert.equal(flushed.reduce((s, f) => s + f.ids.length, 0), 1000);
+    assert.equal(rec.pendingNodes, 0);
   });
 });

@@ -326,8 +326,9 @@ export class ScopedNodes {
   }
 
   /**
-   * Access statistics (recall records them once a second for the ids it returned): counted in their
-   * own collection (access.ts), never in the node document, so no new seq and no rewrite of the node.
+   * Access statistics (recall's AccessRecorder flushes the ids it returned once recall is quiet):
+   * counted in their own collection (access.ts), never in the node document, so no new seq and no
+   * rewrite of the node.
    * Ids of other scopes cannot be counted here: the count is keyed by this tenant+scope.
    */
   async touch(ids: string[], now: Date, times = 1): Promise<void> {
