@@ -78,7 +78,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     assert.equal((await c.findOne({ _id: 'seq' as never }))?.value, 7);
   });
 
-  test('lookups by string _id and _id $in (served straight from the data map)', async () => {
+  test('lookups by string _id and _id $in: unknown ids left out, duplicates once, _id order', async () => {
     const c = client.db('lore').collection('by_id');
     await c.insertMany(['k3', 'k1', 'k5', 'k2', 'k4'].map((k, i) => ({ _id: k as never, n: i, tag: i % 2 ? 'odd' : 'even' })));
     await c.insertOne({ _id: 7 as never, n: 70, tag: 'number' });

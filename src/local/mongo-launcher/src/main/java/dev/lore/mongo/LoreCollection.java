@@ -1,12 +1,10 @@
 package dev.lore.mongo;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.TreeSet;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -16,7 +14,6 @@ import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.QueryResult;
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.bson.Document;
 
@@ -44,11 +41,6 @@ final class LoreCollection extends H2Collection {
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                          Document fieldSelector) {
-        List<Object> ids = idLookup(query);
-        if (ids != null) {
-            Stream<Document> documents = ids.stream().map(this::getDocument).filter(Objects::nonNull);
-            return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
-        }
         QueryPlanner.Plan plan = QueryPlanner.plan(getIndexes(), query, orderBy, limit);
         if (plan != null) {
             Stream<Document> documents = StreamSupport.stream(plan.positions().spliterator(), false)
@@ -63,39 +55,6 @@ final class LoreCollection extends H2Collection {
             return topK(query, orderBy, numberToSkip, limit, batchSize, fieldSelector, (int) k);
         }
         return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
-    }
-
-    /**
-     * The documents' keys for a query that is only `{_id: "s"}` or `{_id: {$in: ["s", ...]}}` with
-     * string ids, else null. The data map is keyed by the raw _id, so these are read from it
-     * directly, without first looking each id up in the unique _id index (upstream's path: the same
-     * positions, in the same order, one B-tree lookup more per id; about a quarter of an upsert's
-     * command time at 100k documents). Other _id types keep upstream's path, which normalises
-     * values (1 and 1.0 are the same _id).
-     */
-    private List<Object> idLookup(Document query) {
-        if (query == null || query.size() != 1 || getIdField() == null) {
-            return null;
-        }
-        Object value = query.get(getIdField());
-        if (value instanceof String) {
-            return List.of(value);
-        }
-        if (!(value instanceof Document) || ((Document) value).size() != 1) {
-            return null;
-        }
-        Object in = ((Document) value).get("$in");
-        if (!(in instanceof Collection)) {
-            return null;
-        }
-        TreeSet<Object> sorted = new TreeSet<>(ValueComparator.asc()); // upstream's $in order, without duplicates
-        for (Object id : (Collection<?>) in) {
-            if (!(id instanceof String)) {
-                return null;
-            }
-            sorted.add(id);
-        }
-        return new ArrayList<>(sorted);
     }
 
     private QueryResult topK(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
