@@ -126,6 +126,8 @@ describe('packs: export and import (a Temporal workflow)', () => {
     const progress = await other.engine.query<{ chunks_done: number; counts: { nodes_created: number } }>(started.body.workflow_id, 'progress');
     assert.equal(progress.chunks_done, done.progress.chunks_total);
     assert.equal(progress.counts.nodes_created, 30);
+    // The record says completed as the last activity ends; the workflow closes on its next task.
+    await other.engine.result(started.body.workflow_id, 30_000);
     const d = await other.engine.describe(started.body.workflow_id);
     assert.equal(d?.state, 'completed');
     const back = await other.post('/v1/memory/packs/export', { ...dst });
