@@ -30,8 +30,10 @@ after(async () => {
   if (root) await fsp.rm(root, { recursive: true, force: true });
 });
 
+/** Processes of `uid` at this moment. */
+const ofUid = (uid: number) => readProcesses().filter((p) => p.uids.includes(uid));
 /** Dead processes of `uid` at this moment (what would still count toward its process limit). */
-const zombiesOf = (uid: number) => readProcesses().filter((p) => p.zombie && p.uids.includes(uid)).map((p) => p.pid);
+const zombiesOf = (uid: number) => ofUid(uid).filter((p) => p.zombie).map((p) => p.pid);
 
 /**
  * Which of the processes of `uid` that existed before the next run was asked for are still there
@@ -39,7 +41,7 @@ const zombiesOf = (uid: number) => readProcesses().filter((p) => p.zombie && p.u
  * command may already have forked (and some children exited) while the /proc scan ran.
  */
 const leftoversAmong = (uid: number, before: Set<number>) => zombiesOf(uid).filter((pid) => before.has(pid));
-const processesOf = (uid: number) => new Set(readProcesses().filter((p) => p.uids.includes(uid)).map((p) => p.pid));
+const processesOf = (uid: number) => new Set(ofUid(uid).map((p) => p.pid));
 
 test('consecutive bubblewrap runs on a home uid start at once, with their whole process limit, and never scan /proc', { skip: !isRoot && 'needs root (per-run uid)' }, async (t) => {
   const first = await run(['true'], workdir); // the first use of the range also looks for strays
