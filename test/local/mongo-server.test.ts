@@ -79,37 +79,37 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
   });
 
   test('lookups by string _id and _id $in: unknown ids left out, duplicates once, _id order', async () => {
-    const c = client.db('lore').collection('by_id');
-    await c.insertMany(['k3', 'k1', 'k5', 'k2', 'k4'].map((k, i) => ({ _id: k as never, n: i, tag: i % 2 ? 'odd' : 'even' })));
-    await c.insertOne({ _id: 7 as never, n: 70, tag: 'number' });
-    const ids = (docs: Document[]) => docs.map((d) => d._id);
+    const c = client.db('lore').collection<{ _id: string | number; n: number; tag: string }>('by_id');
+    await c.insertMany(['k3', 'k1', 'k5', 'k2', 'k4'].map((k, i) => ({ _id: k, n: i, tag: i % 2 ? 'odd' : 'even' })));
+    await c.insertOne({ _id: 7, n: 70, tag: 'number' });
+    const ids = (docs: { _id: string | number }[]) => docs.map((d) => d._id);
 
-    assert.deepEqual(await c.findOne({ _id: 'k2' as never }), { _id: 'k2', n: 3, tag: 'odd' });
-    assert.deepEqual(await c.find({ _id: 'nope' as never }).toArray(), []);
+    assert.deepEqual(await c.findOne({ _id: 'k2' }), { _id: 'k2', n: 3, tag: 'odd' });
+    assert.deepEqual(await c.find({ _id: 'nope' }).toArray(), []);
     // $in: unknown ids left out, duplicates once, in _id order (as upstream's unique index serves it)
-    assert.deepEqual(ids(await c.find({ _id: { $in: ['k4', 'nope', 'k1', 'k4'] } } as Filter<Document>).toArray()), ['k1', 'k4']);
-    assert.deepEqual(await c.find({ _id: { $in: [] } } as Filter<Document>).toArray(), []);
-    assert.deepEqual(await c.find({ _id: { $in: ['k1', 'k2'] } } as Filter<Document>, { projection: { tag: 1 } }).toArray(), [
+    assert.deepEqual(ids(await c.find({ _id: { $in: ['k4', 'nope', 'k1', 'k4'] } }).toArray()), ['k1', 'k4']);
+    assert.deepEqual(await c.find({ _id: { $in: [] } }).toArray(), []);
+    assert.deepEqual(await c.find({ _id: { $in: ['k1', 'k2'] } }, { projection: { tag: 1 } }).toArray(), [
       { _id: 'k1', tag: 'odd' },
       { _id: 'k2', tag: 'odd' },
     ]);
-    assert.deepEqual(ids(await c.find({ _id: { $in: ['k1', 'k2', 'k3', 'k5'] } } as Filter<Document>).sort({ n: -1 }).skip(1).limit(2).toArray()), ['k5', 'k1']);
+    assert.deepEqual(ids(await c.find({ _id: { $in: ['k1', 'k2', 'k3', 'k5'] } }).sort({ n: -1 }).skip(1).limit(2).toArray()), ['k5', 'k1']);
     // other shapes keep upstream's path: more fields, other operators, other _id types
-    assert.deepEqual(await c.find({ _id: 'k1' as never, n: 999 }).toArray(), []);
-    assert.deepEqual(ids(await c.find({ _id: { $gt: 'k3' } } as Filter<Document>).sort({ _id: 1 }).toArray()), ['k4', 'k5']);
-    assert.deepEqual(ids(await c.find({ _id: { $in: ['k5', 7] } } as Filter<Document>).toArray()).sort(), [7, 'k5'].sort());
-    assert.equal((await c.findOne({ _id: 7 as never }))?.n, 70);
+    assert.deepEqual(await c.find({ _id: 'k1', n: 999 }).toArray(), []);
+    assert.deepEqual(ids(await c.find({ _id: { $gt: 'k3' } }).sort({ _id: 1 }).toArray()), ['k4', 'k5']);
+    assert.deepEqual(ids(await c.find({ _id: { $in: ['k5', 7] } }).toArray()).sort(), [7, 'k5'].sort());
+    assert.equal((await c.findOne({ _id: 7 }))?.n, 70);
 
     // writes addressed by string _id
-    assert.equal((await c.updateOne({ _id: 'k2' as never }, { $inc: { n: 10 } })).modifiedCount, 1);
-    assert.equal((await c.updateOne({ _id: 'k9' as never }, { $inc: { n: 1 } }, { upsert: true })).upsertedCount, 1);
-    assert.equal((await c.updateMany({ _id: { $in: ['k2', 'k9', 'nope'] } } as Filter<Document>, { $inc: { n: 100 } })).modifiedCount, 2);
-    assert.deepEqual(await c.find({ _id: { $in: ['k2', 'k9'] } } as Filter<Document>, { projection: { n: 1 } }).toArray(), [
+    assert.equal((await c.updateOne({ _id: 'k2' }, { $inc: { n: 10 } })).modifiedCount, 1);
+    assert.equal((await c.updateOne({ _id: 'k9' }, { $inc: { n: 1 } }, { upsert: true })).upsertedCount, 1);
+    assert.equal((await c.updateMany({ _id: { $in: ['k2', 'k9', 'nope'] } }, { $inc: { n: 100 } })).modifiedCount, 2);
+    assert.deepEqual(await c.find({ _id: { $in: ['k2', 'k9'] } }, { projection: { n: 1 } }).toArray(), [
       { _id: 'k2', n: 113 },
       { _id: 'k9', n: 101 },
     ]);
-    assert.equal((await c.deleteOne({ _id: 'k5' as never })).deletedCount, 1);
-    assert.deepEqual(await c.find({ _id: 'k5' as never }).toArray(), []);
+    assert.equal((await c.deleteOne({ _id: 'k5' })).deletedCount, 1);
+    assert.deepEqual(await c.find({ _id: 'k5' }).toArray(), []);
     assert.equal(await c.countDocuments({}), 6);
   });
 
