@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { Long, MongoClient, MongoServerError, type Collection, type Document, type Filter, type Sort } from 'mongodb';
+import { BSON, Long, MongoClient, MongoServerError, type Collection, type Document, type Filter, type Sort } from 'mongodb';
 import { ensureMongoLauncherJar, startMongoServer, type MongoServerHandle } from '../../src/local/mongo-server';
 
 describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeout: 600_000 }, () => {
@@ -337,10 +337,35 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     ]);
   });
 
+  test('collStats size is the BSON size of the documents through inserts, updates and deletes', async () => {
+    const c = client.db('lore').collection<{ _id: number; k: string; n?: number; tags?: string[] }>('sized');
+    const size = async () => (await client.db('lore').command({ collStats: 'sized' })).size as number;
+    const expected = async () => (await c.find({}).toArray()).reduce((sum, d) => sum + BSON.calculateObjectSize(d), 0);
+    await c.insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i, k: `v${i}` })));
+    assert.equal(await size(), await expected());
+    await c.updateMany({ _id: { $lt: 10 } }, { $set: { n: 1, tags: ['a', 'bb', 'ccc'] } });
+    await c.replaceOne({ _id: 15 }, { k: 'x'.repeat(500) });
+    await c.updateOne({ _id: 3 }, { $unset: { tags: '' } });
+    assert.equal(await size(), await expected());
+    await c.deleteMany({ _id: { $gte: 12 } });
+    assert.equal(await size(), await expected());
+    assert.ok((await size()) > 0);
+  });
+
   test('data persists across a clean stop/start', async () => {
     const c = client.db('lore').collection('persist');
     await c.createIndex({ k: 1 });
     await c.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i as never, k: `v${i % 5}` })));
+    // Every kind of update stores the document's last version (upstream changes a document in place).
+    const edited = client.db('lore').collection<{ _id: number; n: number; k?: string; note?: string; list?: number[] }>('edited');
+    await edited.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, n: 0, k: `v${i}` })));
+    for (let round = 1; round <= 5; round++) await edited.updateMany({ _id: { $lt: 10 } }, { $inc: { n: 1 }, $push: { list: round } });
+    await edited.updateOne({ _id: 10 }, { $set: { note: 'set' }, $unset: { k: '' } });
+    await edited.replaceOne({ _id: 11 }, { n: 11, note: 'replaced' });
+    await edited.findOneAndUpdate({ _id: 12 }, { $set: { n: 12 } });
+    await edited.findOneAndUpdate({ _id: 99 }, { $set: { n: 99 } }, { upsert: true });
+    await edited.deleteOne({ _id: 13 });
+    const before = await edited.find({}).sort({ _id: 1 }).toArray();
     await client.close();
     await server.stop();
     const exit = await server.exited;
@@ -351,6 +376,12 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     await client.connect();
     const again = client.db('lore').collection('persist');
     assert.equal(await again.countDocuments(), 50);
+    const afterRestart = await client.db('lore').collection('edited').find({}).sort({ _id: 1 }).toArray();
+    assert.deepEqual(afterRestart, before);
+    assert.deepEqual(afterRestart[0], { _id: 0, n: 5, k: 'v0', list: [1, 2, 3, 4, 5] });
+    assert.deepEqual(afterRestart[10], { _id: 10, n: 0, note: 'set' });
+    assert.deepEqual(afterRestart[11], { _id: 11, n: 11, note: 'replaced' });
+    assert.equal(afterRestart.length, 30);
     assert.equal((await again.find({ k: 'v3' }).toArray()).length, 10);
     assert.equal((await client.db('lore').collection('counters').findOne({ _id: 'seq' as never }))?.value, 7);
     const indexes = (await client.db('lore').collection('uniq').listIndexes().toArray()).map((i) => i.name).sort();

@@ -3,8 +3,10 @@ package dev.lore.mongo;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.UUID;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -13,7 +15,11 @@ import org.h2.mvstore.MVMap;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DocumentWithPosition;
+import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.Utils;
+import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.bson.Document;
 
@@ -30,13 +36,100 @@ final class LoreCollection extends H2Collection {
     /** Largest skip+limit served with a bounded heap on the scan path. */
     private static final int TOP_K_MAX = 10_000;
 
-    private final MVMap<Object, Document> dataMap;
+    private final MVMap<Object, StoredDocument> dataMap;
 
+    /**
+     * The data map holds {@link StoredDocument}s, not the Documents upstream's H2Collection expects:
+     * every H2Collection method that reads or writes the map's values is overridden below, so the
+     * map handed to it is only used for size() and isEmpty().
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
     LoreCollection(MongoDatabase database, String collectionName, CollectionOptions options,
-                   MVMap<Object, Document> dataMap, MVMap<String, Object> metaMap, CursorRegistry cursorRegistry) {
-        super(database, collectionName, options, dataMap, metaMap, cursorRegistry);
+                   MVMap<Object, StoredDocument> dataMap, MVMap<String, Object> metaMap, CursorRegistry cursorRegistry) {
+        super(database, collectionName, options, (MVMap) dataMap, metaMap, cursorRegistry);
         this.dataMap = dataMap;
     }
+
+    // --- the data map: StoredDocuments ----------------------------------------------------------
+
+    /**
+     * Data size is kept here, from the BSON each StoredDocument already has; upstream would encode
+     * every inserted, updated and removed document once more only to measure it.
+     */
+    @Override
+    protected boolean tracksDataSize() {
+        return false;
+    }
+
+    @Override
+    protected Object addDocumentInternal(Document document) {
+        Object key = getIdField() != null ? Utils.getSubdocumentValue(document, getIdField()) : UUID.randomUUID();
+        StoredDocument stored = StoredDocument.of(document);
+        if (dataMap.putIfAbsent(Missing.ofNullable(key), stored) != null) {
+            throw new IllegalStateException("Document with key '" + key + "' already existed in " + this);
+        }
+        updateDataSize(stored.size());
+        return key;
+    }
+
+    @Override
+    public int count() {
+        return dataMap.size();
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return dataMap.isEmpty();
+    }
+
+    @Override
+    protected Document getDocument(Object position) {
+        StoredDocument stored = dataMap.get(position);
+        return stored == null ? null : stored.document();
+    }
+
+    @Override
+    protected void removeDocument(Object position) {
+        StoredDocument removed = dataMap.remove(position);
+        if (removed == null) {
+            throw new NoSuchElementException("No document with key " + position);
+        }
+        updateDataSize(-removed.size());
+    }
+
+    @Override
+    protected Stream<DocumentWithPosition<Object>> streamAllDocumentsWithPosition() {
+        return dataMap.entrySet().stream()
+            .map(entry -> new DocumentWithPosition<>(entry.getValue().document(), entry.getKey()));
+    }
+
+    private Stream<Document> streamAllDocuments() {
+        return dataMap.values().stream().map(StoredDocument::document);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        Stream<Document> documents;
+        if (isNaturalDescending(orderBy)) {
+            documents = streamAllDocumentsWithPosition()
+                .sorted((a, b) -> ValueComparator.desc().compare(a.getPosition(), b.getPosition()))
+                .map(DocumentWithPosition::getDocument);
+        } else {
+            documents = streamAllDocuments();
+        }
+        return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    /** Upstream updates `newDocument` in place, then stores it here: encoded again, as a new value. */
+    @Override
+    protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
+        StoredDocument stored = StoredDocument.of(newDocument);
+        StoredDocument previous = dataMap.put(Missing.ofNullable(position), stored);
+        updateDataSize(stored.size() - (previous == null ? 0 : previous.size()));
+    }
+
+    // --- queries --------------------------------------------------------------------------------
 
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
@@ -62,7 +155,8 @@ final class LoreCollection extends H2Collection {
         Document filter = query == null ? new Document() : query;
         Comparator<Document> comparator = deriveComparator(orderBy);
         PriorityQueue<Document> heap = new PriorityQueue<>(k + 1, comparator.reversed());
-        for (Document document : dataMap.values()) {
+        for (StoredDocument stored : dataMap.values()) {
+            Document document = stored.document();
             if (documentMatchesQuery(document, filter)) {
                 heap.add(document);
                 if (heap.size() > k) {

@@ -12,14 +12,14 @@ import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
 import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
-import de.bwaldvogel.mongo.bson.Document;
 
 /**
  * H2Database whose collections are {@link LoreCollection}s and whose non-unique indexes are real
  * {@link SecondaryIndex}es (upstream ignores non-unique indexes: it logs "not yet implemented" and
  * every query on such a field scans the collection).
  * Map names are the ones upstream uses, so dropIndex/drop/dropDatabase remove our maps too;
- * documents and index keys are stored with {@link StoreTypes} (BSON) instead of Java serialization.
+ * documents and index keys are stored with {@link StoreTypes} (BSON) instead of Java serialization,
+ * documents as {@link StoredDocument}s (their BSON, encoded once).
  */
 final class LoreDatabase extends H2Database {
 
@@ -40,10 +40,10 @@ final class LoreDatabase extends H2Database {
     @Override
     protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
         String fullCollectionName = getFullCollectionNamespace(collectionName);
-        MVMap<Object, Document> dataMap = STORE.openMap(DATABASES_PREFIX + fullCollectionName,
-            new MVMap.Builder<Object, Document>()
+        MVMap<Object, StoredDocument> dataMap = STORE.openMap(DATABASES_PREFIX + fullCollectionName,
+            new MVMap.Builder<Object, StoredDocument>()
                 .keyType(StoreTypes.ValueType.INSTANCE)
-                .valueType(StoreTypes.DocumentType.INSTANCE));
+                .valueType(StoreTypes.StoredDocumentType.INSTANCE));
         MVMap<String, Object> metaMap = STORE.openMap(META_PREFIX + fullCollectionName);
         return new LoreCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
     }

@@ -67,6 +67,10 @@ final class StoreTypes {
         buff.put(bson(document));
     }
 
+    static Document decode(byte[] bson) {
+        return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
+    }
+
     static Document readDocument(ByteBuffer buff) {
         int length = Integer.reverseBytes(buff.getInt(buff.position())); // BSON length prefix, little-endian
         ByteBuffer slice = buff.slice();
@@ -128,28 +132,39 @@ final class StoreTypes {
         return readDocument(buff).get("v");
     }
 
-    /** Documents (values of a collection's data map). Not comparable. */
-    static final class DocumentType extends BasicDataType<Document> {
-        static final DocumentType INSTANCE = new DocumentType();
+    /**
+     * Documents (values of a collection's data map), kept as their BSON ({@link StoredDocument}):
+     * a page write copies the bytes, a page read slices them, and nothing is decoded until a
+     * document is asked for. Not comparable.
+     */
+    static final class StoredDocumentType extends BasicDataType<StoredDocument> {
+        static final StoredDocumentType INSTANCE = new StoredDocumentType();
 
+        /**
+         * Fixed from the BSON size, so the page cache's accounting does not change when a document
+         * is decoded: the bytes plus a decoded document (a few times its BSON as Java objects).
+         */
         @Override
-        public int getMemory(Document obj) {
-            return memory(obj);
+        public int getMemory(StoredDocument obj) {
+            return 64 + 3 * obj.size();
         }
 
         @Override
-        public void write(WriteBuffer buff, Document obj) {
-            writeDocument(buff, obj);
+        public void write(WriteBuffer buff, StoredDocument obj) {
+            buff.put(obj.bson);
         }
 
         @Override
-        public Document read(ByteBuffer buff) {
-            return readDocument(buff);
+        public StoredDocument read(ByteBuffer buff) {
+            int length = Integer.reverseBytes(buff.getInt(buff.position())); // BSON length prefix, little-endian
+            byte[] bson = new byte[length];
+            buff.get(bson);
+            return StoredDocument.fromBson(bson);
         }
 
         @Override
-        public Document[] createStorage(int size) {
-            return new Document[size];
+        public StoredDocument[] createStorage(int size) {
+            return new StoredDocument[size];
         }
     }
 
