@@ -67,6 +67,26 @@ describe('recall index', () => {
     assert.ok(!literal.includes('related'), 'no expansion: the related node is not found');
   });
 
+  it('plain: true is BM25 alone, without expansion or sequence context', () => {
+    const idx = new RecallIndex();
+    idx.applyLocal(node({ id: 'related', text: 'backoff jitter tuned for the queue' }));
+    idx.applyLocal(node({ id: 'far', text: 'a retry note with other words' }));
+    for (let i = 0; i < 20; i += 1) idx.applyLocal(node({ id: `f${i}`, text: `unrelated filler note number ${i} about lunch` }));
+    for (let i = 0; i < 3; i += 1) idx.applyLocal(node({ id: `r${i}`, text: `retry worker backoff jitter attempt ${i}` }));
+    // Written right after the strong hits, with the same words as 'far': sequence context lifts it.
+    idx.applyLocal(node({ id: 'near', text: 'a retry note with other words' }));
+    for (let i = 20; i < 40; i += 1) idx.applyLocal(node({ id: `f${i}`, text: `unrelated filler note number ${i} about lunch` }));
+    const scores = (plain: boolean) =>
+      new Map(idx.search('t', 's', { text: 'retry worker', vector: null, limit: 10, filter: {}, plain }).map((h) => [h.docId, h.score]));
+    const full = scores(false);
+    assert.ok(full.has('related'), 'recall expands the query');
+    assert.ok(full.get('near')! > full.get('far')!, 'recall lifts the neighbour of strong hits');
+    const plain = scores(true);
+    assert.ok(!plain.has('related'), 'plain: no expansion');
+    assert.equal(plain.get('near'), plain.get('far'), 'plain: the same words score the same wherever written');
+    assert.deepEqual([...plain.keys()].slice(0, 3).sort(), ['r0', 'r1', 'r2']);
+  });
+
   it('a catch-up read issued before a local write does not roll the node back', () => {
     const idx = new RecallIndex();
     const issued = idx.mark(); // catch-up query issued …

@@ -50,7 +50,10 @@ export async function findSimilarExecutions(
 ): Promise<SimilarExecution[]> {
   const text = searchText(q, q.text);
   if (text.trim() === '') return [];
-  const hits = memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: CANDIDATES, filter: {} });
+  // BM25 alone: the query is already expanded (synonyms, file names) and the hits are re-scored
+  // below, so recall's feedback expansion and sequence context would only cost time (the learning
+  // quality benchmark gives the same figures without them; docs/benchmarks.md).
+  const hits = memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: CANDIDATES, filter: {}, plain: true });
   const ids = hits.map((h) => h.docId).filter((id) => !opts.exclude?.has(id));
   if (ids.length === 0) return [];
   // Recently seen executions need no store read; the rest are loaded (one query).

@@ -264,11 +264,16 @@ export class RecallIndex {
   }
 
   /** Hybrid search inside one tenant+scope (BM25 always; vectors when given and present). */
-  search(tenant: string, scope: string, q: { text: string; vector: Float32Array | null; limit: number; filter: RecallFilter; expand?: boolean }): IndexHit[] {
+  /**
+   * `expand: false` leaves out the feedback expansion; `plain: true` is BM25 alone (no expansion,
+   * no sequence context), for callers that re-score the hits themselves.
+   */
+  search(tenant: string, scope: string, q: { text: string; vector: Float32Array | null; limit: number; filter: RecallFilter; expand?: boolean; plain?: boolean }): IndexHit[] {
     const st = this.stateOf(tenant, scope, false);
     if (!st) return [];
+    const search = q.plain ? { feedback: false as const, context: false as const } : q.expand === false ? { ...RECALL_DEFAULTS.search, feedback: false as const } : RECALL_DEFAULTS.search;
     const hits = hybridSearch(st.part.lexical, st.part.vectors, { text: q.text, vector: q.vector, limit: q.limit, filter: this.filterFor(st, q.filter) }, {
-      search: q.expand === false ? { ...RECALL_DEFAULTS.search, feedback: false } : RECALL_DEFAULTS.search,
+      search,
       rrfK: RECALL_DEFAULTS.rrfK,
       weights: RECALL_DEFAULTS.rrfWeights,
     });
