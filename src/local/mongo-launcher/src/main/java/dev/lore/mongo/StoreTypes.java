@@ -71,8 +71,13 @@ final class StoreTypes {
         return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
     }
 
+    /** Length of the BSON document at the buffer's position (its little-endian length prefix). */
+    static int bsonLength(ByteBuffer buff) {
+        return Integer.reverseBytes(buff.getInt(buff.position()));
+    }
+
     static Document readDocument(ByteBuffer buff) {
-        int length = Integer.reverseBytes(buff.getInt(buff.position())); // BSON length prefix, little-endian
+        int length = bsonLength(buff);
         ByteBuffer slice = buff.slice();
         slice.limit(length);
         buff.position(buff.position() + length);
@@ -156,8 +161,7 @@ final class StoreTypes {
 
         @Override
         public StoredDocument read(ByteBuffer buff) {
-            int length = Integer.reverseBytes(buff.getInt(buff.position())); // BSON length prefix, little-endian
-            byte[] bson = new byte[length];
+            byte[] bson = new byte[bsonLength(buff)];
             buff.get(bson);
             return StoredDocument.fromBson(bson);
         }
