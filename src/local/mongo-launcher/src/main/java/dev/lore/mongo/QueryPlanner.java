@@ -29,9 +29,12 @@ import de.bwaldvogel.mongo.bson.ObjectId;
  * Top-level fields only ($and/$or are not analysed). The candidates are always filtered with the
  * full query afterwards, so a plan only has to return a superset of the matches.
  * Queries that an upstream unique index answers exactly (its fields = the query's fields) are left
- * to upstream. Returns null when no secondary index helps (upstream then scans).
+ * to upstream; {@code _id} equality or {@code $in} beside other conditions is looked up in the
+ * {@code _id} index (then filtered). Returns null when no index helps (upstream then scans).
  */
 final class QueryPlanner {
+
+    private static final String ID_FIELD = "_id";
 
     private QueryPlanner() {
     }
@@ -68,6 +71,10 @@ final class QueryPlanner {
                 return null; // exact unique-index lookup (e.g. _id, _id $in, full unique compound key)
             }
         }
+        Plan byId = idPlan(indexes, query);
+        if (byId != null) {
+            return byId;
+        }
         Candidate best = null;
         for (SecondaryIndex index : secondary) {
             Candidate candidate = analyse(index, query, orderBy, limit);
@@ -76,6 +83,47 @@ final class QueryPlanner {
             }
         }
         return best;
+    }
+
+    /**
+     * {@code _id} compared for equality with a scalar (or {@code $in} of scalars) beside other
+     * conditions ({@code {_id: k, folded: {$ne: x}}}): the unique {@code _id} index gives the at most
+     * one document per value, and the full query filters them. Upstream would scan the collection,
+     * since its unique index answers only queries on exactly its own fields.
+     */
+    private static Plan idPlan(List<Index<Object>> indexes, Document query) {
+        if (!query.containsKey(ID_FIELD)) {
+            return null;
+        }
+        Object condition = query.get(ID_FIELD);
+        Document lookup;
+        if (equalityValue(condition) != null) {
+            // the value as given (upstream's index normalises it as it does its keys)
+            Object raw = condition instanceof Document ? ((Document) condition).get("$eq") : condition;
+            lookup = new Document(ID_FIELD, raw);
+        } else if (condition instanceof Document && ((Document) condition).size() == 1
+            && inValues(((Document) condition).get("$in")) != null) {
+            lookup = new Document(ID_FIELD, condition);
+        } else {
+            return null;
+        }
+        for (Index<Object> index : indexes) {
+            if (!(index instanceof SecondaryIndex) && index.canHandle(lookup)) {
+                Iterable<Object> positions = index.getPositions(lookup);
+                return new Plan() {
+                    @Override
+                    public Iterable<Object> positions() {
+                        return positions;
+                    }
+
+                    @Override
+                    public boolean providesOrder() {
+                        return false;
+                    }
+                };
+            }
+        }
+        return null;
     }
 
     private static final class Candidate implements Plan {
