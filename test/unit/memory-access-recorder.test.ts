@@ -64,10 +64,15 @@ async function arrayWork<T>(budget: number, fn: () => Promise<T>): Promise<{ res
 }
 
 describe('access recorder', () => {
-  it('flushes one touch per scope and use count, with every id recorded in between', async () => {
-    const calls: { scope: string; ids: string[]; times: number }[] = [];
+  it('flushes one touch per scope, each id with its use count, with every id recorded in between', async () => {
+    const calls: { scope: string; counts: Map<string, number> }[] = [];
     const at = new Date('2026-01-01T00:00:00.000Z');
-    const rec = new AccessRecorder(async (ref, ids, times) => void calls.push({ scope: ref.scope, ids: [...ids].sort(), times }), () => at, quiet, { delayMs: 60_000, maxPending: Infinity });
+    const rec = new AccessRecorder(
+      async (ref, ids, n) => void calls.push({ scope: ref.scope, counts: new Map(ids.map((id, i) => [id, n[i]!])) }),
+      () => at,
+      quiet,
+      { delayMs: 60_000, maxPending: Infinity },
+    );
     const a = scopeRef('t', 'a');
     const many = Array.from({ length: 5000 }, (_, i) => `n${i}`);
     rec.record(a, many);
@@ -75,12 +80,15 @@ describe('access recorder', () => {
     rec.record(a, ['n2']);
     rec.record(scopeRef('t', 'b'), ['n1']);
     await rec.flush();
-    const byKey = new Map(calls.map((c) => [`${c.scope}:${c.times}`, c.ids]));
-    assert.equal(calls.length, 4);
-    assert.equal(byKey.get('a:1')?.length, 4998);
-    assert.deepEqual(byKey.get('a:2'), ['n1']);
-    assert.deepEqual(byKey.get('a:3'), ['n2']);
-    assert.deepEqual(byKey.get('b:1'), ['n1']);
+    assert.equal(calls.length, 2);
+    const [ca, cb] = calls;
+    assert.equal(ca!.scope, 'a');
+    assert.equal(ca!.counts.size, 5000);
+    assert.equal(ca!.counts.get('n0'), 1);
+    assert.equal(ca!.counts.get('n1'), 2);
+    assert.equal(ca!.counts.get('n2'), 3);
+    assert.equal(ca!.counts.get('n4999'), 1);
+    assert.deepEqual([...cb!.counts], [['n1', 1]]);
     calls.length = 0;
     await rec.flush();
     assert.equal(calls.length, 0, 'nothing is flushed twice');
@@ -95,13 +103,13 @@ describe('access recorder', () => {
     let calls = 0;
     let idsHanded = 0;
     const rec = new AccessRecorder(
-      async (ref, ids, times) => {
+      async (ref, ids, n) => {
         calls += 1;
         idsHanded += ids.length;
         for (let i = 0; i < ids.length; i++) {
           const key = `${ref.scope}:${ids[i]}`;
           assert.equal(seen.has(key), false, `${key} handed to the store twice`);
-          seen.set(key, times);
+          seen.set(key, n[i]!);
         }
       },
       () => new Date('2026-01-01T00:00:00.000Z'),
@@ -114,12 +122,12 @@ describe('access recorder', () => {
     rec.record(a, ids.slice(0, N / 2)); // the first half twice
     rec.record(b, ids);
 
-    // Grouping 2N distinct (scope, id) pairs by use count touches each a small constant number of
-    // times; copying a group's list once per id added (the old flush) would be ~N²/2 per group.
+    // Handing over 2N distinct (scope, id) pairs touches each a small constant number of times;
+    // copying a list once per id added (an old flush did) would be ~N²/2.
     const { work } = await arrayWork(20 * N, () => rec.flush());
     assert.ok(work <= 20 * N, `array work ${work}`);
 
-    assert.equal(calls, 3, 'one store call per scope and use count');
+    assert.equal(calls, 2, 'one store call per scope');
     assert.equal(idsHanded, 2 * N, 'each recorded id once per scope');
     assert.equal(seen.size, 2 * N);
     for (let i = 0; i < N; i++) {
@@ -199,7 +207,7 @@ describe('access recorder: when it flushes', () => {
     assert.equal(rec.pendingNodes, 7);
     fake.advance(150); // 250 ms after the last recall
     await settle();
-    assert.equal(flushed.length, 2, 'one write per use count (n0 was recalled 8 times, the others 7)');
+    assert.equal(flushed.length, 1, 'one write for the scope, after the burst');
     assert.equal(flushed[0]?.at, 5000 - 100 + 250);
     assert.deepEqual(flushed.flatMap((f) => f.ids).sort(), ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
   });
@@ -227,8 +235,106 @@ describe('access recorder: when it flushes', () => {
     assert.equal(flushed.length, 0);
     rec.record(a, ['n999']);
     await settle();
-    assert.equal(flushed.length, 2, 'flushed without waiting (two use counts)');
+    assert.equal(flushed.length, 1, 'flushed without waiting');
     assert.equal(flushed.reduce((s, f) => s + f.ids.length, 0), 1000);
     assert.equal(rec.pendingNodes, 0);
+  });
+});
+
+describe('access recorder: when it folds the log', () => {
+  const policy = { delayMs: 1000, quietMs: 250, maxDelayMs: 30_000, maxPending: 1000, foldQuietMs: 30_000, foldMaxDelayMs: 600_000 };
+  /** A fold that takes `docs` steps of 100 ms each (fake time), asking `stop` before each. */
+  const setup = (docs = 5) => {
+    const fake = fakeTimers();
+    const folds: { at: number; done: number; stopped: boolean }[] = [];
+    let left = 0;
+    const fold = async (stop: () => boolean) => {
+      const run = { at: fake.timers.now(), done: 0, stopped: false };
+      folds.push(run);
+      if (left === 0) left = docs;
+      while (left > 0) {
+        if (stop()) {
+          run.stopped = true;
+          return { complete: false };
+        }
+        await new Promise((r) => setImmediate(r));
+        left -= 1;
+        run.done += 1;
+      }
+      return { complete: true };
+    };
+    const rec = new AccessRecorder(async () => {}, () => new Date('2026-01-01T00:00:00.000Z'), quiet, policy, fake.timers, fold);
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    return { fake, folds, rec, settle };
+  };
+  const a = scopeRef('t', 'a');
+
+  it('folds foldQuietMs after the last recall, not during a burst', async () => {
+    const { fake, folds, rec, settle } = setup();
+    for (let i = 0; i < 100; i++) {
+      rec.record(a, ['n1']); // a recall every second for 100 s: flushes happen, folds must not
+      fake.advance(1000);
+      await settle();
+    }
+    assert.equal(folds.length, 0, 'no fold while recall keeps coming');
+    fake.advance(29_000); // 30 s after the last recall (its flush came 1 s after it)
+    await settle();
+    fake.advance(1000);
+    await settle();
+    assert.equal(folds.length, 1);
+    assert.equal(folds[0]!.done, 5, 'the fold ran to the end');
+    fake.advance(120_000);
+    await settle();
+    assert.equal(folds.length, 1, 'nothing more to fold');
+  });
+
+  it('a fold gives way to the next recall and goes on at the next quiet moment', async () => {
+    const { fake, folds, rec, settle } = setup(1000);
+    rec.record(a, ['n1']);
+    fake.advance(1000); // flushed
+    await settle();
+    fake.advance(30_000);
+    await settle();
+    assert.equal(folds.length, 1);
+    rec.record(a, ['n2']); // recall is back while the fold runs
+    await settle();
+    assert.equal(folds[0]!.stopped, true, 'the fold stopped');
+    assert.ok(folds[0]!.done < 1000);
+    fake.advance(31_000);
+    await settle();
+    assert.ok(folds.length >= 2, 'folding went on once recall was quiet again');
+    for (let i = 0; i < 200 && folds[folds.length - 1]!.done + folds[0]!.done < 1000; i++) await settle();
+    assert.equal(folds.reduce((s, f) => s + f.done, 0), 1000, 'every log document folded once');
+  });
+
+  it('under load that never pauses, folds once the oldest flush is foldMaxDelayMs old, without giving way', async () => {
+    const { fake, folds, rec, settle } = setup();
+    for (let i = 0; i < 700; i++) {
+      rec.record(a, ['n1']); // a recall every second for 700 s
+      fake.advance(1000);
+      await settle();
+    }
+    assert.equal(folds.length, 1, 'one forced fold');
+    assert.ok(folds[0]!.at >= 600_000 && folds[0]!.at <= 602_000, `forced at ${folds[0]!.at}`);
+    assert.equal(folds[0]!.stopped, false);
+    assert.equal(folds[0]!.done, 5);
+  });
+
+  it('stop() ends a running fold and starts no new one', async () => {
+    const { fake, folds, rec, settle } = setup(1000);
+    rec.record(a, ['n1']);
+    fake.advance(1000); // flushed
+    await settle();
+    fake.advance(30_000);
+    await settle();
+    assert.equal(folds.length, 1);
+    await rec.stop();
+    assert.equal(folds[0]!.stopped, true);
+    rec.foldLater();
+    fake.advance(1_000_000);
+    await settle();
+    assert.equal(folds.length, 1);
   });
 });

@@ -176,6 +176,8 @@ export async function processPage(deps: OperatorDeps, input: PageInput): Promise
   const ref = scopeRef(input.tenant_id, input.scope);
   const now = new Date(input.decided_at);
   const at = new Date(input.decided_at);
+  // Access counts still in the log are folded first, so the page's reads find them in one place.
+  await deps.nodes.in(ref).foldAccess({ progress: deps.progress });
   // One node past the page tells whether the scope ends here.
   const read = await deps.nodes.in(ref).find({}, { limit: input.limit + 1, after: input.after ?? undefined });
   const bounded = input.before === null ? read : read.filter((n) => n.id < input.before!);

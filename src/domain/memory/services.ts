@@ -54,7 +54,14 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   const index = new RecallIndex();
   const listeners: WriteListener[] = [];
   const now = () => deps.clock.now();
-  const access = new AccessRecorder((ref, ids, times, at) => store.in(ref).touch(ids, at, times), now, log);
+  const access = new AccessRecorder(
+    (ref, ids, n, at) => store.in(ref).touch(ids, at, n),
+    now,
+    log,
+    {},
+    undefined,
+    (stop) => store.foldAccess({ stop }),
+  );
   // The feed returns {id, seq} pairs; only what the index does not already hold is loaded.
   const catchUp = new CatchUp<SeqRef>(
     { after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs), head: () => store.currentSeq() },
@@ -140,11 +147,13 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
       log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${deps.config.embeddings.provider})`);
+      // Access counts another process logged and did not fold (it stopped or died) are folded here.
+      access.foldLater();
     },
     async stop() {
       if (background) clearInterval(background);
       index.onTextChanged = null;
-      await access.flush();
+      await access.stop();
       await queue?.stop();
     },
   };

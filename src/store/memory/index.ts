@@ -1,7 +1,7 @@
 import type { CollectionSpec } from '../database';
-import { accessCollection } from './access';
+import { accessCollection, accessLogCollection } from './access';
 import { countersCollection } from './sequence';
 import { edgesCollection, nodesCollection, revisionsCollection } from './nodes';
 
 /** Collections of the memory family (indexes are created at start). */
-export const memoryCollections: CollectionSpec[] = [nodesCollection, revisionsCollection, edgesCollection, countersCollection, accessCollection];
+export const memoryCollections: CollectionSpec[] = [nodesCollection, revisionsCollection, edgesCollection, countersCollection, accessCollection, accessLogCollection];

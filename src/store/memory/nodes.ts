@@ -10,7 +10,7 @@ import { SeqAllocator } from './sequence';
 import * as feed from './change-feed';
 import type { IndexedNodeFields, SeqRef } from './change-feed';
 import { DuplicateNodeKey, InsertCombiner, type StampedDoc } from './insert-combiner';
-import { AccessStore } from './access';
+import { AccessStore, type FoldOptions, type FoldResult } from './access';
 import { edgesCollection, nodesCollection, revisionsCollection, toNode, type EdgeDoc, type NodeDoc, type RevisionDoc, type StoredNode } from './node-docs';
 
 export { edgesCollection, nodesCollection, revisionsCollection, toNode, DuplicateNodeKey };
@@ -81,9 +81,6 @@ function toMongoFilter(f: NodeFilter): Filter<NodeDoc> {
   }
   return q as Filter<NodeDoc>;
 }
-
-/** Ids per access-statistics command (see ScopedNodes.touch): bounds one command's size. */
-const TOUCH_CHUNK = 200;
 
 /** Options of whole-node reads: `access: false` leaves out the access statistics (one read less). */
 export interface ReadOpts {
@@ -327,12 +324,18 @@ export class ScopedNodes {
 
   /**
    * Access statistics (recall's AccessRecorder flushes the ids it returned once recall is quiet):
-   * counted in their own collection (access.ts), never in the node document, so no new seq and no
-   * rewrite of the node.
+   * logged in their own collections (access.ts), never in the node document, so no new seq and no
+   * rewrite of the node. `times` is one count for every id, or one per id.
    * Ids of other scopes cannot be counted here: the count is keyed by this tenant+scope.
    */
-  async touch(ids: string[], now: Date, times = 1): Promise<void> {
-    for (let at = 0; at < ids.length; at += TOUCH_CHUNK) await this.access.add(this.ref, ids.slice(at, at + TOUCH_CHUNK), times, now);
+  async touch(ids: string[], now: Date, times: number | readonly number[] = 1): Promise<void> {
+    const n = typeof times === 'number' ? ids.map(() => times) : times;
+    await this.access.add(this.ref, ids, n, now);
+  }
+
+  /** Folds this scope's access log into per-node documents (access.ts); whole-scope reads call it first. */
+  foldAccess(opts: Omit<FoldOptions, 'ref'> = {}): Promise<FoldResult> {
+    return this.access.fold({ ...opts, ref: this.ref });
   }
 
   async revisionsOf(nodeId: string): Promise<NodeRevision[]> {
@@ -426,6 +429,11 @@ export class NodeStore {
    */
   insertDocs(docs: StampedDoc[]): Promise<(Error | undefined)[]> {
     return this.combiner.insert(docs);
+  }
+
+  /** Folds every scope's access log into per-node documents (access.ts); see AccessRecorder. */
+  foldAccess(opts: Omit<FoldOptions, 'ref'> = {}): Promise<FoldResult> {
+    return this.access.fold(opts);
   }
 
   in(ref: ScopeRef): ScopedNodes {
