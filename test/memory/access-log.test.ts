@@ -154,7 +154,14 @@ describe('access log: reads and folds are exact', () => {
     assert.equal((await read(store, ref, ['s0'])).get('s0')?.count, 1);
   });
 
-  it('rejects ids and counts of different lengths', async () => {
+  it('rejects ids and counts of different lengths; an id given twice is counted twice, before and after a fold', async () => {
     await assert.rejects(new AccessStore(db).add(scopeRef('t1', 'x'), ['a', 'b'], [1], new Date()), /2 ids but 1 counts/);
+    const ref = scopeRef('t1', uniqueName('dup'));
+    const store = new AccessStore(db);
+    await store.add(ref, ['a', 'b', 'a'], [1, 1, 2], new Date('2026-01-01T00:00:00Z'));
+    assert.equal((await read(store, ref, ['a'])).get('a')?.count, 3);
+    await store.fold({ ref });
+    assert.equal((await read(store, ref, ['a'])).get('a')?.count, 3);
+    assert.equal((await read(store, ref, ['b'])).get('b')?.count, 1);
   });
 });

@@ -1,7 +1,6 @@
 import type { Filter } from 'mongodb';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Access } from '../../domain/memory/node';
-import { uuidv7 } from '../../domain/ids';
 import { defineCollection, type Database } from '../database';
 import { duplicateIndexes } from '../mongo-errors';
 import type { ScopeRef } from '../scope';
@@ -74,11 +73,18 @@ export const accessLogCollection = defineCollection({
 /** Counted nodes per log document: bounds one document's size (and one fold command's). */
 export const LOG_CHUNK = 200;
 /** A claim older than this is a fold that died: another fold takes the document over. */
-export const CLAIM_LEASE_MS = 120_000;
+export const CLAIM_LEASE_MS = 30_000;
 /** Log documents a fold lists at a time before claiming them one by one. */
 const FOLD_BATCH = 100;
-/** Log ids a node's document remembers as folded (the bound above). */
-export const FOLDED_KEPT = 32;
+/**
+ * Log ids a node's document remembers as folded (the bound above). Few and short: every fold
+ * update rewrites the whole document, and with 32 uuids per node a fold cost ~1.5x an update
+ * without them (docs/benchmarks.md, "Access counts as a log").
+ */
+export const FOLDED_KEPT = 8;
+
+/** A log document's id: its time in base 36 (so ids sort by time) and 8 random hex digits; 17 characters. */
+const logId = (at: Date) => `${at.getTime().toString(36).padStart(9, '0')}${randomBytes(4).toString('hex')}`;
 
 /** The key of a node's access document: one per tenant, scope and node, so scopes never share one. */
 export const accessKey = (ref: ScopeRef, nodeId: string) => `${ref.tenant_id}\u001f${ref.scope}\u001f${nodeId}`;
@@ -127,10 +133,17 @@ export class AccessStore {
   async add(ref: ScopeRef, ids: readonly string[], n: readonly number[], at: Date): Promise<void> {
     if (ids.length === 0) return;
     if (n.length !== ids.length) throw new Error(`access counts: ${ids.length} ids but ${n.length} counts`);
+    // An id twice in one log document would be folded once (its mark stops the second): sum first.
+    if (new Set(ids).size !== ids.length) {
+      const summed = new Map<string, number>();
+      ids.forEach((id, i) => summed.set(id, (summed.get(id) ?? 0) + n[i]!));
+      ids = [...summed.keys()];
+      n = [...summed.values()];
+    }
     const iso = at.toISOString();
     const docs: AccessLogDoc[] = [];
     for (let from = 0; from < ids.length; from += LOG_CHUNK) {
-      docs.push({ _id: uuidv7(at.getTime()), tenant_id: ref.tenant_id, scope: ref.scope, at: iso, ids: ids.slice(from, from + LOG_CHUNK), n: n.slice(from, from + LOG_CHUNK) });
+      docs.push({ _id: logId(at), tenant_id: ref.tenant_id, scope: ref.scope, at: iso, ids: ids.slice(from, from + LOG_CHUNK), n: n.slice(from, from + LOG_CHUNK) });
     }
     await this.logColl.insertMany(docs as never[], { ordered: false });
   }

@@ -126,7 +126,8 @@ export class ScopedNodes {
    * and the tenant+scope check is done here: with tenant_id and scope in the filter the local server
    * walks the (tenant_id, scope, _id) index once per id instead, measured at 100k nodes ~3-5x slower
    * (p50 8.9 vs 1.8 ms for 10 ids), and it holds the collection's lock meanwhile (every query on a
-   * collection is serialised there), so that cost was paid once per concurrent recall.
+   * collection is serialised there), so that cost was paid once per concurrent recall. (The
+   * launcher's planner now looks `_id` up first whatever else the filter holds; other servers may not.)
    */
   async getMany(ids: string[], opts?: ReadOpts): Promise<StoredNode[]> {
     return this.withAccess(await this.loadByIds(ids), opts);
