@@ -9,8 +9,8 @@ import type { Log } from '../../log';
  * A flush waits until recall is quiet. When each counted node was an upsert, that cost the local
  * MongoDB-compatible server about as much CPU as a recall's own load, and flushing every second
  * during a burst of recalls doubled the recall p95 at 100k nodes (docs/benchmarks.md, "Access
- * flushes wait for a quiet moment"); a flush is now a cheaper log insert, but still waits. So a flush happens
- * once `delayMs` has passed since the first pending count and no recall has been recorded for
+ * flushes wait for a quiet moment"). A flush is a cheaper log insert now, but it still waits: it
+ * happens once `delayMs` has passed since the first pending count and no recall has been recorded for
  * `quietMs`. Under sustained load it happens anyway after `maxDelayMs`, or as soon as
  * `maxPending` (scope, node) counts are waiting (that bounds the memory held). A burst that
  * recalls the same nodes again is counted in one write per node.

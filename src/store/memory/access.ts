@@ -77,9 +77,9 @@ export const CLAIM_LEASE_MS = 30_000;
 /** Log documents a fold lists at a time before claiming them one by one. */
 const FOLD_BATCH = 100;
 /**
- * Log ids a node's document remembers as folded (the bound above). Few and short: every fold
- * update rewrites the whole document, and with 32 uuids per node a fold cost ~1.5x an update
- * without them (docs/benchmarks.md, "Access counts as a log").
+ * Log ids a node's document remembers as folded (the bound above). Few and short, because every
+ * fold update rewrites the whole document: 32 uuids made it ~1.4 KB (the fold's cost per count
+ * measured the same with these 8; docs/benchmarks.md, "Access counts as a log").
  */
 export const FOLDED_KEPT = 8;
 
