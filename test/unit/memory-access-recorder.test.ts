@@ -267,7 +267,17 @@ describe('access recorder: when it folds the log', () => {
     const settle = async () => {
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     };
-    return { fake, folds, rec, settle };
+    /** One recall, its flush 1 s later, and the fold that starts once recall has been quiet for 30 s. */
+    const toFirstFold = async () => {
+      rec.record(a, ['n1']);
+      fake.advance(1000);
+      await settle();
+      fake.advance(30_000);
+      await settle();
+      assert.equal(folds.length, 1);
+    };
+    const folded = () => folds.reduce((sum, f) => sum + f.done, 0);
+    return { fake, folds, rec, settle, toFirstFold, folded };
   };
   const a = scopeRef('t', 'a');
 
@@ -291,13 +301,8 @@ describe('access recorder: when it folds the log', () => {
   });
 
   it('a fold gives way to the next recall and goes on at the next quiet moment', async () => {
-    const { fake, folds, rec, settle } = setup(1000);
-    rec.record(a, ['n1']);
-    fake.advance(1000); // flushed
-    await settle();
-    fake.advance(30_000);
-    await settle();
-    assert.equal(folds.length, 1);
+    const { fake, folds, rec, settle, toFirstFold, folded } = setup(1000);
+    await toFirstFold();
     rec.record(a, ['n2']); // recall is back while the fold runs
     await settle();
     assert.equal(folds[0]!.stopped, true, 'the fold stopped');
@@ -305,8 +310,8 @@ describe('access recorder: when it folds the log', () => {
     fake.advance(31_000);
     await settle();
     assert.ok(folds.length >= 2, 'folding went on once recall was quiet again');
-    for (let i = 0; i < 200 && folds[folds.length - 1]!.done + folds[0]!.done < 1000; i++) await settle();
-    assert.equal(folds.reduce((s, f) => s + f.done, 0), 1000, 'every log document folded once');
+    for (let i = 0; i < 200 && folded() < 1000; i++) await settle();
+    assert.equal(folded(), 1000, 'every log document folded once');
   });
 
   it('under load that never pauses, folds once the oldest flush is foldMaxDelayMs old, without giving way', async () => {
@@ -323,13 +328,8 @@ describe('access recorder: when it folds the log', () => {
   });
 
   it('stop() ends a running fold and starts no new one', async () => {
-    const { fake, folds, rec, settle } = setup(1000);
-    rec.record(a, ['n1']);
-    fake.advance(1000); // flushed
-    await settle();
-    fake.advance(30_000);
-    await settle();
-    assert.equal(folds.length, 1);
+    const { fake, folds, rec, settle, toFirstFold } = setup(1000);
+    await toFirstFold();
     await rec.stop();
     assert.equal(folds[0]!.stopped, true);
     rec.foldLater();
