@@ -73,6 +73,46 @@ describe('access log: reads and folds are exact', () => {
     assert.deepEqual(await read(store, ref, ids), expected(writes));
   });
 
+  it('a fold that runs between a read’s two queries changes nothing the read returns', async () => {
+    const ref = scopeRef('t1', uniqueName('between'));
+    const ids = Array.from({ length: 30 }, (_, i) => `b${i}`);
+    const writes = [
+      { ids, n: ids.map(() => 1), at: '2026-01-01T00:00:00Z' },
+      { ids: ids.slice(0, 5), n: ids.slice(0, 5).map(() => 4), at: '2026-01-02T00:00:00Z' },
+    ];
+    const plain = new AccessStore(db);
+    for (const w of writes) await plain.add(ref, w.ids, w.n, new Date(w.at));
+    // A read through a database whose second `find` (whichever collection) first waits for a whole
+    // fold by another process: the fold lands between the read's two queries.
+    let finds = 0;
+    const names = new Set(['memory_node_access', accessLogCollection.name]);
+    const wrapped = {
+      raw: (spec: { name: string }) => {
+        const coll = db.raw(spec as never) as unknown as { find: (...args: unknown[]) => { toArray(): Promise<unknown[]> } };
+        if (!names.has(spec.name)) return coll;
+        return new Proxy(coll, {
+          get(target, prop) {
+            if (prop !== 'find') {
+              const v = Reflect.get(target, prop, target);
+              return typeof v === 'function' ? v.bind(target) : v;
+            }
+            return (...args: unknown[]) => ({
+              toArray: async () => {
+                finds += 1;
+                if (finds === 2) await new AccessStore(db).fold({ ref });
+                return target.find(...args).toArray();
+              },
+            });
+          },
+        });
+      },
+    } as unknown as Database;
+    const got = await new AccessStore(wrapped).of(ref, ids);
+    assert.equal(finds, 2);
+    assert.equal(await logLeft(ref), 0, 'the fold did run in between');
+    assert.deepEqual(got, expected(writes));
+  });
+
   it('two processes folding the same log at once count every entry once', async () => {
     const ref = scopeRef('t1', uniqueName('two'));
     const writer = new AccessStore(db);

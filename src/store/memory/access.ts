@@ -148,16 +148,19 @@ export class AccessStore {
     await this.logColl.insertMany(docs as never[], { ordered: false });
   }
 
-  /** Counted access per node id of this scope (nodes never recalled are absent). */
+  /**
+   * Counted access per node id of this scope (nodes never recalled are absent). The log is read
+   * first, the per-node documents second: a log document the first read missed was deleted, so it
+   * had been applied to every node before, and the second read finds it there; one it found is
+   * either marked in the node's document by then (skipped) or not applied to that node (counted).
+   */
   async of(ref: ScopeRef, nodeIds: string[]): Promise<Map<string, Access>> {
     const out = new Map<string, Access>();
     if (nodeIds.length === 0) return out;
-    const [docs, logs] = await Promise.all([
-      this.nodesColl.find({ _id: { $in: nodeIds.map((id) => accessKey(ref, id)) } } as Filter<AccessDoc>).toArray(),
-      this.logColl
-        .find({ tenant_id: ref.tenant_id, scope: ref.scope, ids: { $in: nodeIds } } as Filter<AccessLogDoc>, { projection: { ids: 1, n: 1, at: 1 } })
-        .toArray(),
-    ]);
+    const logs = await this.logColl
+      .find({ tenant_id: ref.tenant_id, scope: ref.scope, ids: { $in: nodeIds } } as Filter<AccessLogDoc>, { projection: { ids: 1, n: 1, at: 1 } })
+      .toArray();
+    const docs = await this.nodesColl.find({ _id: { $in: nodeIds.map((id) => accessKey(ref, id)) } } as Filter<AccessDoc>).toArray();
     const folded = new Map<string, string[]>();
     for (const d of docs) {
       if (d.tenant_id !== ref.tenant_id || d.scope !== ref.scope) continue;
