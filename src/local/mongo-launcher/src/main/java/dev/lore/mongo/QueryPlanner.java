@@ -87,7 +87,7 @@ final class QueryPlanner {
 
     /**
      * {@code _id} compared for equality with a scalar (or {@code $in} of scalars) beside other
-     * conditions ({@code {_id: k, folded: {$ne: x}}}): the unique {@code _id} index gives the at most
+     * conditions ({@code {_id: k, folded: {$ne: x}}}): the unique {@code _id} index gives at most
      * one document per value, and the full query filters them. Upstream would scan the collection,
      * since its unique index answers only queries on exactly its own fields.
      */
