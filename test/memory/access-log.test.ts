@@ -33,18 +33,18 @@ describe('access log: reads and folds are exact', () => {
     for (const w of writes) {
       w.ids.forEach((id, i) => {
         const had = out.get(id);
-        out.set(id, { count: (had?.count ?? 0) + w.n[i]!, last_at: had && had.last_at > w.at ? had.last_at : iso(w.at) });
+        out.set(id, { count: (had?.count ?? 0) + w.n[i]!, last_at: had && had.last_at > iso(w.at) ? had.last_at : iso(w.at) });
       });
     }
     return out;
   };
-  const read = async (store: AccessStore, ref: ScopeRef, ids: string[]) => new Map([...(await store.of(ref, ids))].map(([k, v]) => [k, v]));
+  const read = (store: AccessStore, ref: ScopeRef, ids: string[]) => store.of(ref, ids);
   const logLeft = (ref: ScopeRef) => db.raw(accessLogCollection).countDocuments({ tenant_id: ref.tenant_id, scope: ref.scope });
 
   it('reads add the log to the folded counts, before, during and after a fold', async () => {
     const ref = scopeRef('t1', uniqueName('rd'));
     const store = new AccessStore(db);
-    const ids = Array.from({ length: 450 }, (_, i) => `node-${i}`); // three log documents per write
+    const ids = Array.from({ length: 450 }, (_, i) => `node-${i}`); // three log documents, and one for the second write
     const writes = [
       { ids, n: ids.map(() => 1), at: '2026-01-01T00:00:00Z' },
       { ids: ids.slice(0, 10), n: ids.slice(0, 10).map((_, i) => i + 2), at: '2026-01-02T00:00:00Z' },
