@@ -409,6 +409,56 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     );
   });
 
+  test('keys of every value type are stored and found again through their indexes after a restart', async () => {
+    // Keys made only of strings, 32/64-bit integers, doubles, booleans and null are written by the
+    // launcher's own encoder (KeyBson); every other type by upstream's. Both must read back as the
+    // same values in the same order, through _id, unique and secondary (compound) indexes.
+    const values: unknown[] = [
+      'plain', '', 'ünï€😀', 'x\u0000y', 0, -1, 2147483647, -2147483648, Long.fromString('1234567890123'),
+      Long.fromString('-9223372036854775808'), 1.5, -0.25, 1e300, true, false, null, new Date(1_700_000_000_000),
+      new BSON.ObjectId('64b7f0c2a1b2c3d4e5f60718'), { nested: 'doc', n: 1 },
+    ];
+    const c = client.db('lore').collection<Document>('keytypes');
+    await c.createIndex({ v: 1 });
+    await c.createIndex({ a: 1, v: -1 });
+    await c.createIndex({ i: 1, v: 1 }, { unique: true });
+    // One document per value, its _id the value itself where an _id may be (not null).
+    const docs = values.map((v, i) => ({ _id: v === null ? `id${i}` : v, i, v, a: i % 3 }));
+    await c.insertMany(docs as never[]);
+    const snapshot = async (coll: Collection<Document>) => {
+      const out: Record<string, unknown> = {};
+      for (const [i, v] of values.entries()) {
+        const byV = (await coll.find({ v: v as never }).toArray()).map((d) => d.i).sort();
+        const byId = (await coll.find({ _id: docs[i]!._id as never }).toArray()).map((d) => d.i);
+        const byCompound = (await coll.find({ a: i % 3, v: v as never }).toArray()).map((d) => d.i).sort();
+        const byUnique = (await coll.find({ i, v: v as never }).toArray()).map((d) => d.i);
+        out[`v${i}`] = { byV, byId, byCompound, byUnique };
+      }
+      out.order = (await coll.find({}).sort({ v: 1, i: 1 }).toArray()).map((d) => d.i);
+      out.orderDesc = (await coll.find({ a: 1 }).sort({ a: 1, v: -1 }).toArray()).map((d) => d.i);
+      return out;
+    };
+    const before = await snapshot(c);
+    for (const [i] of values.entries()) {
+      const s = before[`v${i}`] as { byV: number[]; byId: number[]; byCompound: number[]; byUnique: number[] };
+      assert.ok(s.byV.includes(i), `value ${i} found through the v index (${JSON.stringify(s)})`);
+      assert.deepEqual(s.byId, [i], `value ${i} found by _id`);
+      assert.ok(s.byCompound.includes(i), `value ${i} found through the compound index`);
+      assert.deepEqual(s.byUnique, [i], `value ${i} found through the unique index`);
+    }
+    await assert.rejects(c.insertOne({ _id: 'dup', i: 2, v: values[2] } as never), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+
+    await client.close();
+    await server.stop();
+    assert.equal((await server.exited).code, 0, server.stderrTail());
+    server = await startMongoServer({ jarPath, port: 0, dbFile });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+    const again = client.db('lore').collection<Document>('keytypes');
+    assert.deepEqual(await snapshot(again), before);
+    await assert.rejects(again.insertOne({ _id: 'dup', i: 2, v: values[2] } as never), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
+  });
+
   test('a second server on the same port fails with a message naming the port', async () => {
     const other = join(dir, 'other.mv.db');
     await assert.rejects(

@@ -1,7 +1,6 @@
 package dev.lore.mongo;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -125,7 +124,20 @@ final class StoreTypes {
             buff.put(TAG_MISSING);
         } else {
             buff.put(TAG_VALUE);
-            writeDocument(buff, new Document("v", value));
+            if (KeyBson.simple(value)) {
+                KeyBson.writeSingle(buff, "v", value);
+            } else {
+                writeDocument(buff, new Document("v", value));
+            }
+        }
+    }
+
+    /** The values of a key as {@code {"k": [values…]}}. */
+    static void writeKeyValues(WriteBuffer buff, Object[] values) {
+        if (KeyBson.allSimple(values)) {
+            KeyBson.writeArray(buff, "k", values);
+        } else {
+            writeDocument(buff, new Document("k", Arrays.asList(values)));
         }
     }
 
@@ -217,11 +229,12 @@ final class StoreTypes {
 
         @Override
         public void write(WriteBuffer buff, KeyValue obj) {
-            List<Object> values = new ArrayList<>(obj.size());
+            Object[] values = new Object[obj.size()];
+            int i = 0;
             for (Object value : obj) {
-                values.add(value);
+                values[i++] = value;
             }
-            writeDocument(buff, new Document("k", values));
+            writeKeyValues(buff, values);
         }
 
         @Override
@@ -261,7 +274,7 @@ final class StoreTypes {
             if (obj.bound != 0) {
                 throw DataUtils.newUnsupportedOperationException("index bounds are never stored");
             }
-            writeDocument(buff, new Document("k", Arrays.asList(obj.values)));
+            writeKeyValues(buff, obj.values);
             writeValue(buff, obj.position);
         }
 
