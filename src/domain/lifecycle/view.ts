@@ -1,6 +1,6 @@
 import type { Log } from '../../log';
-import type { NodeStore, StoredNode } from '../../store/memory/nodes';
-import { scanNodeStates, type NodeState } from '../../store/lifecycle/node-states';
+import type { NodeStore } from '../../store/memory/nodes';
+import { nodeStatesAt, nodeStatesSince, scanNodeStates, type NodeState } from '../../store/lifecycle/node-states';
 import type { Database } from '../../store/database';
 import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
 import { CatchUp } from '../memory/catch-up';
@@ -92,7 +92,7 @@ export class ForgettingView {
   private readonly kindNumbers = new Map<NodeKind | null, number>([[null, 0]]);
   private readonly tallies: ScopeTally[] = [];
   private readonly scopes = new Map<string, number>();
-  private readonly catchUp: CatchUp<StoredNode>;
+  private readonly catchUp: CatchUp<NodeState>;
   private ready: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -105,8 +105,8 @@ export class ForgettingView {
       onNewScope: (ref: ScopeRef) => void;
     },
   ) {
-    this.catchUp = new CatchUp<StoredNode>(
-      { after: (seq, limit) => deps.store.changesSince(seq, limit), at: (seqs) => deps.store.changesAt(seqs) },
+    this.catchUp = new CatchUp<NodeState>(
+      { after: (seq, limit) => nodeStatesSince(deps.db, seq, limit), at: (seqs) => nodeStatesAt(deps.db, seqs) },
       (items) => {
         for (const n of items) this.apply(n);
       },
@@ -160,7 +160,7 @@ export class ForgettingView {
     return this.ids.size;
   }
 
-  private apply(n: NodeState | StoredNode): void {
+  private apply(n: NodeState): void {
     const key = scopeKey(n);
     let s = this.scopes.get(key);
     if (s === undefined) {

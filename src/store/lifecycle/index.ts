@@ -7,4 +7,4 @@ export const lifecycleCollections: CollectionSpec[] = [coldStoreCollection, scop
 
 export { ColdStore, ColdStoreCorruption, coldKey, type ColdReceipt } from './cold-store';
 export { ScopeStates, scopeStateId, REHYDRATION_MODE_KEYS, type LastRun, type ScopeStateDoc, type RehydrationModeKey } from './scope-state';
-export { scanNodeStates, type NodeState } from './node-states';
+export { nodeStatesAt, nodeStatesSince, scanNodeStates, type NodeState } from './node-states';

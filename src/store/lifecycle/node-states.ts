@@ -5,8 +5,10 @@ import { nodesCollection, type NodeDoc } from '../memory/nodes';
 
 /**
  * The few fields of a node the forgetting summary counts by (tier, kind and the two lifecycle
- * slots), read for every scope at once. Used once at start to build the in-process forgetting
- * view; after that the view follows the memory change feed (NodeStore.changesSince).
+ * slots), read for every scope at once: once at start to build the in-process forgetting view,
+ * then as the view's change feed (nodeStatesSince / nodeStatesAt). The feed is projected too: the
+ * view re-reads every node written since its last catch-up, and whole nodes (a few KB each, the
+ * slots and text) cost the server its reply encoding and this process its decoding for nothing.
  */
 export interface NodeState {
   id: string;
@@ -39,19 +41,39 @@ const PROJECTION = {
  * 100k nodes exhausts its heap (see store/memory/change-feed.ts, scanForIndex). Every node has
  * exactly one current seq, so each appears once; the view is order-independent.
  */
+type Raw = NodeDoc & { tenant_id: string; scope: string };
+
+function toState(d: unknown): NodeState {
+  const doc = d as { _id: string; tenant_id: string; scope: string; tier: Tier; kind?: NodeKind | null; seq: number; slots?: Record<string, unknown> };
+  return { id: doc._id, tenant_id: doc.tenant_id, scope: doc.scope, tier: doc.tier, kind: doc.kind ?? null, seq: doc.seq, slots: doc.slots ?? {} };
+}
+
+/** States of nodes of every scope changed after `afterSeq`, ascending by seq, at most `limit` (seq index). */
+export async function nodeStatesSince(db: Database, afterSeq: number, limit: number): Promise<NodeState[]> {
+  const page = await db
+    .raw<NodeDoc>(nodesCollection)
+    .find({ seq: { $gt: afterSeq } } as Filter<Raw>, { projection: PROJECTION })
+    .sort({ seq: 1 })
+    .limit(limit)
+    .toArray();
+  return page.map(toState);
+}
+
+/** States of nodes of every scope whose current seq is one of `seqs` (seq index, `$in`). */
+export async function nodeStatesAt(db: Database, seqs: number[]): Promise<NodeState[]> {
+  if (seqs.length === 0) return [];
+  const page = await db
+    .raw<NodeDoc>(nodesCollection)
+    .find({ seq: { $in: seqs } } as Filter<Raw>, { projection: PROJECTION })
+    .toArray();
+  return page.map(toState);
+}
+
 export async function* scanNodeStates(db: Database, pageSize = 1000): AsyncGenerator<NodeState> {
-  const raw = db.raw<NodeDoc>(nodesCollection);
   for (let last = 0; ; ) {
-    const page = await raw
-      .find({ seq: { $gt: last } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, { projection: PROJECTION })
-      .sort({ seq: 1 })
-      .limit(pageSize)
-      .toArray();
-    for (const d of page) {
-      const doc = d as unknown as { _id: string; tenant_id: string; scope: string; tier: Tier; kind?: NodeKind | null; seq: number; slots?: Record<string, unknown> };
-      yield { id: doc._id, tenant_id: doc.tenant_id, scope: doc.scope, tier: doc.tier, kind: doc.kind ?? null, seq: doc.seq, slots: doc.slots ?? {} };
-    }
+    const page = await nodeStatesSince(db, last, pageSize);
+    yield* page;
     if (page.length < pageSize) break;
-    last = (page[page.length - 1] as unknown as { seq: number }).seq;
+    last = page[page.length - 1]!.seq;
   }
 }
