@@ -4,6 +4,25 @@ let lastMs = 0;
 let counter = 0;
 
 /**
+ * Random bytes are drawn from a pool refilled 4 KB at a time: one randomBytes call per id (two,
+ * with the counter seed) was ~2 % of the API's CPU during concurrent writes (CPU profile, 100k
+ * nodes). The bytes are the same CSPRNG's; each byte is handed out once.
+ */
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolAt = 0;
+
+function random(n: number): Buffer {
+  if (poolAt + n > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolAt = 0;
+  }
+  const out = pool.subarray(poolAt, poolAt + n);
+  poolAt += n;
+  return out;
+}
+
+/**
  * UUID version 7 (RFC 9562): 48-bit Unix milliseconds, then randomness, so ids sort by creation
  * time. Within one millisecond a 12-bit counter keeps them increasing in this process.
  */
@@ -16,9 +35,9 @@ export function uuidv7(nowMs: number = Date.now()): string {
     }
   } else {
     lastMs = nowMs;
-    counter = randomBytes(2).readUInt16BE(0) & 0x3ff;
+    counter = random(2).readUInt16BE(0) & 0x3ff;
   }
-  const b = randomBytes(16);
+  const b = random(16); // ours alone: the version and variant bits are written into it
   const ms = lastMs;
   b[0] = Math.floor(ms / 2 ** 40) & 0xff;
   b[1] = Math.floor(ms / 2 ** 32) & 0xff;
