@@ -459,6 +459,39 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     await assert.rejects(again.insertOne({ _id: 'dup', i: 2, v: values[2] } as never), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
   });
 
+  test('projections of plain paths: fields in order, sub-documents made on the way, arrays left to upstream', async () => {
+    // Plain-path projections are applied by the launcher (PathProjection), the rest by upstream;
+    // the answers (key order included, so compared as JSON) are MongoDB's for these documents.
+    const c = client.db('lore').collection<Document>('projections');
+    await c.createIndex({ seq: 1 });
+    await c.insertMany([
+      { _id: 'n1' as never, seq: 1, tier: 'hot', kind: 'workflow', text: 'long', slots: { semantic_forgetting_v1: { action: 'keep', lifecycle_state: 'active', why: 'x' }, other: { big: 'y' } } },
+      { _id: 'n2' as never, seq: 2, tier: 'warm', slots: { other: 1 } },
+      { _id: 'n3' as never, seq: 3, tier: 'cold', slots: 'not a document' },
+      { _id: 'n4' as never, seq: 4, tier: 'hot', list: [{ b: 1, c: 2 }, { c: 3 }] },
+    ]);
+    const q = async (projection: Document, filter: Document = {}) =>
+      JSON.stringify(await c.find(filter, { projection }).sort({ seq: 1 }).toArray());
+    const view = { _id: 1, tier: 1, kind: 1, seq: 1, 'slots.semantic_forgetting_v1.action': 1, 'slots.semantic_forgetting_v1.lifecycle_state': 1 };
+    assert.equal(
+      await q(view),
+      JSON.stringify([
+        { _id: 'n1', tier: 'hot', kind: 'workflow', seq: 1, slots: { semantic_forgetting_v1: { action: 'keep', lifecycle_state: 'active' } } },
+        { _id: 'n2', tier: 'warm', seq: 2, slots: {} },
+        { _id: 'n3', tier: 'cold', seq: 3 },
+        { _id: 'n4', tier: 'hot', seq: 4 },
+      ]),
+    );
+    // the id first when not named; in its place when named; left out when excluded
+    assert.equal(await q({ tier: 1, seq: 1 }, { seq: { $lte: 2 } }), JSON.stringify([{ _id: 'n1', tier: 'hot', seq: 1 }, { _id: 'n2', tier: 'warm', seq: 2 }]));
+    assert.equal(await q({ tier: 1, _id: 1 }, { seq: 1 }), JSON.stringify([{ tier: 'hot', _id: 'n1' }]));
+    assert.equal(await q({ _id: 0, tier: true, 'slots.other': 1 }, { seq: { $lte: 2 } }), JSON.stringify([{ tier: 'hot', slots: { other: { big: 'y' } } }, { tier: 'warm', slots: { other: 1 } }]));
+    // a path through an array: upstream's projection, MongoDB's answer
+    assert.equal(await q({ 'list.b': 1 }, { seq: 4 }), JSON.stringify([{ _id: 'n4', list: [{ b: 1 }, {}] }]));
+    // operators stay upstream's (whose field order differs from MongoDB's here: values compared)
+    assert.deepEqual(JSON.parse(await q({ list: { $slice: 1 }, seq: 1 }, { seq: 4 })), [{ _id: 'n4', seq: 4, list: [{ b: 1, c: 2 }] }]);
+  });
+
   test('a second server on the same port fails with a message naming the port', async () => {
     const other = join(dir, 'other.mv.db');
     await assert.rejects(

@@ -7,6 +7,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -148,6 +149,41 @@ final class LoreCollection extends H2Collection {
             return topK(query, orderBy, numberToSkip, limit, batchSize, fieldSelector, (int) k);
         }
         return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    /**
+     * Upstream's filter, sort, skip and limit; projections of plain paths are applied by
+     * {@link PathProjection} (upstream's Projection re-splits every path of every document). When a
+     * path meets an array, or the projection is of another kind, upstream projects.
+     */
+    @Override
+    protected QueryResult matchDocumentsFromStream(Document query, Stream<Document> documents, int numberToSkip, int limit,
+                                                   int batchSize, Comparator<Document> comparator, Document fieldSelector) {
+        PathProjection projection = PathProjection.of(fieldSelector, getIdField());
+        if (projection == null) {
+            return super.matchDocumentsFromStream(query, documents, numberToSkip, limit, batchSize, comparator, fieldSelector);
+        }
+        Stream<Document> matched = documents.filter(document -> documentMatchesQuery(document, query));
+        if (comparator != null) {
+            matched = matched.sorted(comparator);
+        }
+        if (numberToSkip > 0) {
+            matched = matched.skip(numberToSkip);
+        }
+        if (limit > 0) {
+            matched = matched.limit(limit);
+        }
+        List<Document> selected = matched.collect(Collectors.toList());
+        List<Document> projected = new ArrayList<>(selected.size());
+        for (Document document : selected) {
+            Document p = projection.project(document);
+            if (p == null) {
+                // already filtered and ordered: upstream only projects
+                return super.matchDocumentsFromStream(new Document(), selected.stream(), 0, 0, batchSize, null, fieldSelector);
+            }
+            projected.add(p);
+        }
+        return createQueryResult(projected, batchSize);
     }
 
     private QueryResult topK(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
