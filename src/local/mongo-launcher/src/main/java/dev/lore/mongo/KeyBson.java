@@ -1,5 +1,6 @@
 package dev.lore.mongo;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -7,7 +8,7 @@ import org.h2.mvstore.WriteBuffer;
 
 /**
  * Writes the small BSON documents that keys are stored as ({@code {"v": x}}, {@code {"k": [x, …]}},
- * see {@link StoreTypes}) straight into the page buffer, when every value is a string, a 32- or
+ * see {@link StoreTypes}) straight into the page buffer, and reads them back, when every value is a string, a 32- or
  * 64-bit integer, a double, a boolean or null: the types Lore's keys and ids are made of. Anything
  * else (sub-documents, dates, ObjectIds, Missing, …) is left to upstream's BsonEncoder, and the
  * caller falls back to it.
@@ -15,7 +16,9 @@ import org.h2.mvstore.WriteBuffer;
  * Why: every commit rewrites each changed page whole, and a page of an index holds up to
  * {@code --keys-per-page} keys; encoding each key through a Document, a Netty buffer and a copy
  * was ~40 % of the server's CPU during concurrent inserts (JFR, 100 000 nodes). The bytes are the
- * same as BsonEncoder's for these types, so files written either way read the same.
+ * same as BsonEncoder's for these types, so files written either way read the same. Reading is the
+ * mirror image: a page read from disk decodes every key on it (recall's lookups at 100 000 nodes
+ * miss the page cache often), and a key with any other type is handed back to BsonDecoder.
  */
 final class KeyBson {
 
@@ -122,6 +125,90 @@ final class KeyBson {
         endDocument(out, array);
         endDocument(out, start);
         buff.put(out.buf, 0, out.len);
+    }
+
+    /** What {@link #readSingle} answers when the value is not {@link #simple}. */
+    static final Object NOT_SIMPLE = new Object();
+
+    /**
+     * The value of a one-field document at the buffer's position, the position moved past it; or
+     * {@link #NOT_SIMPLE} with the position unchanged.
+     */
+    static Object readSingle(ByteBuffer buff) {
+        int start = buff.position();
+        int end = start + Integer.reverseBytes(buff.getInt());
+        byte type = buff.get();
+        skipName(buff);
+        Object value = readElement(buff, type);
+        if (value == NOT_SIMPLE || buff.get() != 0 || buff.position() != end) {
+            buff.position(start);
+            return NOT_SIMPLE;
+        }
+        return value;
+    }
+
+    /**
+     * The values of a one-field document holding an array ({@code {"k": [...]}}) at the buffer's
+     * position, the position moved past it; or null with the position unchanged.
+     */
+    static Object[] readArray(ByteBuffer buff) {
+        int start = buff.position();
+        int end = start + Integer.reverseBytes(buff.getInt());
+        if (buff.get() != ARRAY) {
+            buff.position(start);
+            return null;
+        }
+        skipName(buff);
+        int arrayEnd = buff.position() + Integer.reverseBytes(buff.getInt());
+        Object[] values = new Object[4];
+        int n = 0;
+        for (byte type = buff.get(); type != 0; type = buff.get()) {
+            skipName(buff);
+            Object value = readElement(buff, type);
+            if (value == NOT_SIMPLE) {
+                buff.position(start);
+                return null;
+            }
+            if (n == values.length) {
+                values = Arrays.copyOf(values, n * 2);
+            }
+            values[n++] = value;
+        }
+        if (buff.position() != arrayEnd || buff.get() != 0 || buff.position() != end) {
+            buff.position(start);
+            return null;
+        }
+        return Arrays.copyOf(values, n);
+    }
+
+    private static void skipName(ByteBuffer buff) {
+        while (buff.get() != 0) {
+            // element names are not needed: "v", "k" and array indexes in order
+        }
+    }
+
+    private static Object readElement(ByteBuffer buff, byte type) {
+        switch (type) {
+            case NULL:
+                return null;
+            case STRING: {
+                int length = Integer.reverseBytes(buff.getInt());
+                byte[] utf8 = new byte[length - 1];
+                buff.get(utf8);
+                buff.get(); // the terminating 0
+                return new String(utf8, StandardCharsets.UTF_8);
+            }
+            case INT32:
+                return Integer.valueOf(Integer.reverseBytes(buff.getInt()));
+            case INT64:
+                return Long.valueOf(Long.reverseBytes(buff.getLong()));
+            case DOUBLE:
+                return Double.valueOf(Double.longBitsToDouble(Long.reverseBytes(buff.getLong())));
+            case BOOLEAN:
+                return Boolean.valueOf(buff.get() != 0);
+            default:
+                return NOT_SIMPLE;
+        }
     }
 
     private static int beginDocument(Out out) {

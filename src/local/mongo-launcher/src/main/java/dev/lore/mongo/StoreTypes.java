@@ -42,6 +42,11 @@ final class StoreTypes {
     private static final ValueComparator ORDER = ValueComparator.ascWithoutListHandling();
 
     static int compareValues(Object a, Object b) {
+        if (a instanceof String && b instanceof String) {
+            // What ValueComparator does for two strings, after walking its type-order list for both
+            // (most keys are strings: ids, tenants, scopes; B-tree searches compare them all the time).
+            return ((String) a).compareTo((String) b);
+        }
         try {
             return ORDER.compare(a, b);
         } catch (RuntimeException e) {
@@ -146,7 +151,14 @@ final class StoreTypes {
         if (tag == TAG_MISSING) {
             return Missing.getInstance();
         }
-        return readDocument(buff).get("v");
+        Object value = KeyBson.readSingle(buff);
+        return value != KeyBson.NOT_SIMPLE ? value : readDocument(buff).get("v");
+    }
+
+    /** The values of a key stored as {@code {"k": [values…]}} (see {@link #writeKeyValues}). */
+    static Object[] readKeyValues(ByteBuffer buff) {
+        Object[] values = KeyBson.readArray(buff);
+        return values != null ? values : ((List<?>) readDocument(buff).get("k")).toArray();
     }
 
     /**
@@ -239,7 +251,7 @@ final class StoreTypes {
 
         @Override
         public KeyValue read(ByteBuffer buff) {
-            return new KeyValue((List<?>) readDocument(buff).get("k"));
+            return new KeyValue(Arrays.asList(readKeyValues(buff)));
         }
 
         @Override
@@ -280,9 +292,9 @@ final class StoreTypes {
 
         @Override
         public IndexEntryKey read(ByteBuffer buff) {
-            List<?> values = (List<?>) readDocument(buff).get("k");
+            Object[] values = readKeyValues(buff);
             Object position = readValue(buff);
-            return new IndexEntryKey(values.toArray(), position);
+            return new IndexEntryKey(values, position);
         }
 
         @Override
