@@ -8,17 +8,17 @@ import org.h2.mvstore.WriteBuffer;
 
 /**
  * Writes the small BSON documents that keys are stored as ({@code {"v": x}}, {@code {"k": [x, …]}},
- * see {@link StoreTypes}) straight into the page buffer, and reads them back, when every value is a string, a 32- or
- * 64-bit integer, a double, a boolean or null: the types Lore's keys and ids are made of. Anything
- * else (sub-documents, dates, ObjectIds, Missing, …) is left to upstream's BsonEncoder, and the
- * caller falls back to it.
+ * see {@link StoreTypes}) straight into the page buffer, and reads them back, when every value is
+ * a string, a 32- or 64-bit integer, a double, a boolean or null: the types Lore's keys and ids are
+ * made of. Anything else (sub-documents, dates, ObjectIds, Missing, …) is left to upstream's
+ * BsonEncoder and BsonDecoder.
  *
  * Why: every commit rewrites each changed page whole, and a page of an index holds up to
  * {@code --keys-per-page} keys; encoding each key through a Document, a Netty buffer and a copy
- * was ~40 % of the server's CPU during concurrent inserts (JFR, 100 000 nodes). The bytes are the
- * same as BsonEncoder's for these types, so files written either way read the same. Reading is the
- * mirror image: a page read from disk decodes every key on it (recall's lookups at 100 000 nodes
- * miss the page cache often), and a key with any other type is handed back to BsonDecoder.
+ * was over a third of the server's samples during concurrent inserts (JFR, 100 000 nodes). The
+ * bytes are the same as BsonEncoder's for these types, so files written either way read the same.
+ * Reading is the mirror image: a page read from disk decodes every key on it (recall's lookups at
+ * 100 000 nodes miss the page cache often), and a key of any other type goes to BsonDecoder.
  */
 final class KeyBson {
 
@@ -87,6 +87,16 @@ final class KeyBson {
 
     private static final ThreadLocal<Out> OUT = ThreadLocal.withInitial(Out::new);
 
+    /** A thread's scratch buffer is given up after a key larger than this (keys are small). */
+    private static final int KEEP_BYTES = 64 * 1024;
+
+    private static void flush(WriteBuffer buff, Out out) {
+        buff.put(out.buf, 0, out.len);
+        if (out.buf.length > KEEP_BYTES) {
+            OUT.remove();
+        }
+    }
+
     static boolean simple(Object value) {
         return value == null || value instanceof String || value instanceof Integer || value instanceof Long
             || value instanceof Double || value instanceof Boolean;
@@ -108,7 +118,7 @@ final class KeyBson {
         int start = beginDocument(out);
         element(out, name, value);
         endDocument(out, start);
-        buff.put(out.buf, 0, out.len);
+        flush(buff, out);
     }
 
     /** Writes {@code {name: [values…]}}; every value must be {@link #simple}. */
@@ -124,7 +134,7 @@ final class KeyBson {
         }
         endDocument(out, array);
         endDocument(out, start);
-        buff.put(out.buf, 0, out.len);
+        flush(buff, out);
     }
 
     /** What {@link #readSingle} answers when the value is not {@link #simple}. */
