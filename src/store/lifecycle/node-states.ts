@@ -34,13 +34,6 @@ const PROJECTION = {
   'slots.archive_relocation_v1.payload_scope': 1,
 } as const;
 
-/**
- * Every node of every scope, projected (a start-up scan, never on a request path). Read in bounded
- * pages in seq order on the seq index: the local MongoDB-compatible server materialises a whole
- * result (and sorts it in memory when no index serves the sort), so one unbounded sorted scan of
- * 100k nodes exhausts its heap (see store/memory/change-feed.ts, scanForIndex). Every node has
- * exactly one current seq, so each appears once; the view is order-independent.
- */
 type Raw = NodeDoc & { tenant_id: string; scope: string };
 
 function toState(d: unknown): NodeState {
@@ -69,6 +62,13 @@ export async function nodeStatesAt(db: Database, seqs: number[]): Promise<NodeSt
   return page.map(toState);
 }
 
+/**
+ * Every node of every scope, projected (a start-up scan, never on a request path). Read in bounded
+ * pages in seq order on the seq index: the local MongoDB-compatible server materialises a whole
+ * result (and sorts it in memory when no index serves the sort), so one unbounded sorted scan of
+ * 100k nodes exhausts its heap (see store/memory/change-feed.ts, scanForIndex). Every node has
+ * exactly one current seq, so each appears once; the view is order-independent.
+ */
 export async function* scanNodeStates(db: Database, pageSize = 1000): AsyncGenerator<NodeState> {
   for (let last = 0; ; ) {
     const page = await nodeStatesSince(db, last, pageSize);
