@@ -26,15 +26,13 @@ final class PathProjection {
     private final String idField;
     /** Null when the projection does not name the id field (then it comes first). */
     private final Boolean idIncluded;
-    private final String[][] paths;
-    /** Position of the id field among the projection's entries (-1 when not named). */
-    private final int idPosition;
+    /** The projection's paths in its order; null where it names the id field. */
+    private final String[][] entries;
 
-    private PathProjection(String idField, Boolean idIncluded, int idPosition, String[][] paths) {
+    private PathProjection(String idField, Boolean idIncluded, String[][] entries) {
         this.idField = idField;
         this.idIncluded = idIncluded;
-        this.idPosition = idPosition;
-        this.paths = paths;
+        this.entries = entries;
     }
 
     /** The fast projection for {@code fields}, or null when upstream must handle it. */
@@ -43,9 +41,8 @@ final class PathProjection {
             return null;
         }
         Boolean idIncluded = null;
-        int idPosition = -1;
+        List<String[]> entries = new ArrayList<>();
         List<String[]> paths = new ArrayList<>();
-        int position = 0;
         for (Map.Entry<String, Object> e : fields.entrySet()) {
             String key = e.getKey();
             Boolean include = flag(e.getValue());
@@ -54,7 +51,7 @@ final class PathProjection {
             }
             if (key.equals(idField)) {
                 idIncluded = include;
-                idPosition = position;
+                entries.add(null);
             } else {
                 if (!include || key.isEmpty() || key.indexOf('$') >= 0) {
                     return null;
@@ -66,8 +63,8 @@ final class PathProjection {
                     }
                 }
                 paths.add(segments);
+                entries.add(segments);
             }
-            position++;
         }
         if (paths.isEmpty()) {
             return null;
@@ -79,7 +76,7 @@ final class PathProjection {
                 }
             }
         }
-        return new PathProjection(idField, idIncluded, idPosition, paths.toArray(new String[0][]));
+        return new PathProjection(idField, idIncluded, entries.toArray(new String[0][]));
     }
 
     /** 1/0 or true/false; anything else (a document, another number) is not ours. */
@@ -120,19 +117,12 @@ final class PathProjection {
         if (idIncluded == null) {
             out.put(idField, document.get(idField));
         }
-        int position = 0;
-        for (String[] path : paths) {
-            if (position == idPosition) {
+        for (String[] path : entries) {
+            if (path == null) {
                 putId(document, out);
-                position++;
-            }
-            if (!projectPath(document, out, path, 0)) {
+            } else if (!projectPath(document, out, path, 0)) {
                 return null;
             }
-            position++;
-        }
-        if (position == idPosition) {
-            putId(document, out);
         }
         return out;
     }
