@@ -131,6 +131,7 @@ interface PrunedCursor {
   limit: number;
   filter: ((docId: string) => boolean) | undefined;
   theta: number;
+  avgdl: number; // the average document length, never 0
 }
 
 interface QueryTerm {
@@ -194,6 +195,7 @@ export class LexicalIndex {
   private acc: Float64Array = new Float64Array(0);
   private touched: Int32Array = new Int32Array(1024);
   private marks: Uint32Array = new Uint32Array(0);
+  private seen: Uint32Array = new Uint32Array(0); // one bit per slot touched by accumulate
   private stamp = 0;
 
   constructor(options: LexicalIndexOptions = {}) {
@@ -751,6 +753,7 @@ export class LexicalIndex {
     this.fwdGarbage = 0;
     this.acc = new Float64Array(0);
     this.marks = new Uint32Array(0);
+    this.seen = new Uint32Array(0);
     this.compactions += 1;
   }
 
@@ -815,13 +818,14 @@ export class LexicalIndex {
   }
 
   private selectTop(nt: number, limit: number, filter?: (docId: string) => boolean): { slot: number; score: number }[] {
-    const { acc, touched, slotIds } = this;
+    const { acc, touched, seen, slotIds } = this;
     const heap = new TopK(limit);
     let theta = -Infinity;
     for (let j = 0; j < nt; j += 1) {
       const slot = touched[j] as number;
       const sc = acc[slot] as number;
       acc[slot] = 0;
+      seen[slot >>> 5] = 0;
       if (sc < theta) continue;
       const id = slotIds[slot];
       if (id === undefined || (filter && !filter(id))) continue;
@@ -915,6 +919,7 @@ export class LexicalIndex {
       const slot = touched[j] as number;
       const sc = acc[slot] as number;
       acc[slot] = 0;
+      if (best.size === best.k && sc < (best.scores[0] as number)) continue; // cannot enter
       if (slotIds[slot] !== undefined && marks[slot] !== stamp) best.push(sc, slot);
     }
     for (let j = 0; j < best.size; j += 1) {
@@ -931,6 +936,7 @@ export class LexicalIndex {
   private ensureScratch(postings: number): void {
     const n = Math.max(1024, this.nextSlot + (this.nextSlot >> 2));
     if (this.acc.length < this.nextSlot) this.acc = new Float64Array(n);
+    if (this.seen.length << 5 < this.nextSlot) this.seen = new Uint32Array((n >>> 5) + 1);
     if (this.marks.length < this.nextSlot) this.marks = new Uint32Array(n);
     if (this.touched.length < postings) this.touched = new Int32Array(Math.max(postings, this.touched.length * 2));
   }
@@ -975,44 +981,34 @@ export class LexicalIndex {
       ends[i] = q.end;
       weights[i] = q.weight;
     }
-    const cursor: PrunedCursor = { starts, ends, weights, prefix, fe, heap, limit, filter, theta: heap.threshold() };
-    this.visitTouched(nt, cursor);
+    const avgdl = (this.liveDocs ? this.totalLen / this.liveDocs : 1) || 1;
+    const cursor: PrunedCursor = { starts, ends, weights, prefix, fe, heap, limit, filter, theta: heap.threshold(), avgdl };
+    this.visitTouched(cursor);
     return heap.sorted();
   }
 
-  /** Visits every touched slot in increasing slot order (sorted list or dense sweep). */
-  private visitTouched(nt: number, cursor: PrunedCursor): void {
-    const { touched } = this;
-    let lo = 0x7fffffff;
-    let hi = -1;
-    for (let j = 0; j < nt; j += 1) {
-      const slot = touched[j] as number;
-      if (slot < lo) lo = slot;
-      if (slot > hi) hi = slot;
-    }
-    if (nt * 16 < hi - lo) this.visitSorted(touched.subarray(0, nt).sort(), cursor);
-    else this.visitSweep(lo, hi, cursor);
-  }
-
-  private visitSorted(order: Int32Array, cursor: PrunedCursor): void {
-    const acc = this.acc;
+  /**
+   * Visits every slot the essential lists touched, in increasing slot order (the
+   * non-essential cursors only move forward): the bitmap `accumulate` set is walked word by
+   * word, lowest bit first, and cleared on the way.
+   */
+  private visitTouched(cursor: PrunedCursor): void {
+    const { acc, seen } = this;
     const neTotal = cursor.fe > 0 ? (cursor.prefix[cursor.fe - 1] as number) : 0;
-    for (let j = 0; j < order.length; j += 1) {
-      const slot = order[j] as number;
-      const a = acc[slot] as number;
-      acc[slot] = 0;
-      if (a + neTotal > cursor.theta) this.visit(slot, a, cursor);
-    }
-  }
-
-  private visitSweep(lo: number, hi: number, cursor: PrunedCursor): void {
-    const acc = this.acc;
-    const neTotal = cursor.fe > 0 ? (cursor.prefix[cursor.fe - 1] as number) : 0;
-    for (let slot = lo; slot <= hi; slot += 1) {
-      const a = acc[slot] as number;
-      if (a === 0) continue;
-      acc[slot] = 0;
-      if (a + neTotal > cursor.theta) this.visit(slot, a, cursor);
+    const words = (this.nextSlot + 31) >>> 5;
+    for (let w = 0; w < words; w += 1) {
+      let bits = seen[w] as number;
+      if (bits === 0) continue;
+      seen[w] = 0;
+      const base = w << 5;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const slot = base + 31 - Math.clz32(low);
+        const a = acc[slot] as number;
+        acc[slot] = 0;
+        if (a + neTotal > cursor.theta) this.visit(slot, a, cursor);
+      }
     }
   }
 
@@ -1024,7 +1020,7 @@ export class LexicalIndex {
       grown.set(this.touched.subarray(0, nt));
       this.touched = grown;
     }
-    const { arena, docLen, acc, touched, k1, b } = this;
+    const { arena, docLen, acc, touched, seen, k1, b } = this;
     const avgdl = this.liveDocs ? this.totalLen / this.liveDocs : 1;
     const bl = b / (avgdl || 1);
     const base = 1 - b;
@@ -1034,7 +1030,11 @@ export class LexicalIndex {
       const slot = v >>> 8;
       const tf = v & 255;
       const cur = acc[slot] as number;
-      if (cur === 0) { touched[nt] = slot; nt += 1; }
+      if (cur === 0) {
+        touched[nt] = slot;
+        nt += 1;
+        seen[slot >>> 5] = (seen[slot >>> 5] as number) | (1 << (slot & 31));
+      }
       acc[slot] = cur + (w * tf * k1p1) / (tf + k1 * (base + bl * (docLen[slot] as number)));
     }
     return nt;
@@ -1045,11 +1045,8 @@ export class LexicalIndex {
     let score = partial;
     const { prefix, fe, starts, ends, weights } = c;
     let theta = c.theta;
-    const id = this.slotIds[slot];
-    if (id === undefined || this.marks[slot] === this.stamp) return; // dead, or already scored
     const { arena, k1, b } = this;
-    const avgdl = this.liveDocs ? this.totalLen / this.liveDocs : 1;
-    const norm = k1 * (1 - b + (b * (this.docLen[slot] as number)) / (avgdl || 1));
+    const norm = k1 * (1 - b + (b * (this.docLen[slot] as number)) / c.avgdl);
     for (let i = fe - 1; i >= 0; i -= 1) {
       if (score + (prefix[i] as number) <= theta) break;
       const end = ends[i] as number;
@@ -1064,6 +1061,9 @@ export class LexicalIndex {
       }
     }
     if (score <= theta) return;
+    // Checked only now, for the few that made it: most candidates fall short of θ first.
+    const id = this.slotIds[slot];
+    if (id === undefined || this.marks[slot] === this.stamp) return; // dead, or already scored
     if (c.filter && !c.filter(id)) return;
     c.heap.push(score, slot);
     if (c.heap.size === c.limit) {
