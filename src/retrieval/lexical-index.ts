@@ -47,7 +47,8 @@ export interface LexicalIndexOptions {
   primeBudget?: number;
   /**
    * Queries with more distinct matching terms keep only this many, those with the largest
-   * possible contribution (default 32). Short queries are unaffected.
+   * possible contribution (default 16, the size up to which feedback and context apply; a
+   * query merged with its feedback terms is cut the same way). Short queries are unaffected.
    */
   maxQueryTerms?: number;
 }
@@ -206,7 +207,7 @@ export class LexicalIndex {
     this.compactRatio = options.compactGarbageRatio ?? 0.5;
     this.taatMax = options.taatMaxPostings ?? 2_000;
     this.primeBudget = options.primeBudget ?? 4096;
-    this.maxQueryTerms = Math.max(1, options.maxQueryTerms ?? 32);
+    this.maxQueryTerms = Math.max(1, options.maxQueryTerms ?? 16);
     for (const [f, w] of Object.entries(this.fieldWeights)) {
       if (!Number.isInteger(w) || w < 0 || w > 16) throw new RangeError(`field weight for '${f}' must be an integer 0..16`);
     }

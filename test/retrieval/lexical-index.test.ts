@@ -298,6 +298,25 @@ test("pseudo-relevance feedback expands a short query", () => {
   assert.ok(!fb.includes("d"));
 });
 
+test("a query of more than 16 terms is evaluated on its 16 strongest; the cap is an option", () => {
+  // Term t01 is in 1 document, t02 in 2, … t17 in 17: with one-term documents the rarest terms
+  // can contribute most, so t17 (the most common) is the one a cap of 16 leaves out.
+  const build = (options = {}): LexicalIndex => {
+    const idx = new LexicalIndex(options);
+    for (let i = 1; i <= 17; i += 1) for (let j = 0; j < i; j += 1) idx.upsert(`d${i}-${j}`, `t${String(i).padStart(2, "0")}`);
+    return idx;
+  };
+  const query = Array.from({ length: 17 }, (_, i) => `t${String(i + 1).padStart(2, "0")}`).join(" ");
+  const capped = build().search(query, { limit: 500 });
+  assert.equal(capped.length, 153 - 17);
+  assert.ok(capped.every((h) => !h.docId.startsWith("d17-")), "the weakest term is the one left out");
+  const wider = build({ maxQueryTerms: 17 }).search(query, { limit: 500 });
+  assert.equal(wider.length, 153);
+  // A query within the cap is unaffected: the same 16 terms give the same hits either way.
+  const sixteen = query.replace(" t17", "");
+  assert.deepEqual(build().search(sixteen, { limit: 500 }), build({ maxQueryTerms: 17 }).search(sixteen, { limit: 500 }));
+});
+
 test("stats and limits", () => {
   const idx = toyIndex();
   const s = idx.stats();
