@@ -920,7 +920,7 @@ export class LexicalIndex {
       const slot = touched[j] as number;
       const sc = acc[slot] as number;
       acc[slot] = 0;
-      if (best.size === best.k && sc < (best.scores[0] as number)) continue; // cannot enter
+      if (sc < best.threshold()) continue; // cannot enter the full heap
       if (slotIds[slot] !== undefined && marks[slot] !== stamp) best.push(sc, slot);
     }
     for (let j = 0; j < best.size; j += 1) {
