@@ -9,7 +9,7 @@ import type { Learned, ScopeLearning } from './scope-state';
 import { findSimilarExecutions } from './similar-executions';
 import type { Observation } from './types';
 import { foundWorkflow, observeWorkflow, promoteByPlaybook, workflowConfidence, WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
-import type { WorkflowWriter } from './workflow-writer';
+import type { WorkflowSaver } from './workflow-writer';
 
 /**
  * Workflow distillation (contract.md §3; docs/learning.md, "Workflows"): an observation joins the
@@ -36,7 +36,7 @@ export function observationQuery(o: Observation): FamilyQuery & { text: string |
 export interface DistillDeps {
   memory: MemoryServices;
   persist: Persist;
-  writer: WorkflowWriter;
+  writer: WorkflowSaver;
   /** Called with a workflow whose family text changed (embedding refresh). */
   onWorkflowChanged?: (ref: ScopeRef, w: Learned<WorkflowSlot>) => void;
 }

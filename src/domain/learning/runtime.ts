@@ -124,6 +124,16 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
 
   /** Learns from nodes written in one scope (locally or by another process). */
   async function learn(ref: ScopeRef, state: ScopeLearning, nodes: StoredNode[], edges: MemoryEdge[], actor: string): Promise<string[]> {
+    // Several nodes at once: each workflow they change is stored once, at the end (workflow-writer.ts).
+    const batch = nodes.length > 1 ? writer.batch() : null;
+    try {
+      return await learnEach(ref, state, nodes, edges, actor, batch ? { ...distillDeps, writer: batch } : distillDeps);
+    } finally {
+      await batch?.end();
+    }
+  }
+
+  async function learnEach(ref: ScopeRef, state: ScopeLearning, nodes: StoredNode[], edges: MemoryEdge[], actor: string, deps: DistillDeps): Promise<string[]> {
     const updated: string[] = [];
     for (const n of nodes) {
       state.apply(n);
@@ -137,7 +147,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       if (!obs) continue;
       state.rememberObservation(n.id, obs);
       try {
-        for (const id of await distill(distillDeps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
+        for (const id of await distill(deps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
       } catch (err) {
         log.warn(`learning from node ${n.id} failed: ${(err as Error).message}`);
         throw err;

@@ -11,7 +11,25 @@ import { workflowConfidence, WORKFLOW_SLOT, type WorkflowSlot } from './workflow
  * end. A family observed by many concurrent writes (a busy task) then costs one store write per
  * window instead of one per execution, while a quiet one is always written through. stop()
  * flushes what is pending.
+ *
+ * A write of many nodes at once is learned as one batch (`batch()`): its observations change the
+ * in-process state as they come, and each workflow they changed is stored once, with its latest
+ * state, before the write is answered. Without it a batch whose observations fall into a few
+ * families rewrites each family's workflow once per observation (the window is shorter than the
+ * time a large batch takes to learn).
  */
+
+/** Where distillation saves a workflow change (the writer itself, or one batch of it). */
+export interface WorkflowSaver {
+  /** Returns the workflow id once the change is applied in memory (and, unless held, stored). */
+  save(ref: ScopeRef, state: ScopeLearning, id: string, slot: WorkflowSlot): Promise<string | null>;
+}
+
+/** The workflow changes of one batch, held in memory until `end()` stores each once. */
+export interface WorkflowBatch extends WorkflowSaver {
+  /** Stores every workflow the batch changed, with its state at that moment. */
+  end(): Promise<void>;
+}
 
 const WINDOW_MS = 250;
 
@@ -21,7 +39,7 @@ interface Pending {
   slot: WorkflowSlot;
 }
 
-export class WorkflowWriter {
+export class WorkflowWriter implements WorkflowSaver {
   private readonly lastWrite = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -78,6 +96,30 @@ export class WorkflowWriter {
     } catch (err) {
       this.onError(err as Error);
     }
+  }
+
+  /** A batch of changes (see the class comment). */
+  batch(): WorkflowBatch {
+    const held = new Map<string, { ref: ScopeRef; state: ScopeLearning }>();
+    return {
+      save: async (ref, state, id, slot) => {
+        if (!state.workflows.get(id)) return null;
+        state.setWorkflowSlot(id, slot);
+        held.set(id, { ref, state });
+        return id;
+      },
+      end: async () => {
+        for (const [id, { ref, state }] of held) {
+          // A change waiting for its window is part of the latest state written here.
+          this.pending.delete(id);
+          this.lastWrite.set(id, this.now());
+          await state.serial(async () => {
+            const slot = state.workflows.get(id)?.slot;
+            if (slot) await this.write(ref, state, id, slot);
+          });
+        }
+      },
+    };
   }
 
   async flush(): Promise<void> {

@@ -305,7 +305,7 @@ export class ScopedNodes {
     id: string,
     change: { set?: Record<string, unknown>; inc?: Record<string, number>; unset?: string[] },
     now: Date,
-    opts: { expectRevision?: number } = {},
+    opts: { expectRevision?: number; omit?: string[] } = {},
   ): Promise<StoredNode | null> {
     for (const key of [...Object.keys(change.set ?? {}), ...Object.keys(change.inc ?? {}), ...(change.unset ?? [])]) {
       if (key === '_id' || key === 'client_key' || key === 'seq' || key === 'revision' || key === 'content_hash') {
@@ -319,7 +319,8 @@ export class ScopedNodes {
     if (change.unset && change.unset.length > 0) update.$unset = Object.fromEntries(change.unset.map((k) => [k, '']));
     const filter: Record<string, unknown> = { _id: id };
     if (opts.expectRevision !== undefined) filter.revision = opts.expectRevision;
-    const doc = await this.nodes.findOneAndUpdate(filter as Filter<NodeDoc>, update);
+    const projection = opts.omit && opts.omit.length > 0 ? Object.fromEntries(opts.omit.map((k) => [k, 0])) : undefined;
+    const doc = await this.nodes.findOneAndUpdate(filter as Filter<NodeDoc>, update, projection ? { projection } : {});
     return doc ? toNode(doc) : null;
   }
 
