@@ -6,8 +6,9 @@ type PacksActivities = ReturnType<typeof createPacksActivities>;
 
 const acts = proxyActivities<PacksActivities>({
   startToCloseTimeout: '10 minutes',
-  // A chunk heartbeats as it goes; a worker that died mid-chunk is noticed within a minute.
-  heartbeatTimeout: '60 seconds',
+  // A chunk heartbeats as it goes (reading, then after its nodes, revisions and edges: each part
+  // is at most ~1 MB of upserts); a worker that died mid-chunk is noticed within 20 seconds.
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: ['not_found', 'invalid_request'] },
 });
 

@@ -17,11 +17,15 @@ export async function applyChunk(
   ref: ScopeRef,
   chunk: ImportChunk,
   remap: boolean,
+  /** Told as each part of the chunk is done (the import activity heartbeats with it). */
+  progress: (done: 'nodes' | 'revisions') => void = () => {},
 ): Promise<{ counts: ImportCounts; conflicts: ImportRecord['conflicts'] }> {
   const map = idMapper(remap, ref.tenant_id, ref.scope);
   const io = new ScopedNodeImport(store, ref, (a, b) => normalise(a) === normalise(b));
   const nodes = await io.putNodes((chunk.nodes as PackNode[]).map((n) => mapNode(n, map)));
+  progress('nodes');
   const revisions = await io.putRevisions((chunk.revisions as NodeRevision[]).map((r) => mapRevision(r, map)));
+  progress('revisions');
   const edges = await io.putEdges((chunk.edges as MemoryEdge[]).map((e) => mapEdge(e, map)));
   return {
     counts: {
