@@ -7,10 +7,12 @@
  *   npm test -- test/unit         only files under test/unit
  *   npm test -- --only-unit       skip starting servers and run test/unit only
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { run } from 'node:test';
+import { tap } from 'node:test/reporters';
 import { loadConfig } from '../src/config';
 import { createLog } from '../src/log';
 import { startTestServices } from '../test/helpers/services';
@@ -68,27 +70,30 @@ const scratch = mkdtempSync(join(tmpdir(), 'lore-test-'));
 const config = loadConfig({ ...process.env, LORE_DATA_DIR: scratch });
 const services = needsServers ? await startTestServices(config, log, scratch) : null;
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  LORE_BIN_DIR: config.binDir,
-  ...(services ? { LORE_TEST_MONGODB_URI: services.mongoUri, LORE_TEST_TEMPORAL_ADDRESS: services.temporalAddress } : {}),
-};
-const concurrency = process.env.LORE_TEST_CONCURRENCY ?? '2';
+// The test files run in child processes of node:test's runner, which inherit this environment
+// and this process's `--import tsx`.
+process.env.LORE_BIN_DIR = config.binDir;
+if (services) {
+  process.env.LORE_TEST_MONGODB_URI = services.mongoUri;
+  process.env.LORE_TEST_TEMPORAL_ADDRESS = services.temporalAddress;
+}
+const concurrency = Math.max(1, Number(process.env.LORE_TEST_CONCURRENCY ?? '2') || 2);
 console.error(`running ${files.length} test files (concurrency ${concurrency})${services ? ` against MongoDB ${services.mongoUri} and Temporal ${services.temporalAddress}` : ''}`);
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
-let code: number;
-const forward = (sig: NodeJS.Signals) => child.kill(sig);
-process.on('SIGINT', forward);
-process.on('SIGTERM', forward);
-try {
-  code = await new Promise<number>((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
-} finally {
+// run() keeps the order given above (`node --test <files>` would sort them by name).
+const stop = async (code: number) => {
   await services?.stop();
   rmSync(scratch, { recursive: true, force: true });
-}
-process.exit(code);
+  process.exit(code);
+};
+process.once('SIGINT', () => void stop(130));
+process.once('SIGTERM', () => void stop(143));
+let failed = false;
+const stream = run({ files: files.map((f) => join(root, f)), concurrency });
+stream.on('test:fail', () => {
+  failed = true;
+});
+const report = stream.compose(tap);
+report.pipe(process.stdout, { end: false });
+await finished(report);
+await stop(failed ? 1 : 0);

@@ -300,6 +300,7 @@ export class ScopedNodes {
   /**
    * Changes bookkeeping or runtime-owned fields of a node (tier, slots.*, feedback, access, …)
    * and gives it a new seq so every process's index sees the change. Returns null when missing.
+   * `omit`: paths left out of the returned node (a caller that just wrote a large slot has it).
    */
   async update(
     id: string,
