@@ -14,7 +14,7 @@ import { Metrics } from '../../src/http/metrics';
 import { createLog, silentLog, type Log } from '../../src/log';
 import { allCollections } from '../../src/store/collections';
 import { Database } from '../../src/store/database';
-import { startWorker, type WorkerHandle } from '../../src/worker';
+import type { WorkerHandle } from '../../src/worker';
 import { startTestServices, type TestServices } from './services';
 
 let ownServices: Promise<TestServices> | null = null;
@@ -156,6 +156,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     },
     async startWorker() {
       // One worker per test API: a second call returns it (a stray worker would keep the process alive).
+      // Loaded on first use: the worker package (bundler, protobufs) is a second or more of every
+      // test file's start-up, and most files never start a worker.
+      const { startWorker } = await import('../../src/worker');
       worker ??= await startWorker({ config, log, clock, db });
       return worker;
     },
