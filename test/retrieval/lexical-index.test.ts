@@ -193,6 +193,17 @@ test("TAAT and pruned evaluation agree with the reference, with updates, removal
     assert.deepEqual(a.map((h) => h.score.toFixed(9)), b.map((h) => h.score.toFixed(9)));
     assert.ok(a.every((h) => even(h.docId)));
   }
+  // Both paths leave their scratch clean for the next query: no accumulated score, no touched bit
+  // (a stale bit would make a later pruned visit walk slots no list of its own touched).
+  const scratch = idx as unknown as { acc: Float64Array; seen: Uint32Array };
+  for (const strategy of ["taat", "pruned"] as const) {
+    for (const q of queries) {
+      idx.searchWith(strategy, q, 7);
+      idx.searchWith(strategy, q, 7, even);
+      assert.ok(scratch.acc.every((x) => x === 0), `${strategy}: accumulator cleared after q=${q}`);
+      assert.ok(scratch.seen.every((x) => x === 0), `${strategy}: touched bits cleared after q=${q}`);
+    }
+  }
 });
 
 test("a bulk load answers like the reference, holds its postings exactly, and keeps working after", () => {
