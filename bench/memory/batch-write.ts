@@ -10,7 +10,7 @@
 // CPU per node (from /proc).
 
 import { readFileSync } from 'node:fs';
-import { makeItem } from '../retrieval/loadgen-docs';
+import { makeItem, writeSlots } from '../retrieval/loadgen-docs';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def?: string) => {
@@ -35,17 +35,7 @@ function node(i: number) {
     title: item.title,
     text_summary: item.summary,
     producer_agent_id: 'bench-agent',
-    slots: {
-      task_kind: item.taskKind,
-      language: item.lang,
-      file_path: item.srcFile,
-      test_file: item.testFile,
-      command: item.cmd,
-      tool_sequence: item.tools,
-      error_signature: item.error.slice(0, 120),
-      outcome_status: item.status,
-      run_ref: item.runId,
-    },
+    slots: writeSlots(item),
   };
 }
 

@@ -19,7 +19,7 @@ import { allCollections } from '../../src/store/collections';
 import { Database } from '../../src/store/database';
 import { NodeStore } from '../../src/store/memory/nodes';
 import { scopeRef } from '../../src/store/scope';
-import { makeItem } from '../retrieval/loadgen-docs';
+import { makeItem, writeSlots } from '../retrieval/loadgen-docs';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def?: string) => {
@@ -35,17 +35,7 @@ if (!scope) throw new Error('--scope is required (the same as loadgen --scope)')
 
 // loadgen.mjs writeBody(item) with --payload plain and the default --agent-id bench-agent.
 function writeBody(item: ReturnType<typeof makeItem>) {
-  const slots = {
-    task_kind: item.taskKind,
-    language: item.lang,
-    file_path: item.srcFile,
-    test_file: item.testFile,
-    command: item.cmd,
-    tool_sequence: item.tools,
-    error_signature: item.error.slice(0, 120),
-    outcome_status: item.status,
-    run_ref: item.runId,
-  };
+  const slots = writeSlots(item);
   return {
     tenant_id: tenant,
     scope,

@@ -198,5 +198,19 @@ function makeNlQuery(item, j) {
   return pick(rnd, templates);
 }
 
+/** The slots loadgen.mjs writes for an item (`--payload plain`). */
+function writeSlots(item: ReturnType<typeof makeItem>) {
+  return {
+    task_kind: item.taskKind,
+    language: item.lang,
+    file_path: item.srcFile,
+    test_file: item.testFile,
+    command: item.cmd,
+    tool_sequence: item.tools,
+    error_signature: item.error.slice(0, 120),
+    outcome_status: item.status,
+    run_ref: item.runId,
+  };
+}
 
-export { makeItem, makeNlQuery, mulberry32, hashSeed };
+export { makeItem, makeNlQuery, mulberry32, hashSeed, writeSlots };
