@@ -86,10 +86,16 @@ const stop = async (code: number) => {
   rmSync(scratch, { recursive: true, force: true });
   process.exit(code);
 };
-process.once('SIGINT', () => void stop(130));
-process.once('SIGTERM', () => void stop(143));
+// A signal ends the test processes (run()'s children) before the servers they use.
+const abort = new AbortController();
+const onSignal = (code: number) => () => {
+  abort.abort();
+  void stop(code);
+};
+process.once('SIGINT', onSignal(130));
+process.once('SIGTERM', onSignal(143));
 let failed = false;
-const stream = run({ files: files.map((f) => join(root, f)), concurrency });
+const stream = run({ files: files.map((f) => join(root, f)), concurrency, signal: abort.signal });
 stream.on('test:fail', () => {
   failed = true;
 });
