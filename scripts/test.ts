@@ -56,7 +56,8 @@ const rank = (f: string) => {
   return i < 0 ? LONGEST_FIRST.length : i;
 };
 
-let files = findTests(join(root, 'test')).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+// findTests lists by name and the sort is stable: files not in the list keep name order.
+let files = findTests(join(root, 'test')).sort((a, b) => rank(a) - rank(b));
 if (onlyUnit) files = files.filter((f) => f.startsWith('test/unit/'));
 if (selectors.length > 0) files = files.filter((f) => selectors.some((s) => f.startsWith(s.replace(/^\.\//, ''))));
 if (files.length === 0) {

@@ -85,14 +85,25 @@ export class WorkflowWriter implements WorkflowSaver {
     return node.id;
   }
 
+  /**
+   * Stores a workflow's latest in-memory state (`fallback` when the state no longer holds it),
+   * serial with the scope's other learning changes like any mutation. A change waiting for its
+   * window is part of that state, so it is no longer pending.
+   */
+  private async storeLatest(ref: ScopeRef, state: ScopeLearning, id: string, fallback?: WorkflowSlot): Promise<void> {
+    this.pending.delete(id);
+    this.lastWrite.set(id, this.now());
+    await state.serial(async () => {
+      const slot = state.workflows.get(id)?.slot ?? fallback;
+      if (slot) await this.write(ref, state, id, slot);
+    });
+  }
+
   private async flushOne(id: string): Promise<void> {
     const p = this.pending.get(id);
     if (!p) return;
-    this.pending.delete(id);
-    this.lastWrite.set(id, this.now());
     try {
-      // Serial with the scope's other learning changes, like any mutation.
-      await p.state.serial(() => this.write(p.ref, p.state, id, p.state.workflows.get(id)?.slot ?? p.slot));
+      await this.storeLatest(p.ref, p.state, id, p.slot);
     } catch (err) {
       this.onError(err as Error);
     }
@@ -109,15 +120,7 @@ export class WorkflowWriter implements WorkflowSaver {
         return id;
       },
       end: async () => {
-        for (const [id, { ref, state }] of held) {
-          // A change waiting for its window is part of the latest state written here.
-          this.pending.delete(id);
-          this.lastWrite.set(id, this.now());
-          await state.serial(async () => {
-            const slot = state.workflows.get(id)?.slot;
-            if (slot) await this.write(ref, state, id, slot);
-          });
-        }
+        for (const [id, { ref, state }] of held) await this.storeLatest(ref, state, id);
       },
     };
   }
