@@ -1,5 +1,6 @@
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type ActivityInboundCallsInterceptor } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type ActivityInboundCallsInterceptor, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from './config';
 import { systemClock, type Clock } from './domain/clock';
@@ -7,9 +8,15 @@ import { toApplicationFailure } from './engine/failures';
 import type { Log } from './log';
 import { allCollections } from './store/collections';
 import { Database } from './store/database';
+import { workflowBundle } from './workflow-bundle';
 
 export { WORKER_READY_MARKER } from './worker-ready';
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** This source tree's workflow bundle (cached; see workflow-bundle.ts): workers and replays use it. */
+export function currentWorkflowBundle(log: Log): Promise<WorkflowBundleOption> {
+  return workflowBundle({ workflowsPath: WORKFLOWS_PATH, root: dirname(dirname(WORKFLOWS_PATH)), log });
+}
 
 let runtimeInstalled = false;
 function installRuntime(level: Config['logLevel']): void {
@@ -36,7 +43,7 @@ export interface WorkerHandle {
   shutdown(): Promise<void>;
 }
 
-/** Connects, bundles workflows, registers activities and starts polling the task queue. */
+/** Connects, bundles workflows (or takes the cached bundle), registers activities and starts polling the task queue. */
 export async function startWorker(opts: { config: Config; log: Log; clock?: Clock; db?: Database }): Promise<WorkerHandle> {
   const { config, log } = opts;
   const address = config.temporal.address;
@@ -46,15 +53,11 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
   const db = opts.db ?? (await Database.connect(config.mongo.uri, config.mongo.database));
   await db.ensureIndexes(allCollections);
   const connection = await NativeConnection.connect({ address });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    logger: { trace() {}, debug() {}, info() {}, log() {}, warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) },
-  });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowBundle,
+    workflowBundle: await currentWorkflowBundle(log),
     activities: createActivities({ config, db, clock: opts.clock ?? systemClock, log: log.child('activity') }),
     interceptors: { activity: [() => ({ inbound: new LoreErrorInterceptor() })] },
     shutdownGraceTime: '10s',

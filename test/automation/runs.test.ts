@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../../src/worker';
+import { currentWorkflowBundle } from '../../src/worker';
+import { silentLog } from '../../src/log';
 import { SA } from '../../workflows/search-attributes';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
@@ -289,7 +290,7 @@ describe('determinism', () => {
     for (const workflowId of finished) {
       const history = await api.engine.client.workflow.getHandle(workflowId).fetchHistory();
       // Throws DeterminismViolationError when the code no longer matches what the history recorded.
-      await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, workflowId);
+      await Worker.runReplayHistory({ workflowBundle: await currentWorkflowBundle(silentLog) }, history, workflowId);
     }
   });
 });

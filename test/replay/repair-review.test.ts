@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../../src/worker';
+import { currentWorkflowBundle } from '../../src/worker';
+import { silentLog } from '../../src/log';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
 import { compile, getRun, ok, recordRun } from './helpers';
@@ -175,7 +176,7 @@ describe('repair and review', () => {
     const r = await run({});
     for (const workflowId of [sv.workflow_id, r.workflow_id]) {
       const history = await api.engine.client.workflow.getHandle(workflowId).fetchHistory();
-      await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, workflowId);
+      await Worker.runReplayHistory({ workflowBundle: await currentWorkflowBundle(silentLog) }, history, workflowId);
     }
   });
 });
