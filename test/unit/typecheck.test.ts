@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The tests run through tsx, which strips types without checking them, so a type error in src/,
+ * The tests run transpiled by esbuild, which strips types without checking them, so a type error in src/,
  * test/, bench/ or scripts/ would pass every other test. This one runs the compiler over the
  * whole project (tsconfig.json, no output) and fails with its diagnostics.
  */
