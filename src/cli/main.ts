@@ -8,6 +8,7 @@ const HELP = `lore — local-first continuity runtime for AI agents
 Usage:
   lore start [--role all|api|worker]   start Lore (default role: all)
   lore doctor                          check Node, Go, Java, binaries, ports and the data dir
+  lore prepare                         build the worker's workflow bundle ahead (the Docker image does)
   lore version                         print the version
   lore help                            this text
 
@@ -55,6 +56,13 @@ async function main(argv: string[]): Promise<void> {
     case 'doctor': {
       const ok = await runDoctor(process.env);
       process.exit(ok ? 0 : 1);
+    }
+    case 'prepare': {
+      // bin/lore.mjs has transpiled the sources by now; the bundle is the other start-up build.
+      const { currentWorkflowBundle } = await import('../worker');
+      const bundle = await currentWorkflowBundle(createLog('warn', 'lore'));
+      process.stdout.write('codePath' in bundle ? `workflow bundle: ${bundle.codePath}\n` : 'workflow bundle: built (the cache directory is not writable)\n');
+      return;
     }
     case 'version':
     case '--version':

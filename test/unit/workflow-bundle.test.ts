@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -67,5 +68,15 @@ describe('workflow bundle cache', () => {
     } finally {
       rmSync(join(root, 'node_modules', '.cache'), { force: true });
     }
+  });
+});
+
+describe('lore prepare', () => {
+  it('leaves this tree\'s bundle where a starting worker looks for it', () => {
+    const r = spawnSync(process.execPath, [join(repo, 'bin/lore.mjs'), 'prepare'], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const expected = join(realpathSync(join(repo, 'node_modules')), '.cache', 'lore', 'workflow-bundles', `${workflowBundleKey(repo.replace(/\/$/, ''))}.js`);
+    assert.equal(r.stdout.trim(), `workflow bundle: ${expected}`);
+    assert.ok(readFileSync(expected, 'utf8').includes('automationRunWorkflow'), 'Lore\'s workflows are in it');
   });
 });
