@@ -7,3 +7,6 @@ export function transpiled(opts: {
   /** Directory name under node_modules/.cache. */
   cacheName: string;
 }): Promise<string>;
+
+/** Every .ts source under `dirs` of `root` (relative, '/'-separated, sorted; no .d.ts, no node_modules). */
+export function listSources(root: string, dirs: string[]): string[];

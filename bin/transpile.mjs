@@ -12,8 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const KEEP_OTHER_BUILDS = 4;
 const BUILD_NAME = /^[0-9a-f]{20}$/;
 
-/** Every .ts source under `dirs` of `root` (relative, '/'-separated, sorted). */
-function listSources(root, dirs) {
+/** Every .ts source under `dirs` of `root` (relative, '/'-separated, sorted; no .d.ts, no node_modules). */
+export function listSources(root, dirs) {
   const out = [];
   const walk = (rel) => {
     for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {

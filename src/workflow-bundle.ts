@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import { listSources } from '../bin/transpile.mjs';
 import type { Log } from './log';
 
 /**
@@ -29,20 +30,6 @@ export interface WorkflowBundleSource {
   log: Log;
 }
 
-function listSources(root: string): string[] {
-  const out: string[] = [];
-  const walk = (rel: string): void => {
-    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-      const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (e.name !== 'node_modules') walk(r);
-      } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(r);
-    }
-  };
-  for (const d of SOURCE_DIRS) if (fs.existsSync(path.join(root, d))) walk(d);
-  return out.sort();
-}
-
 /** The cache key: a hash of everything the bundle is made of. */
 export function workflowBundleKey(root: string): string {
   const h = createHash('sha256');
@@ -53,7 +40,7 @@ export function workflowBundleKey(root: string): string {
     h.update(`\0${f}\0`);
     if (fs.existsSync(p)) h.update(fs.readFileSync(p));
   }
-  for (const s of listSources(root)) h.update(`\0${s}\0`).update(fs.readFileSync(path.join(root, s)));
+  for (const s of listSources(root, SOURCE_DIRS)) h.update(`\0${s}\0`).update(fs.readFileSync(path.join(root, s)));
   return h.digest('hex').slice(0, 20);
 }
 
@@ -65,7 +52,10 @@ function bundle(src: WorkflowBundleSource): Promise<{ code: string }> {
   });
 }
 
-/** The bundle for this source tree: from the cache when it is there, else built (and cached). */
+/**
+ * The bundle for this source tree: the cached file (built and written first when missing), or the
+ * code itself when the cache cannot be written.
+ */
 export async function workflowBundle(src: WorkflowBundleSource): Promise<WorkflowBundleOption> {
   let dir: string;
   let file: string;
@@ -92,10 +82,11 @@ export async function workflowBundle(src: WorkflowBundleSource): Promise<Workflo
     fs.writeFileSync(tmp, built.code);
     fs.renameSync(tmp, file); // atomic: a concurrent start sees the whole file or none
     prune(dir, path.basename(file));
+    return { codePath: file };
   } catch (err) {
     src.log.debug(`workflow bundle: not cached (${(err as Error).message})`);
+    return built;
   }
-  return built;
 }
 
 /** Removes all but the most recently used few other bundles (and leftovers of interrupted writes). */

@@ -45,18 +45,27 @@ describe('workflow bundle cache', () => {
   });
 
   it('the first start bundles and caches; the next one loads the cached file; a changed source bundles anew', async () => {
-    const first = await workflowBundle({ workflowsPath, root, log: silentLog });
-    assert.ok('code' in first && first.code.includes('hello'), 'built in this process');
     const cached = join(cacheDir, `${workflowBundleKey(root)}.js`);
-    assert.equal(readFileSync(cached, 'utf8'), first.code, 'written to the cache under its key');
+    assert.ok(!existsSync(cached));
+    const first = await workflowBundle({ workflowsPath, root, log: silentLog });
+    assert.deepEqual(first, { codePath: cached }, 'built, then written to the cache under its key');
+    const code = readFileSync(cached, 'utf8');
+    assert.ok(code.includes('hello'));
 
+    // A second start takes the file as it is: a marker written into it is still there.
+    writeFileSync(cached, `${code}\n// not rebuilt\n`);
     const second = await workflowBundle({ workflowsPath, root, log: silentLog });
-    assert.deepEqual(second, { codePath: cached }, 'the cached file, not a new bundle');
+    assert.deepEqual(second, { codePath: cached });
+    assert.ok(readFileSync(cached, 'utf8').endsWith('// not rebuilt\n'), 'the cached file, not a new bundle');
 
     writeFileSync(join(root, 'src', 'greeting.ts'), "export const greeting = (name: string): string => `good day ${name}`;\n");
     const third = await workflowBundle({ workflowsPath, root, log: silentLog });
-    assert.ok('code' in third && third.code.includes('good day') && !third.code.includes('`hello'), 'the changed source, bundled');
-    assert.deepEqual(readdirSync(cacheDir).filter((f) => !f.startsWith('.')).sort(), [`${workflowBundleKey(root)}.js`, `${cached.split('/').pop()}`].sort(), 'both bundles kept, no temporary file left');
+    const changed = join(cacheDir, `${workflowBundleKey(root)}.js`);
+    assert.notEqual(changed, cached);
+    assert.deepEqual(third, { codePath: changed });
+    const text = readFileSync(changed, 'utf8');
+    assert.ok(text.includes('good day') && !text.includes('`hello'), 'the changed source, bundled');
+    assert.deepEqual(readdirSync(cacheDir).sort(), [changed, cached].map((f) => f.split('/').pop()).sort(), 'both bundles kept, no temporary file left');
   });
 
   it('with a cache that cannot be written, the bundle is still built', async () => {
