@@ -33,12 +33,6 @@ function findTests(dir: string): string[] {
   return out.sort();
 }
 
-/**
- * The longest files (30–90 s each on a 2-core machine, mostly waiting on real processes and
- * Temporal) start first, so the runner's lanes finish close together instead of one of them
- * running a long file alone at the end. Only an ordering hint: a file missing here runs in name
- * order after these.
- */
 /** execArgv without `--import tsx` (either spelling). */
 function withoutTsx(argv: string[]): string[] {
   const out: string[] = [];
@@ -50,6 +44,12 @@ function withoutTsx(argv: string[]): string[] {
   return out;
 }
 
+/**
+ * The longest files (30–90 s each on a 2-core machine, mostly waiting on real processes and
+ * Temporal) start first, so the runner's lanes finish close together instead of one of them
+ * running a long file alone at the end. Only an ordering hint: a file missing here runs in name
+ * order after these.
+ */
 const LONGEST_FIRST = [
   'test/automation/parallel.test.ts',
   'test/automation/playbooks.test.ts',
