@@ -10,6 +10,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { run } from 'node:test';
 import { tap } from 'node:test/reporters';
@@ -118,7 +119,15 @@ const stream = run({ files: files.map((f) => join(built, f.replace(/\.ts$/, '.mj
 stream.on('test:fail', () => {
   failed = true;
 });
-const report = stream.compose(tap);
+// A file that fails as a whole is reported by its path: the transpiled copy's, named back here as
+// the source file (stack traces and test locations already are, through the source maps).
+const builtFile = new RegExp(`${built.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^\\s'"]+?)\\.mjs\\b`, 'g');
+const toSources = new Transform({
+  transform(chunk, _encoding, done) {
+    done(null, String(chunk).replace(builtFile, (_m, rel: string) => join(root, `${rel}.ts`)));
+  },
+});
+const report = stream.compose(tap).pipe(toSources);
 report.pipe(process.stdout, { end: false });
 await finished(report);
 await stop(failed ? 1 : 0);
