@@ -2,7 +2,7 @@
 // per source file, with its source map, into <root>/node_modules/.cache/<cacheName>/<hash>/, the hash
 // covering everything the output depends on. A tree already transpiled is used as it is.
 // bin/lore.mjs runs Lore this way (src, activities, workflows); `npm test` runs the test files this
-// way too (the same plus test/), so neither needs a transpiler loaded at run time.
+// way too (the same plus scripts/ and test/), so neither needs a transpiler loaded at run time.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
