@@ -85,7 +85,7 @@ const config = loadConfig({ ...process.env, LORE_DATA_DIR: scratch });
 const services = needsServers ? await startTestServices(config, log, scratch) : null;
 
 // The test files run in child processes of node:test's runner, which inherit this environment
-// and this process's `--import tsx`.
+// (and this process's execArgv, set below).
 process.env.LORE_BIN_DIR = config.binDir;
 if (services) {
   process.env.LORE_TEST_MONGODB_URI = services.mongoUri;

@@ -287,10 +287,11 @@ describe('no run stays open', () => {
 describe('determinism', () => {
   it('the recorded histories (signals, cancellation, failures) replay against the current workflow code', async () => {
     assert.ok(finished.length >= 3, 'earlier tests recorded runs to replay');
+    const workflowBundle = await currentWorkflowBundle(silentLog); // one bundle for every history
     for (const workflowId of finished) {
       const history = await api.engine.client.workflow.getHandle(workflowId).fetchHistory();
       // Throws DeterminismViolationError when the code no longer matches what the history recorded.
-      await Worker.runReplayHistory({ workflowBundle: await currentWorkflowBundle(silentLog) }, history, workflowId);
+      await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
     }
   });
 });

@@ -174,9 +174,10 @@ describe('repair and review', () => {
   it('the recorded histories replay deterministically with the current workflow code', async () => {
     const sv = (await get(2)).playbook.shadow_validation;
     const r = await run({});
+    const workflowBundle = await currentWorkflowBundle(silentLog); // one bundle for every history
     for (const workflowId of [sv.workflow_id, r.workflow_id]) {
       const history = await api.engine.client.workflow.getHandle(workflowId).fetchHistory();
-      await Worker.runReplayHistory({ workflowBundle: await currentWorkflowBundle(silentLog) }, history, workflowId);
+      await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
     }
   });
 });
