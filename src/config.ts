@@ -38,6 +38,8 @@ export interface Config {
     readonly uri: string | null;
     readonly database: string;
     readonly localPort: number;
+    /** Hot reads over plain OP_MSG when the connection string allows (store/wire-reads.ts). */
+    readonly wireReads: 'auto' | 'off';
   };
   readonly embeddings: {
     readonly provider: EmbeddingsProvider;
@@ -214,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       uri: optional('MONGODB_URI'),
       database: read('MONGODB_DB', z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 chars of [A-Za-z0-9_-]'), 'lore'),
       localPort: read('LORE_MONGO_PORT', port('LORE_MONGO_PORT'), '27018'),
+      wireReads: read('LORE_MONGO_WIRE_READS', z.enum(['auto', 'off'], { error: 'LORE_MONGO_WIRE_READS must be auto or off' }), 'auto'),
     },
     embeddings: {
       provider: embeddingsProvider,

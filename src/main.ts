@@ -115,7 +115,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
       temporalMode = 'local';
     }
 
-    const db = await retry('MongoDB', () => Database.connect(mongoUri!, config.mongo.database), 30_000, log);
+    const db = await retry('MongoDB', () => Database.connect(mongoUri!, config.mongo.database, { wireReads: config.mongo.wireReads }), 30_000, log);
     cleanups.push(() => db.close());
     await db.ensureIndexes(allCollections);
 

@@ -50,7 +50,7 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
   if (!address || !config.mongo.uri) throw new Error('the worker needs TEMPORAL_ADDRESS and MONGODB_URI');
   installRuntime(config.logLevel);
   const ownDb = !opts.db;
-  const db = opts.db ?? (await Database.connect(config.mongo.uri, config.mongo.database));
+  const db = opts.db ?? (await Database.connect(config.mongo.uri, config.mongo.database, { wireReads: config.mongo.wireReads }));
   await db.ensureIndexes(allCollections);
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({

@@ -1,6 +1,7 @@
-import { MongoClient, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document, type Filter, type IndexDescription } from 'mongodb';
 import { ScopedCollection, type Scoped } from './scoped-collection';
 import type { ScopeRef } from './scope';
+import { WireReads, wireReadsTarget, type WireFind, type WireReadsStats } from './wire-reads';
 
 export interface CollectionSpec {
   name: string;
@@ -15,13 +16,25 @@ export { isDuplicateKey } from './mongo-errors';
  * The MongoDB connection and the collection registry. Store modules declare their collections
  * and indexes with defineCollection(); ensureIndexes() creates them all at start.
  */
+export interface ConnectOptions {
+  /**
+   * Hot reads over plain OP_MSG (wire-reads.ts): `auto` (default) uses them when the connection
+   * string allows (one host, no credentials, no options but directConnection=true); `off` never.
+   */
+  wireReads?: 'auto' | 'off';
+}
+
 export class Database {
+  /** Reads that fell back to the driver after the wire read failed (diagnostics, tests). */
+  wireFallbacks = 0;
+
   private constructor(
     readonly client: MongoClient,
     readonly db: Db,
+    private readonly wire: WireReads | null,
   ) {}
 
-  static async connect(uri: string, database: string): Promise<Database> {
+  static async connect(uri: string, database: string, opts: ConnectOptions = {}): Promise<Database> {
     const client = new MongoClient(uri, {
       maxPoolSize: 32,
       serverSelectionTimeoutMS: 10_000,
@@ -30,7 +43,32 @@ export class Database {
       appName: 'lore',
     });
     await client.connect();
-    return new Database(client, client.db(database));
+    const target = opts.wireReads === 'off' ? null : wireReadsTarget(uri);
+    return new Database(client, client.db(database), target ? new WireReads(target, database) : null);
+  }
+
+  /** The wire reads' counters, or null when hot reads go through the driver (see ConnectOptions). */
+  get wireReads(): WireReadsStats | null {
+    return this.wire?.stats ?? null;
+  }
+
+  /**
+   * A read-only query's documents, for the hot paths: through the wire reads when they are on,
+   * through the driver when they are off or the wire read failed (the driver then answers or
+   * fails as usual). `T` is the stored document's shape.
+   */
+  async findAll<T extends Document>(spec: CollectionSpec, q: WireFind): Promise<T[]> {
+    if (this.wire) {
+      try {
+        return await this.wire.find<T>(spec.name, q);
+      } catch {
+        this.wireFallbacks += 1;
+      }
+    }
+    let cursor = this.db.collection<T>(spec.name).find(q.filter as Filter<T>, q.projection ? { projection: q.projection } : {});
+    if (q.sort) cursor = cursor.sort(q.sort);
+    if (q.limit !== undefined && q.limit > 0) cursor = cursor.limit(q.limit);
+    return (await cursor.toArray()) as T[];
   }
 
   /** The raw collection, for store modules only (never exported past store/). */
@@ -56,6 +94,7 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    this.wire?.close();
     await this.client.close();
   }
 }

@@ -104,7 +104,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   });
   const log = opts.log ?? (process.env.LORE_TEST_LOG ? createLog('debug', 'test') : silentLog);
   const clock = opts.clock ?? new ManualClock('2026-01-01T00:00:00.000Z');
-  const db = await Database.connect(config.mongo.uri!, config.mongo.database);
+  const db = await Database.connect(config.mongo.uri!, config.mongo.database, { wireReads: config.mongo.wireReads });
   await db.ensureIndexes(allCollections);
   const metrics = new Metrics();
   const engine = await TemporalEngine.connect({

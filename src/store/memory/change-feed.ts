@@ -16,6 +16,8 @@ export const INDEX_PROJECTION = {
 
 const SEQ_PROJECTION = { _id: 1, seq: 1, tenant_id: 1, scope: 1 } as const;
 
+type ScopedNodeDoc = NodeDoc & { tenant_id: string; scope: string };
+
 /** Where a change is: enough for catch-up to decide whether it must load the node. */
 export interface SeqRef {
   id: string;
@@ -49,33 +51,22 @@ export async function changesAt(db: Database, seqs: number[]): Promise<StoredNod
 
 /** {id, seq, tenant_id, scope} of nodes changed after `afterSeq`, in seq order: what catch-up checks before loading anything. */
 export async function seqsSince(db: Database, afterSeq: number, limit: number): Promise<SeqRef[]> {
-  const docs = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $gt: afterSeq } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, { projection: SEQ_PROJECTION })
-    .sort({ seq: 1 })
-    .limit(limit)
-    .toArray();
+  const docs = await db.findAll<ScopedNodeDoc>(nodesCollection, { filter: { seq: { $gt: afterSeq } }, projection: SEQ_PROJECTION, sort: { seq: 1 }, limit });
   return docs.map((d) => ({ id: d._id, seq: d.seq, tenant_id: d.tenant_id, scope: d.scope }));
 }
 
 /** {id, seq, tenant_id, scope} of nodes whose current seq is one of `seqs`. */
 export async function seqsAt(db: Database, seqs: number[]): Promise<SeqRef[]> {
   if (seqs.length === 0) return [];
-  const docs = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $in: seqs } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, { projection: SEQ_PROJECTION })
-    .toArray();
+  const docs = await db.findAll<ScopedNodeDoc>(nodesCollection, { filter: { seq: { $in: seqs } }, projection: SEQ_PROJECTION });
   return docs.map((d) => ({ id: d._id, seq: d.seq, tenant_id: d.tenant_id, scope: d.scope }));
 }
 
 /** Nodes of any scope by id (exact _id lookups), for applying changes found by seqsSince/seqsAt. */
 export async function byIds(db: Database, ids: string[], projection?: Record<string, 1>): Promise<StoredNode[]> {
   if (ids.length === 0) return [];
-  const docs = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ _id: { $in: ids } } as Filter<NodeDoc & { tenant_id: string; scope: string }>, projection ? { projection } : {})
-    .toArray();
-  return docs.map((d) => toNode(d as NodeDoc & { tenant_id: string; scope: string }));
+  const docs = await db.findAll<ScopedNodeDoc>(nodesCollection, { filter: { _id: { $in: ids } }, projection });
+  return docs.map(toNode);
 }
 
 /**

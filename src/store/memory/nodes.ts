@@ -6,7 +6,7 @@ import { uuidv7 } from '../../domain/ids';
 import { type Database, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
-import { SeqAllocator } from './sequence';
+import { SeqAllocator, countersCollection } from './sequence';
 import * as feed from './change-feed';
 import type { IndexedNodeFields, SeqRef } from './change-feed';
 import { DuplicateNodeKey, InsertCombiner, type StampedDoc } from './insert-combiner';
@@ -494,7 +494,7 @@ export class NodeStore {
 
   /** The highest seq handed out so far (0 when none). */
   async currentSeq(): Promise<number> {
-    const doc = await this.db.db.collection<{ _id: string; value: number }>('counters').findOne({ _id: 'nodes' });
+    const [doc] = await this.db.findAll<{ _id: string; value: number }>(countersCollection, { filter: { _id: 'nodes' }, limit: 1 });
     return doc?.value ?? 0;
   }
 }
