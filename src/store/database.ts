@@ -12,10 +12,6 @@ export interface CollectionSpec {
 /** Duplicate key on a unique index (insert or upsert race). */
 export { isDuplicateKey } from './mongo-errors';
 
-/**
- * The MongoDB connection and the collection registry. Store modules declare their collections
- * and indexes with defineCollection(); ensureIndexes() creates them all at start.
- */
 export interface ConnectOptions {
   /**
    * Hot reads over plain OP_MSG (wire-reads.ts): `auto` (default) uses them when the connection
@@ -24,6 +20,10 @@ export interface ConnectOptions {
   wireReads?: 'auto' | 'off';
 }
 
+/**
+ * The MongoDB connection and the collection registry. Store modules declare their collections
+ * and indexes with defineCollection(); ensureIndexes() creates them all at start.
+ */
 export class Database {
   /** Reads that fell back to the driver after the wire read failed (diagnostics, tests). */
   wireFallbacks = 0;
