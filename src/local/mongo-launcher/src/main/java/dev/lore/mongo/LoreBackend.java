@@ -32,7 +32,8 @@ import io.netty.channel.Channel;
  *       + {@code $group {_id: 1, n: {$sum: 1}}}) through the indexed query path instead of a full scan;</li>
  *   <li>pins the store version each command reads, so MVStore never frees a chunk a running read
  *       may still load (see {@link #handleCommand});</li>
- *   <li>{@code loreStatus}: group-commit statistics.</li>
+ *   <li>{@code loreStatus}: group-commit statistics, and how many documents were read with only the
+ *   fields a query needs ({@code partialDecodes}).</li>
  * </ul>
  */
 final class LoreBackend extends H2Backend {
@@ -168,6 +169,10 @@ final class LoreBackend extends H2Backend {
         if (c != null) {
             response.put("groupCommit", c.stats());
         }
+        Document partial = new Document();
+        partial.put("documents", Long.valueOf(StoreTypes.PARTIAL_DECODES.sum()));
+        partial.put("decodedWhole", Long.valueOf(StoreTypes.PARTIAL_FALLBACKS.sum()));
+        response.put("partialDecodes", partial);
         Utils.markOkay(response);
         return response;
     }

@@ -2,11 +2,15 @@ package dev.lore.mongo;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -89,6 +93,80 @@ final class LoreCollection extends H2Collection {
         return stored == null ? null : stored.document();
     }
 
+    /**
+     * Upstream's path for queries a unique index answers (recall's {@code _id $in} loads): the same,
+     * but decoding only the fields the query needs when it has a plain inclusion projection.
+     */
+    @Override
+    protected QueryResult matchDocuments(Document query, Iterable<Object> positions, Document orderBy, int numberToSkip, int limit,
+                                         int batchSize, Document fieldSelector) {
+        Set<String> needed = fieldsNeeded(query, orderBy, fieldSelector);
+        if (needed == null) {
+            return super.matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+        }
+        Stream<Document> documents = StreamSupport.stream(positions.spliterator(), false).map(position -> getFields(position, needed));
+        return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    /** At least the named top-level fields of the document at {@code position}. */
+    private Document getFields(Object position, Set<String> fields) {
+        StoredDocument stored = dataMap.get(position);
+        return stored == null ? null : stored.fields(fields);
+    }
+
+    /**
+     * The top-level fields a query answered with an inclusion projection of plain paths reads: the
+     * projected ones, the id, those the filter names (inside $and, $or and $nor too) and those it
+     * sorts by. Null when every field must be decoded: no such projection, or a filter operator
+     * that may read any field ($where, $expr, $text, ...). Recall loads its hits this way; their
+     * unprojected fields (slots, extraction) were most of the server's decoding.
+     */
+    private Set<String> fieldsNeeded(Document query, Document orderBy, Document fieldSelector) {
+        if (PathProjection.of(fieldSelector, getIdField()) == null) {
+            return null;
+        }
+        Set<String> fields = new HashSet<>();
+        if (getIdField() != null) {
+            fields.add(getIdField());
+        }
+        for (String key : fieldSelector.keySet()) {
+            fields.add(firstSegment(key));
+        }
+        if (orderBy != null) {
+            for (String key : orderBy.keySet()) {
+                if (key.startsWith("$")) {
+                    return null;
+                }
+                fields.add(firstSegment(key));
+            }
+        }
+        return query == null || addFilterFields(query, fields) ? fields : null;
+    }
+
+    private static boolean addFilterFields(Document filter, Set<String> fields) {
+        for (Map.Entry<String, Object> e : filter.entrySet()) {
+            String key = e.getKey();
+            if (!key.startsWith("$")) {
+                fields.add(firstSegment(key));
+                continue;
+            }
+            if (!(key.equals("$and") || key.equals("$or") || key.equals("$nor")) || !(e.getValue() instanceof List)) {
+                return false;
+            }
+            for (Object clause : (List<?>) e.getValue()) {
+                if (!(clause instanceof Document) || !addFilterFields((Document) clause, fields)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static String firstSegment(String path) {
+        int dot = path.indexOf('.');
+        return dot < 0 ? path : path.substring(0, dot);
+    }
+
     @Override
     protected void removeDocument(Object position) {
         StoredDocument removed = dataMap.remove(position);
@@ -137,8 +215,10 @@ final class LoreCollection extends H2Collection {
                                          Document fieldSelector) {
         QueryPlanner.Plan plan = QueryPlanner.plan(getIndexes(), query, orderBy, limit);
         if (plan != null) {
+            Set<String> needed = fieldsNeeded(query, orderBy, fieldSelector);
+            Function<Object, Document> load = needed == null ? this::getDocument : position -> getFields(position, needed);
             Stream<Document> documents = StreamSupport.stream(plan.positions().spliterator(), false)
-                .map(this::getDocument)
+                .map(load)
                 .filter(Objects::nonNull);
             Comparator<Document> comparator = plan.providesOrder() ? null : deriveComparator(orderBy);
             return matchDocumentsFromStream(query, documents, numberToSkip, limit, batchSize, comparator, fieldSelector);

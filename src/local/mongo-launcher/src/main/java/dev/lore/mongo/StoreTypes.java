@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.WriteBuffer;
@@ -73,6 +75,91 @@ final class StoreTypes {
 
     static Document decode(byte[] bson) {
         return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bson));
+    }
+
+    /**
+     * Only the named top-level fields of a stored document, in stored order, each decoded as
+     * {@link #decode} would; the other fields are stepped over by their BSON lengths, without
+     * building their values. Null when the document holds a type this cannot step over (the
+     * caller then decodes it whole).
+     */
+    static Document decodeFields(byte[] bson, Set<String> fields) {
+        ByteBuf buf = Unpooled.wrappedBuffer(bson);
+        buf.skipBytes(4); // the length: the stored bytes are one whole document
+        Document document = new Document();
+        for (;;) {
+            byte type = buf.readByte();
+            if (type == 0) {
+                if (buf.isReadable()) {
+                    break; // a terminator before the end: the walk lost its place
+                }
+                PARTIAL_DECODES.increment();
+                return document;
+            }
+            String key = BsonDecoder.decodeCString(buf);
+            if (fields.contains(key)) {
+                document.put(key, BsonDecoder.decodeValue(type, buf));
+            } else if (!skipValue(type, buf)) {
+                break;
+            }
+        }
+        PARTIAL_FALLBACKS.increment();
+        return null;
+    }
+
+    /** Documents read through {@link #decodeFields}, and those it handed back to a whole decode (loreStatus). */
+    static final LongAdder PARTIAL_DECODES = new LongAdder();
+    static final LongAdder PARTIAL_FALLBACKS = new LongAdder();
+
+    /** Steps over one value of the given BSON type; false for a type it does not know. */
+    private static boolean skipValue(byte type, ByteBuf buf) {
+        switch (type) {
+            case 0x01: // double
+            case 0x09: // UTC datetime
+            case 0x11: // timestamp
+            case 0x12: // int64
+                buf.skipBytes(8);
+                return true;
+            case 0x02: // string
+            case 0x0D: // JavaScript code
+            case 0x0E: // symbol
+                buf.skipBytes(buf.readIntLE());
+                return true;
+            case 0x03: // document
+            case 0x04: // array
+            case 0x0F: // code with scope
+                buf.skipBytes(buf.getIntLE(buf.readerIndex())); // the length counts itself
+                return true;
+            case 0x05: // binary: length, subtype, bytes
+                buf.skipBytes(buf.readIntLE() + 1);
+                return true;
+            case 0x06: // undefined
+            case 0x0A: // null
+            case 0x7F: // max key
+            case (byte) 0xFF: // min key
+                return true;
+            case 0x07: // ObjectId
+                buf.skipBytes(12);
+                return true;
+            case 0x08: // boolean
+                buf.skipBytes(1);
+                return true;
+            case 0x10: // int32
+                buf.skipBytes(4);
+                return true;
+            case 0x13: // decimal128
+                buf.skipBytes(16);
+                return true;
+            case 0x0B: // regular expression: pattern and options, two C strings
+                buf.skipBytes(buf.bytesBefore((byte) 0) + 1);
+                buf.skipBytes(buf.bytesBefore((byte) 0) + 1);
+                return true;
+            case 0x0C: // DBPointer: string, ObjectId
+                buf.skipBytes(buf.readIntLE() + 12);
+                return true;
+            default:
+                return false;
+        }
     }
 
     /** Length of the BSON document at the buffer's position (its little-endian length prefix). */

@@ -1,5 +1,7 @@
 package dev.lore.mongo;
 
+import java.util.Set;
+
 import de.bwaldvogel.mongo.bson.Document;
 
 /**
@@ -43,6 +45,19 @@ final class StoredDocument {
             decoded = d;
         }
         return d;
+    }
+
+    /**
+     * At least the named top-level fields: the whole document when it is decoded already, else only
+     * those fields (not kept: the next reader may need others).
+     */
+    Document fields(Set<String> names) {
+        Document d = decoded;
+        if (d != null) {
+            return d;
+        }
+        Document partial = StoreTypes.decodeFields(bson, names);
+        return partial != null ? partial : document();
     }
 
     /** Size of the BSON, what MongoDB reports as a document's data size. */
