@@ -80,28 +80,32 @@ final class StoreTypes {
     /**
      * Only the named top-level fields of a stored document, in stored order, each decoded as
      * {@link #decode} would; the other fields are stepped over by their BSON lengths, without
-     * building their values. Null when the document holds a type this cannot step over (the
-     * caller then decodes it whole).
+     * building their values. Null when the document holds a type this cannot step over, or the walk
+     * does not end exactly at the document's end (the caller then decodes it whole).
      */
     static Document decodeFields(byte[] bson, Set<String> fields) {
         ByteBuf buf = Unpooled.wrappedBuffer(bson);
         buf.skipBytes(4); // the length: the stored bytes are one whole document
         Document document = new Document();
-        for (;;) {
-            byte type = buf.readByte();
-            if (type == 0) {
-                if (buf.isReadable()) {
-                    break; // a terminator before the end: the walk lost its place
+        try {
+            for (;;) {
+                byte type = buf.readByte();
+                if (type == 0) {
+                    if (buf.isReadable()) {
+                        break; // a terminator before the end: the walk lost its place
+                    }
+                    PARTIAL_DECODES.increment();
+                    return document;
                 }
-                PARTIAL_DECODES.increment();
-                return document;
+                String key = BsonDecoder.decodeCString(buf);
+                if (fields.contains(key)) {
+                    document.put(key, BsonDecoder.decodeValue(type, buf));
+                } else if (!skipValue(type, buf)) {
+                    break;
+                }
             }
-            String key = BsonDecoder.decodeCString(buf);
-            if (fields.contains(key)) {
-                document.put(key, BsonDecoder.decodeValue(type, buf));
-            } else if (!skipValue(type, buf)) {
-                break;
-            }
+        } catch (RuntimeException e) {
+            // a length that leads past the end, or a value upstream cannot decode: decode it whole
         }
         PARTIAL_FALLBACKS.increment();
         return null;
