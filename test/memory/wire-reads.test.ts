@@ -215,6 +215,7 @@ describe('wire reads against the MongoDB-compatible server', () => {
       );
       const ids = [made[2]!.id, 'missing', made[0]!.id];
       const requestsBefore = db.wireReads!.requests;
+      const fallbacksBefore = db.wireFallbacks;
       const viaWire = await on.getManyFields(ids, ['title', 'text', 'created_at']);
       assert.ok(db.wireReads!.requests > requestsBefore, 'the load went over the wire reads');
       const viaDriver = await new NodeStore(off).in(ref).getManyFields(ids, ['title', 'text', 'created_at']);
@@ -223,7 +224,13 @@ describe('wire reads against the MongoDB-compatible server', () => {
         viaWire.map((n) => n.text),
         ['wire node 3', 'wire node 1'],
       );
-      assert.equal(await new NodeStore(db).currentSeq(), await new NodeStore(off).currentSeq());
+      const seq = await new NodeStore(db).currentSeq();
+      assert.ok(seq > 0, 'the inserts took seqs');
+      assert.equal(seq, await new NodeStore(off).currentSeq());
+      const since = await new NodeStore(db).changesSince(0, 100_000);
+      assert.deepEqual(since, await new NodeStore(off).changesSince(0, 100_000));
+      assert.ok(since.some((n) => n.id === made[1]!.id), 'the change feed over the wire reads holds the new nodes');
+      assert.equal(db.wireFallbacks, fallbacksBefore, 'every read above went over the wire reads, none fell back');
     } finally {
       await off.close();
     }

@@ -30,23 +30,15 @@ export type IndexedNodeFields = Pick<StoredNode, 'id' | 'tenant_id' | 'scope' | 
 
 /** Nodes of every scope changed after `afterSeq`, in seq order (for in-process index catch-up). */
 export async function changesSince(db: Database, afterSeq: number, limit: number): Promise<StoredNode[]> {
-  const docs = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $gt: afterSeq } } as Filter<NodeDoc & { tenant_id: string; scope: string }>)
-    .sort({ seq: 1 })
-    .limit(limit)
-    .toArray();
-  return docs.map((d) => toNode(d as NodeDoc & { tenant_id: string; scope: string }));
+  const docs = await db.findAll<ScopedNodeDoc>(nodesCollection, { filter: { seq: { $gt: afterSeq } }, sort: { seq: 1 }, limit });
+  return docs.map(toNode);
 }
 
 /** Nodes of every scope whose current seq is one of `seqs` (re-reading catch-up holes; seq index, $in). */
 export async function changesAt(db: Database, seqs: number[]): Promise<StoredNode[]> {
   if (seqs.length === 0) return [];
-  const docs = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $in: seqs } } as Filter<NodeDoc & { tenant_id: string; scope: string }>)
-    .toArray();
-  return docs.map((d) => toNode(d as NodeDoc & { tenant_id: string; scope: string }));
+  const docs = await db.findAll<ScopedNodeDoc>(nodesCollection, { filter: { seq: { $in: seqs } } });
+  return docs.map(toNode);
 }
 
 /** {id, seq, tenant_id, scope} of nodes changed after `afterSeq`, in seq order: what catch-up checks before loading anything. */
