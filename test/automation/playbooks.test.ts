@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
-import { processesWith } from '../sandbox/helpers';
+import { processesRunning, processesWith } from '../sandbox/helpers';
 import { createAutomation, getRun, makePlaybook, nodeOf, resume, startRun, waitFor, waitForPausedAt, waitForStatus } from './helpers';
 
 let api: TestApi;
@@ -198,7 +198,7 @@ describe('proof 3: cancel', () => {
       edges: [{ from: 'nap', to: 'after' }],
     });
     const runId = await startRun(api, id);
-    await waitFor('the sleep to run in the sandbox', async () => (await processesWith('sleep 123.456')).length > 0, 120_000);
+    await waitFor('the sleep to run in the sandbox', async () => (await processesRunning(['sleep', '123.456'])).length > 0, 120_000);
     const running = await getRun(api, runId);
     assert.equal(running.status, 'running');
     assert.equal(nodeOf(running, 'nap').state, 'running');

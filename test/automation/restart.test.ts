@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { LoreProcesses, type LoreChild } from '../helpers/lore-processes';
-import { processesWith } from '../sandbox/helpers';
+import { processesRunning, processesWith } from '../sandbox/helpers';
 import { createAutomation, getRun, makePlaybook, nodeOf, sleep, waitFor, waitForPausedAt, waitForStatus } from './helpers';
 
 const SLEEP_MARKER = 'sleep 6.321';
@@ -69,7 +69,7 @@ describe('restart', () => {
     assert.equal((await call(lore1, '/v1/automations/run', { automation_id: 'gated', run_id: 'paused-run' })).status, 200);
     assert.equal((await call(lore1, '/v1/automations/run', { automation_id: 'busy', run_id: 'running-run' })).status, 200);
     const pausedBefore = await waitForPausedAt(api, 'paused-run', ['gate'], {}, 180_000);
-    await waitFor('the slow command to run', async () => (await processesWith(SLEEP_MARKER)).length > 0, 180_000);
+    await waitFor('the slow command to run', async () => (await processesRunning(SLEEP_MARKER.split(' '))).length > 0, 180_000);
     const runningBefore = await getRun(api, 'running-run');
     assert.equal(runningBefore.status, 'running');
     assert.equal(nodeOf(runningBefore, 'first').state, 'succeeded');

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/local/ports';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { LoreProcesses } from '../helpers/lore-processes';
-import { processesWith } from '../sandbox/helpers';
+import { processesRunning, processesWith } from '../sandbox/helpers';
 import { compile, getRun, ok, recordRun, waitFor } from './helpers';
 
 let api: TestApi;
@@ -65,7 +65,7 @@ describe('dispatch survives kill -9 of the worker and of the API', () => {
       const r = await getRun(api, 'dispatched-1');
       return r.steps[0]?.status === 'success' && r.steps[1]?.status === 'running';
     });
-    await waitFor('the sleep to run', async () => (await processesWith(`sleep ${marker}`)).length > 0, 30_000);
+    await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 30_000);
     await lore.kill9(apiProc, { tree: false });
     await lore.kill9(workerA, { tree: false });
     await waitFor('the sandbox to die with the worker', async () => (await processesWith(`sleep ${marker}`)).length === 0, 15_000);

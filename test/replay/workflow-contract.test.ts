@@ -12,7 +12,7 @@ import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, ty
 import { ReplayRuns } from '../../src/store/replay/index';
 import { scopeRef } from '../../src/store/scope';
 import { startTestApi, type TestApi } from '../helpers/app';
-import { processesWith } from '../sandbox/helpers';
+import { processesRunning, processesWith } from '../sandbox/helpers';
 import { compile, getRun, ok, recordRun, waitFor } from './helpers';
 
 let api: TestApi;
@@ -82,7 +82,7 @@ describe('playbookRunWorkflow for other families', () => {
     await recordRun(api, 'wc-slow', 'wait a long time', [{ tool_name: 'command', tool_input: { argv: ['sleep', marker] }, output_signature: { exit_code: 0 } }]);
     await compile(api, 'wc-slow', 'wc-slow-pb');
     const d = await ok(api, '/v1/memory/replay/playbooks/dispatch', { playbook_id: 'wc-slow-pb', version: 1, run_id: 'to-cancel' });
-    await waitFor('the sleep to run', async () => (await processesWith(`sleep ${marker}`)).length > 0, 60_000);
+    await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 60_000);
     await api.engine.cancel(d.workflow_id);
     await waitFor('the sleep to die', async () => (await processesWith(`sleep ${marker}`)).length === 0, 30_000);
     const run = await waitFor('the run to end', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
-import { createSession, exec, getRun, processesWith, run, sleep, waitFor, waitForStatus } from './helpers';
+import { createSession, exec, getRun, processesRunning, processesWith, run, sleep, waitFor, waitForStatus } from './helpers';
 
 let api: TestApi;
 before(async () => {
@@ -26,7 +26,7 @@ describe('cancel', () => {
       const logs = await api.post('/v1/memory/sandbox/runs/logs', { run_id: runId });
       return logs.body.logs.some((e: any) => e.text.includes('started'));
     });
-    await waitFor('both sleeps to be running', async () => (await processesWith(`sleep ${marker}`)).length >= 2, 30_000);
+    await waitFor('both sleeps to be running', async () => (await processesRunning(['sleep', marker])).length >= 2, 30_000);
 
     const t0 = Date.now();
     const cancelled = await api.post('/v1/memory/sandbox/runs/cancel', { run_id: runId, reason: 'operator asked' });
@@ -94,7 +94,7 @@ describe('cancel', () => {
     const marker = '555.1212';
     const res = await exec(api, sid, ['sh', '-c', `echo x >> starts.log; exec sleep ${marker}`], { mode: 'async', timeout_ms: 300_000 });
     await waitForStatus(api, res.body.run_id, ['running']);
-    await waitFor('the sleep to run', async () => (await processesWith(`sleep ${marker}`)).length > 0, 30_000);
+    await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 30_000);
     // Worker.shutdown waits shutdownGraceTime (10 s), then cancels in-flight activities.
     await api.stopWorker();
     await api.startWorker();

@@ -45,8 +45,8 @@ export async function waitForStatus(api: TestApi, run_id: string, statuses: stri
   }, timeoutMs);
 }
 
-/** Live processes whose command line contains marker (how the tests find a run's processes). */
-export async function processesWith(marker: string): Promise<string[]> {
+/** Live (not zombie) processes whose raw /proc cmdline (arguments NUL-terminated) passes `match`. */
+async function liveProcesses(match: (cmdline: string) => boolean): Promise<string[]> {
   const out: string[] = [];
   for (const e of await fsp.readdir('/proc')) {
     if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
@@ -54,11 +54,27 @@ export async function processesWith(marker: string): Promise<string[]> {
       const status = await fsp.readFile(`/proc/${e}/status`, 'latin1');
       const state = /\nState:\s+(\S)/.exec(status)?.[1];
       if (state === 'Z' || state === 'X') continue;
-      const cmd = (await fsp.readFile(`/proc/${e}/cmdline`, 'latin1')).replace(/\0/g, ' ');
-      if (cmd.includes(marker)) out.push(`${e}: ${cmd}`);
+      const cmdline = await fsp.readFile(`/proc/${e}/cmdline`, 'latin1');
+      if (match(cmdline)) out.push(`${e}: ${cmdline.replace(/\0/g, ' ')}`);
     } catch {
       /* exited */
     }
   }
   return out;
+}
+
+/** Live processes whose command line contains marker (how the tests find a run's processes). */
+export function processesWith(marker: string): Promise<string[]> {
+  return liveProcesses((cmdline) => cmdline.replace(/\0/g, ' ').includes(marker));
+}
+
+/**
+ * Live processes whose argv is exactly `argv` (e.g. ['sleep', '321.654']): the command itself once
+ * exec'd, not the bubblewrap or `sh -c` processes whose arguments merely contain the same text.
+ * Waiting on processesWith(`sleep N`) for "the sleep runs" can return while bwrap is still
+ * starting, before anything the shell does ahead of the sleep has happened.
+ */
+export function processesRunning(argv: string[]): Promise<string[]> {
+  const want = argv.join('\0') + '\0';
+  return liveProcesses((cmdline) => cmdline === want);
 }

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/local/ports';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { LoreProcesses } from '../helpers/lore-processes';
-import { createSession, exec, getRun, processesWith, run, waitFor, waitForStatus } from './helpers';
+import { createSession, exec, getRun, processesRunning, processesWith, run, waitFor, waitForStatus } from './helpers';
 
 let api: TestApi;
 let scratch = '';
@@ -41,7 +41,7 @@ describe('restarts', () => {
     const res = await exec(api, sid, ['sh', '-c', `echo started >> starts.log; echo started; exec sleep ${marker}`], { mode: 'async', run_id: 'in-flight', timeout_ms: 300_000 });
     assert.equal(res.status, 200);
     await waitForStatus(api, 'in-flight', ['running']);
-    await waitFor('the sleep to run', async () => (await processesWith(`sleep ${marker}`)).length > 0, 30_000);
+    await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 30_000);
 
     await lore.kill9(workerA, { tree: false });
     // bubblewrap's --die-with-parent (PDEATHSIG) takes the sandbox down with the worker.
