@@ -1,6 +1,6 @@
-import type { Filter } from 'mongodb';
 import type { NodeKind, Tier } from '../../domain/memory/node';
 import type { Database } from '../database';
+import { prefetchedPages } from '../pages';
 import { nodesCollection, type NodeDoc } from '../memory/nodes';
 
 /**
@@ -43,22 +43,14 @@ function toState(d: unknown): NodeState {
 
 /** States of nodes of every scope changed after `afterSeq`, ascending by seq, at most `limit` (seq index). */
 export async function nodeStatesSince(db: Database, afterSeq: number, limit: number): Promise<NodeState[]> {
-  const page = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $gt: afterSeq } } as Filter<Raw>, { projection: PROJECTION })
-    .sort({ seq: 1 })
-    .limit(limit)
-    .toArray();
+  const page = await db.findAll<Raw>(nodesCollection, { filter: { seq: { $gt: afterSeq } }, projection: PROJECTION, sort: { seq: 1 }, limit });
   return page.map(toState);
 }
 
 /** States of nodes of every scope whose current seq is one of `seqs` (seq index, `$in`). */
 export async function nodeStatesAt(db: Database, seqs: number[]): Promise<NodeState[]> {
   if (seqs.length === 0) return [];
-  const page = await db
-    .raw<NodeDoc>(nodesCollection)
-    .find({ seq: { $in: seqs } } as Filter<Raw>, { projection: PROJECTION })
-    .toArray();
+  const page = await db.findAll<Raw>(nodesCollection, { filter: { seq: { $in: seqs } }, projection: PROJECTION });
   return page.map(toState);
 }
 
@@ -70,10 +62,5 @@ export async function nodeStatesAt(db: Database, seqs: number[]): Promise<NodeSt
  * exactly one current seq, so each appears once; the view is order-independent.
  */
 export async function* scanNodeStates(db: Database, pageSize = 1000): AsyncGenerator<NodeState> {
-  for (let last = 0; ; ) {
-    const page = await nodeStatesSince(db, last, pageSize);
-    yield* page;
-    if (page.length < pageSize) break;
-    last = page[page.length - 1]!.seq;
-  }
+  for await (const page of prefetchedPages<NodeState>((last) => nodeStatesSince(db, last?.seq ?? 0, pageSize), pageSize)) yield* page;
 }
