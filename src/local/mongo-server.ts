@@ -30,6 +30,14 @@ export const LAUNCHER_EXIT = { usage: 2, portInUse: 10, store: 11, commitFailed:
  * -Xmx512m and the serial GC, full scans triggered 200-700 ms full GCs; G1 with a 1 GB cap had none.
  * The heap starts at 64 MB and grows under scans (RSS reached ~1.2 GB in the 100k benchmark);
  * idle, a periodic GC returns it. Die on OOM instead of limping.
+ *
+ * Only the C1 JIT (-XX:TieredStopAtLevel=1). Each command runs a deep stack of framework code
+ * (netty, the wire codec, the command dispatch, the MVStore) once or twice per request, so those
+ * methods reach C2's thresholds only after thousands of requests and are then compiled one by one,
+ * at 0.1-0.6 s of CPU each. Measured at 100k documents (docs/benchmarks.md, "The local server
+ * without C2"): C2 compiled for 1.3-2.7 s of every 1 000 recalls through the first 3 000, on the
+ * same two cores as the API, and its code ran the server's own work no faster than C1's. Without
+ * it, recall p95 and the server's CPU per write fell; the start-up scan of the nodes got slower.
  * Override with LORE_MONGO_JAVA_OPTS (space-separated) or the javaOptions option.
  */
 export const DEFAULT_JAVA_OPTIONS = [
@@ -39,6 +47,7 @@ export const DEFAULT_JAVA_OPTIONS = [
   // when idle, a periodic GC gives unused heap back to the OS (the heap grows under scans)
   '-XX:G1PeriodicGCInterval=60000',
   '-XX:+ExitOnOutOfMemoryError',
+  '-XX:TieredStopAtLevel=1',
 ];
 
 const LAUNCHER_DIR = fileURLToPath(new URL('./mongo-launcher/', import.meta.url));
