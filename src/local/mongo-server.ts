@@ -35,7 +35,7 @@ export const LAUNCHER_EXIT = { usage: 2, portInUse: 10, store: 11, commitFailed:
  * (netty, the wire codec, the command dispatch, the MVStore) once or twice per request, so those
  * methods reach C2's thresholds only after thousands of requests and are then compiled one by one,
  * at 0.1-0.6 s of CPU each. Measured at 100k documents (docs/benchmarks.md, "The local server
- * without C2"): C2 compiled for 1.3-2.7 s of every 1 000 recalls through the first 3 000, on the
+ * without C2"): C2 compiled for 1.1-2.7 s of every 1 000 recalls through the first 3 000, on the
  * same two cores as the API, and its code ran the server's own work no faster than C1's. Without
  * it, recall p95 and the server's CPU per write fell; the start-up scan of the nodes got slower.
  * Override with LORE_MONGO_JAVA_OPTS (space-separated) or the javaOptions option.
