@@ -572,6 +572,73 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     assert.deepEqual(got[3]!.map((d) => d._id), ['p1', 'p3', 'p4']);
   });
 
+  test('a projection of paths inside an embedded document decodes only those paths of it', async () => {
+    // The forgetting view projects a few fields inside each node's slots; the extraction beside
+    // them is stepped over (StoreTypes.decodeFields with a FieldTree). The oracle is the same
+    // query answered from whole documents: once a read without a projection has decoded them,
+    // projected reads use those and upstream's projection.
+    const c = client.db('lore').collection<Document>('nested');
+    await c.createIndex({ seq: 1 });
+    const docs = Array.from({ length: 5 }, (_, i) => ({
+      _id: `n${i}`,
+      seq: i,
+      tier: i % 2 ? 'warm' : 'hot',
+      slots: {
+        execution_native_v1: { files: [`src/f${i}.ts`], tools: ['edit'], nested: { deep: [1, { x: i }] }, bin: new BSON.Binary(Buffer.from([i])) },
+        semantic_forgetting_v1: { action: i % 2 ? 'keep' : 'cool', lifecycle_state: `s${i}`, other: { keep: i, drop: 'x' } },
+        archive_relocation_v1: i === 3 ? null : { relocation_state: 'none', payload_scope: `p${i}` },
+        arr: [{ y: i }, 2, [3], { z: 1 }],
+        when: new Date(1_700_000_000_000 + i),
+      },
+      str: `plain ${i}`,
+    }));
+    await c.insertMany(docs as never[]);
+    const cases: { filter: Document; projection: Document; sort?: Sort }[] = [
+      {
+        filter: { seq: { $gte: 0 } },
+        projection: { tier: 1, 'slots.semantic_forgetting_v1.action': 1, 'slots.semantic_forgetting_v1.lifecycle_state': 1, 'slots.archive_relocation_v1.relocation_state': 1, 'slots.archive_relocation_v1.payload_scope': 1 },
+        sort: { seq: 1 },
+      },
+      { filter: { _id: { $in: ['n4', 'n1', 'n2'] } }, projection: { 'slots.arr.y': 1, 'str.x': 1, 'slots.missing.deep': 1, 'slots.semantic_forgetting_v1.other.keep': 1 } },
+      // a filter on a field inside slots reads slots whole; the answer is the same
+      { filter: { seq: { $gte: 1 }, 'slots.semantic_forgetting_v1.action': 'keep' }, projection: { 'slots.semantic_forgetting_v1.other': 1 }, sort: { seq: -1 } },
+      { filter: { _id: { $in: ['n0', 'n3'] } }, projection: { 'slots.execution_native_v1.nested.deep': 1, 'slots.when': 1 } },
+    ];
+    await client.close();
+    await server.stop();
+    server = await startMongoServer({ jarPath, port: 0, dbFile });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+    const again = client.db('lore').collection<Document>('nested');
+    const read = async () => {
+      const out: string[] = [];
+      for (const { filter, projection, sort } of cases) {
+        const cursor = again.find(filter, { projection });
+        out.push(BSON.EJSON.stringify(await (sort ? cursor.sort(sort) : cursor).toArray(), { relaxed: false }));
+      }
+      return out;
+    };
+    const partialDecodes = async () => (await client.db('admin').command({ loreStatus: 1 })).partialDecodes as { documents: number; decodedWhole: number };
+    const before = await partialDecodes();
+    const partial = await read();
+    const during = await partialDecodes();
+    assert.ok(during.documents - before.documents >= 9, `documents read partially: ${JSON.stringify({ before, during })}`);
+    assert.equal(during.decodedWhole, before.decodedWhole, 'no document fell back to a whole decode');
+    assert.equal((await again.find({ seq: { $gte: 0 } }).toArray()).length, 5); // decodes and keeps them whole
+    const fromWhole = await read();
+    assert.deepEqual(partial, fromWhole);
+    // and what the answers hold: only the projected paths
+    const first = BSON.EJSON.parse(partial[0]!) as Document[];
+    assert.deepEqual(first[3], { _id: 'n3', tier: 'warm', slots: { semantic_forgetting_v1: { action: 'keep', lifecycle_state: 's3' } } }); // a path through null: omitted
+    assert.deepEqual(first[0]!.slots.archive_relocation_v1, { relocation_state: 'none', payload_scope: 'p0' });
+    const second = BSON.EJSON.parse(partial[1]!) as Document[];
+    assert.equal(second.length, 3);
+    assert.equal(second.find((d) => d._id === 'n4')!.slots.semantic_forgetting_v1.other.keep, 4);
+    assert.equal(second.find((d) => d._id === 'n4')!.slots.semantic_forgetting_v1.other.drop, undefined);
+    assert.equal(second.find((d) => d._id === 'n4')!.slots.execution_native_v1, undefined);
+    assert.deepEqual((BSON.EJSON.parse(partial[2]!) as Document[]).map((d) => d._id), ['n3', 'n1']);
+  });
+
   test('a second server on the same port fails with a message naming the port', async () => {
     const other = join(dir, 'other.mv.db');
     await assert.rejects(

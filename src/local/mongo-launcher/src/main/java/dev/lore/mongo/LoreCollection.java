@@ -2,13 +2,11 @@ package dev.lore.mongo;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -100,7 +98,7 @@ final class LoreCollection extends H2Collection {
     @Override
     protected QueryResult matchDocuments(Document query, Iterable<Object> positions, Document orderBy, int numberToSkip, int limit,
                                          int batchSize, Document fieldSelector) {
-        Set<String> needed = fieldsNeeded(query, orderBy, fieldSelector);
+        FieldTree needed = fieldsNeeded(query, orderBy, fieldSelector);
         if (needed == null) {
             return super.matchDocuments(query, positions, orderBy, numberToSkip, limit, batchSize, fieldSelector);
         }
@@ -108,46 +106,48 @@ final class LoreCollection extends H2Collection {
         return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 
-    /** At least the named top-level fields of the document at {@code position}. */
-    private Document getFields(Object position, Set<String> fields) {
+    /** At least the fields {@code fields} names of the document at {@code position}. */
+    private Document getFields(Object position, FieldTree fields) {
         StoredDocument stored = dataMap.get(position);
         return stored == null ? null : stored.fields(fields);
     }
 
     /**
-     * The top-level fields a query answered with an inclusion projection of plain paths reads: the
-     * projected ones, the id, those the filter names (inside $and, $or and $nor too) and those it
-     * sorts by. Null when every field must be decoded: no such projection, or a filter operator
-     * that may read any field ($where, $expr, $text, ...). Recall loads its hits this way; their
-     * unprojected fields (slots, extraction) were most of the server's decoding.
+     * The fields a query answered with an inclusion projection of plain paths reads: the projected
+     * paths (an embedded document on the way only in part), the id, and whole the top-level fields
+     * the filter names (inside $and, $or and $nor too) and those it sorts by. Null when every field
+     * must be decoded: no such projection, or a filter operator that may read any field ($where,
+     * $expr, $text, ...). Recall loads its hits this way; their unprojected fields (slots,
+     * extraction) were most of the server's decoding. The forgetting view reads a few fields inside
+     * each node's slots, not the extraction beside them.
      */
-    private Set<String> fieldsNeeded(Document query, Document orderBy, Document fieldSelector) {
+    private FieldTree fieldsNeeded(Document query, Document orderBy, Document fieldSelector) {
         if (PathProjection.of(fieldSelector, getIdField()) == null) {
             return null;
         }
-        Set<String> fields = new HashSet<>();
-        if (getIdField() != null) {
-            fields.add(getIdField());
-        }
+        FieldTree fields = new FieldTree();
         for (String key : fieldSelector.keySet()) {
-            fields.add(firstSegment(key));
+            fields.addPath(key);
+        }
+        if (getIdField() != null) {
+            fields.addWhole(getIdField());
         }
         if (orderBy != null) {
             for (String key : orderBy.keySet()) {
                 if (key.startsWith("$")) {
                     return null;
                 }
-                fields.add(firstSegment(key));
+                fields.addWhole(firstSegment(key));
             }
         }
         return query == null || addFilterFields(query, fields) ? fields : null;
     }
 
-    private static boolean addFilterFields(Document filter, Set<String> fields) {
+    private static boolean addFilterFields(Document filter, FieldTree fields) {
         for (Map.Entry<String, Object> e : filter.entrySet()) {
             String key = e.getKey();
             if (!key.startsWith("$")) {
-                fields.add(firstSegment(key));
+                fields.addWhole(firstSegment(key));
                 continue;
             }
             if (!(key.equals("$and") || key.equals("$or") || key.equals("$nor")) || !(e.getValue() instanceof List)) {
@@ -215,7 +215,7 @@ final class LoreCollection extends H2Collection {
                                          Document fieldSelector) {
         QueryPlanner.Plan plan = QueryPlanner.plan(getIndexes(), query, orderBy, limit);
         if (plan != null) {
-            Set<String> needed = fieldsNeeded(query, orderBy, fieldSelector);
+            FieldTree needed = fieldsNeeded(query, orderBy, fieldSelector);
             Function<Object, Document> load = needed == null ? this::getDocument : position -> getFields(position, needed);
             Stream<Document> documents = StreamSupport.stream(plan.positions().spliterator(), false)
                 .map(load)

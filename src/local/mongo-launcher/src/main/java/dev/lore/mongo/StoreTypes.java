@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.h2.mvstore.DataUtils;
@@ -78,37 +77,55 @@ final class StoreTypes {
     }
 
     /**
-     * Only the named top-level fields of a stored document, in stored order, each decoded as
-     * {@link #decode} would; the other fields are stepped over by their BSON lengths, without
-     * building their values. Null when the document holds a type this cannot step over, or the walk
-     * does not end exactly at the document's end (the caller then decodes it whole).
+     * Only the fields of a stored document that {@code fields} names, in stored order, each decoded
+     * as {@link #decode} would; an embedded document with a subtree in {@code fields} is decoded the
+     * same way, keeping only the subtree's fields (an array or any other value there is decoded
+     * whole). Everything else is stepped over by its BSON length, without building its value. Null
+     * when the document holds a type this cannot step over, or a walk does not end exactly at its
+     * document's end (the caller then decodes it whole).
      */
-    static Document decodeFields(byte[] bson, Set<String> fields) {
-        ByteBuf buf = Unpooled.wrappedBuffer(bson);
-        buf.skipBytes(4); // the length: the stored bytes are one whole document
-        Document document = new Document();
+    static Document decodeFields(byte[] bson, FieldTree fields) {
         try {
-            for (;;) {
-                byte type = buf.readByte();
-                if (type == 0) {
-                    if (buf.isReadable()) {
-                        break; // a terminator before the end: the walk lost its place
-                    }
-                    PARTIAL_DECODES.increment();
-                    return document;
-                }
-                String key = BsonDecoder.decodeCString(buf);
-                if (fields.contains(key)) {
-                    document.put(key, BsonDecoder.decodeValue(type, buf));
-                } else if (!skipValue(type, buf)) {
-                    break;
-                }
+            Document document = decodeFields(Unpooled.wrappedBuffer(bson), fields);
+            if (document != null) {
+                PARTIAL_DECODES.increment();
+                return document;
             }
         } catch (RuntimeException e) {
             // a length that leads past the end, or a value upstream cannot decode: decode it whole
         }
         PARTIAL_FALLBACKS.increment();
         return null;
+    }
+
+    /** One BSON document that fills {@code buf} exactly; null when the walk loses its place. */
+    private static Document decodeFields(ByteBuf buf, FieldTree fields) {
+        buf.skipBytes(4); // the length: the buffer holds exactly this document
+        Document document = new Document();
+        for (;;) {
+            byte type = buf.readByte();
+            if (type == 0) {
+                return buf.isReadable() ? null : document; // a terminator before the end: lost
+            }
+            String key = BsonDecoder.decodeCString(buf);
+            if (!fields.contains(key)) {
+                if (!skipValue(type, buf)) {
+                    return null;
+                }
+                continue;
+            }
+            FieldTree sub = fields.child(key);
+            if (sub == null || type != 0x03) {
+                document.put(key, BsonDecoder.decodeValue(type, buf));
+                continue;
+            }
+            int length = buf.getIntLE(buf.readerIndex());
+            Document embedded = decodeFields(buf.readSlice(length), sub);
+            if (embedded == null) {
+                return null;
+            }
+            document.put(key, embedded);
+        }
     }
 
     /** Documents read through {@link #decodeFields}, and those it handed back to a whole decode (loreStatus). */

@@ -1,6 +1,5 @@
 package dev.lore.mongo;
 
-import java.util.Set;
 
 import de.bwaldvogel.mongo.bson.Document;
 
@@ -48,10 +47,10 @@ final class StoredDocument {
     }
 
     /**
-     * At least the named top-level fields: the whole document when it is decoded already, else only
-     * those fields (not kept: the next reader may need others).
+     * At least the fields {@code names} names: the whole document when it is decoded already, else
+     * only those (not kept: the next reader may need others).
      */
-    Document fields(Set<String> names) {
+    Document fields(FieldTree names) {
         Document d = decoded;
         if (d != null) {
             return d;
