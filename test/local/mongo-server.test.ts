@@ -16,6 +16,15 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
   let server: MongoServerHandle;
   let client: MongoClient;
 
+  /** Stops the server and starts it again on the same file (documents come back as stored bytes). */
+  async function restartServer(): Promise<void> {
+    await client.close();
+    await server.stop();
+    server = await startMongoServer({ jarPath, port: 0, dbFile });
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
+    await client.connect();
+  }
+
   before(async () => {
     jarPath = await ensureMongoLauncherJar({ log: (m) => console.log(m) });
     dir = await mkdtemp(join(tmpdir(), 'lore-mongo-test-'));
@@ -544,11 +553,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     ];
     // Freshly written documents stay decoded in the server's page cache; read back from the file
     // they are bytes again, which is the path under test.
-    await client.close();
-    await server.stop();
-    server = await startMongoServer({ jarPath, port: 0, dbFile });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
-    await client.connect();
+    await restartServer();
     const again = client.db('lore').collection<Document>('partial');
     // Every projected read first: a read without a projection decodes (and keeps) whole documents.
     const partialDecodes = async () => (await client.db('admin').command({ loreStatus: 1 })).partialDecodes as { documents: number; decodedWhole: number };
@@ -604,11 +609,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       { filter: { seq: { $gte: 1 }, 'slots.semantic_forgetting_v1.action': 'keep' }, projection: { 'slots.semantic_forgetting_v1.other': 1 }, sort: { seq: -1 } },
       { filter: { _id: { $in: ['n0', 'n3'] } }, projection: { 'slots.execution_native_v1.nested.deep': 1, 'slots.when': 1 } },
     ];
-    await client.close();
-    await server.stop();
-    server = await startMongoServer({ jarPath, port: 0, dbFile });
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5_000 });
-    await client.connect();
+    await restartServer();
     const again = client.db('lore').collection<Document>('nested');
     const read = async () => {
       const out: string[] = [];
