@@ -7,6 +7,7 @@ import type { SandboxRunInput } from '../src/domain/sandbox/execute';
 import { startSandboxHost, type SandboxHost } from '../src/domain/sandbox/host';
 import { toRunnerLimits } from '../src/domain/sandbox/limits';
 import { LogWriter } from '../src/domain/sandbox/log-writer';
+import { withWorkdirLock } from '../src/domain/sandbox/retention';
 import { isTerminal, type RunDoc, type RunStatus } from '../src/domain/sandbox/records';
 import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, type RunOutcome } from '../src/sandbox/isolation/index';
 import type { RunPatch } from '../src/store/sandbox/index';
@@ -101,7 +102,8 @@ export function createSandboxActivities(deps: ActivityDeps) {
 
     let workdir;
     try {
-      workdir = await prepareWorkdir(config.sandbox.dir, session.workdir_name);
+      // Never while workdir retention is removing the same workdir (retention.ts).
+      workdir = await withWorkdirLock(session.workdir_name, () => prepareWorkdir(config.sandbox.dir, session.workdir_name));
     } catch (err) {
       return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
     }

@@ -58,6 +58,8 @@ export interface Config {
      * sandbox commands must have a range of its own: the runner kills stray processes in its range.
      */
     readonly idRange: { readonly min: number; readonly max: number };
+    /** A session workdir idle this long (no run created) is removed by the worker; 0 keeps workdirs. */
+    readonly workdirTtlMs: number;
   };
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
@@ -171,6 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
   const lifecycleIntervalMs = parseDuration(lifecycleRaw);
   if (lifecycleIntervalMs === null) problems.push(`LORE_LIFECYCLE_INTERVAL=${JSON.stringify(lifecycleRaw)}: use a duration such as 30m, 6h or off`);
 
+  const workdirTtlRaw = read('LORE_SANDBOX_WORKDIR_TTL', z.string(), '7d');
+  const workdirTtlMs = parseDuration(workdirTtlRaw);
+  if (workdirTtlMs === null) problems.push(`LORE_SANDBOX_WORKDIR_TTL=${JSON.stringify(workdirTtlRaw)}: use a duration such as 7d, 12h or off`);
+
   const apiKeys = parseApiKeys(env.LORE_API_KEYS ?? '');
   const allowInsecureBind = read('LORE_ALLOW_INSECURE_BIND', bool('LORE_ALLOW_INSECURE_BIND'), 'false');
   const loopback = LOOPBACK.has(host);
@@ -238,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
         min: read('LORE_SANDBOX_ID_MIN', sandboxId('LORE_SANDBOX_ID_MIN'), String(defaultIdRange(dataDir).min)),
         max: read('LORE_SANDBOX_ID_MAX', sandboxId('LORE_SANDBOX_ID_MAX'), String(defaultIdRange(dataDir).max)),
       },
+      workdirTtlMs: workdirTtlMs ?? 7 * 86_400_000,
     },
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
   };

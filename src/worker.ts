@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type ActivityInboundC
 import { createActivities } from '../activities';
 import type { Config } from './config';
 import { systemClock, type Clock } from './domain/clock';
+import { startWorkdirRetention } from './domain/sandbox/retention';
 import { toApplicationFailure } from './engine/failures';
 import type { Log } from './log';
 import { allCollections } from './store/collections';
@@ -65,7 +66,10 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
     // activity heartbeats every 500 ms, so a cancelled command dies within about a second.
     maxHeartbeatThrottleInterval: '500ms',
   });
+  // Session workdirs live on this host: this worker removes the ones idle for LORE_SANDBOX_WORKDIR_TTL.
+  const retention = startWorkdirRetention({ config, db, clock: opts.clock ?? systemClock, log: log.child('sandbox') });
   const done = worker.run().finally(async () => {
+    await retention.stop().catch(() => {});
     await connection.close().catch(() => {});
     if (ownDb) await db.close().catch(() => {});
   });

@@ -97,6 +97,8 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     LORE_TASK_QUEUE: uniqueName('tq'),
     LORE_VALIDATE_RESPONSES: 'true',
     LORE_LIFECYCLE_INTERVAL: 'off',
+    // Background workdir retention would act on the tests' manual clocks; retention.test.ts sweeps explicitly.
+    LORE_SANDBOX_WORKDIR_TTL: 'off',
     LORE_SANDBOX_DIR: sandboxDir,
     LORE_SANDBOX_ID_MIN: String(idMin),
     LORE_SANDBOX_ID_MAX: String(idMin + 255),

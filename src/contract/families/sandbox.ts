@@ -104,6 +104,10 @@ export const SessionRecord = z.object({
   workdir: z.string().describe('path of the session workdir inside the sandbox (cwd of every run); files under artifacts/ form each run’s artifact bundle'),
   actor: z.string(),
   created_at: Timestamp,
+  last_run_at: Timestamp.nullable().describe('when the latest run of the session was created; null before the first'),
+  workdir_removed_at: Timestamp.nullable().describe(
+    'when the workdir was last removed after being idle for LORE_SANDBOX_WORKDIR_TTL (its files are gone; the next run starts in an empty workdir); null if never',
+  ),
 });
 
 const RunIsolation = z.object({

@@ -116,6 +116,7 @@ export async function createRunRecord(
 
   const inserted = await runs.insert(doc);
   if (!inserted) return { run: await repeatOf(runs, runId, doc), created: false };
+  await sessions.touch(session._id, at);
   return { run: inserted, created: true };
 }
 

@@ -33,6 +33,10 @@ export interface SessionDoc {
   workdir_name: string;
   actor: string;
   created_at: string;
+  /** When the session's latest run was created (absent before its first run). */
+  last_run_at?: string;
+  /** When workdir retention last removed the workdir's files (absent if never). */
+  workdir_removed_at?: string;
 }
 
 export interface RunIsolationDoc {
@@ -121,6 +125,8 @@ export function toSessionWire(s: SessionDoc, extra: { limit_caps: Limits; shell_
     workdir: extra.workdir,
     actor: s.actor,
     created_at: s.created_at,
+    last_run_at: s.last_run_at ?? null,
+    workdir_removed_at: s.workdir_removed_at ?? null,
   };
 }
 

@@ -5,8 +5,8 @@ import { logsCollection } from './logs';
 import { runsCollection } from './runs';
 import { sessionsCollection } from './sessions';
 
-export { SandboxSessions } from './sessions';
-export { SandboxRuns, type RunPatch } from './runs';
+export { SandboxSessions, SandboxSessionsOnHost } from './sessions';
+export { SandboxRuns, hasOpenRun, type RunPatch } from './runs';
 export { SandboxLogs } from './logs';
 export { SandboxArtifacts } from './artifacts';
 export { SandboxHosts, type SandboxHostReport } from './hosts';

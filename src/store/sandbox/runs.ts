@@ -12,12 +12,19 @@ export const runsCollection = defineCollection({
       name: 'scope_run_id',
       why: 'every runs/* route looks a run up by its caller-visible id; one id per scope',
     },
+    { key: { session_key: 1, status: 1 }, name: 'session_status', why: 'workdir retention keeps a workdir while a run of its session is open' },
   ],
 });
 
 export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'session_id' | 'session_key' | 'created_at'>>;
 
 const OPEN: RunStatus[] = ['queued', 'running'];
+
+/** Whether any run of the session (by its server id, any scope) is queued or running. */
+export async function hasOpenRun(db: Database, sessionKey: string): Promise<boolean> {
+  const open = await db.raw<RunDoc>(runsCollection).findOne({ session_key: sessionKey, status: { $in: OPEN } }, { projection: { _id: 1 } });
+  return open !== null;
+}
 
 /** Sandbox run records of one tenant+scope. State changes are conditional, so racing writers agree. */
 export class SandboxRuns {

@@ -1,0 +1,131 @@
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config';
+import type { Log } from '../../log';
+import { ownersMarkerPath } from '../../sandbox/isolation/workdir';
+import type { Database } from '../../store/database';
+import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
+import type { Clock } from '../clock';
+
+/**
+ * Workdir retention (LORE_SANDBOX_WORKDIR_TTL, default 7 days; docs/sandbox.md). Session
+ * workdirs live on the worker's host and nothing else removes them, so a busy playbook (one
+ * session per run) would fill the disk. The worker removes the workdir of a session that has had
+ * no run created for the TTL and has no run queued or running. The session itself stays: its
+ * record says when the files went (`workdir_removed_at`), and its next run starts in a fresh,
+ * empty workdir. Run records, logs and collected artifacts are in the store and stay too.
+ *
+ * Only directories named like a session's workdir (`s-<server id>`) whose session this store
+ * knows are considered; anything else under the root is left alone.
+ */
+
+const SESSION_DIR = /^s-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The first sweep waits a little after the worker starts (its start-up is busy enough). */
+const FIRST_SWEEP_MS = 5 * 60_000;
+const SWEEP_EVERY_MS = 60 * 60_000;
+
+export interface SweepDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Log;
+}
+
+export interface SweepResult {
+  /** Workdir names removed. */
+  removed: string[];
+  /** Session workdirs kept: used within the TTL, or a run still open. */
+  kept: number;
+  /** Directories left alone: not a session workdir of this store. */
+  unknown: number;
+}
+
+const locks = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs fn while no other holder of this workdir's lock (in this process) runs: the sweep's check
+ * and removal, and a run's preparation of the same workdir, never interleave.
+ */
+export function withWorkdirLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const prev = locks.get(name) ?? Promise.resolve();
+  const next = prev.then(fn, fn);
+  const settled = next.catch(() => undefined);
+  locks.set(name, settled);
+  void settled.then(() => {
+    if (locks.get(name) === settled) locks.delete(name);
+  });
+  return next;
+}
+
+/** One pass over the workdir root. */
+export async function sweepWorkdirs(deps: SweepDeps): Promise<SweepResult> {
+  const result: SweepResult = { removed: [], kept: 0, unknown: 0 };
+  const ttl = deps.config.sandbox.workdirTtlMs;
+  if (ttl <= 0) return result;
+  const root = deps.config.sandbox.dir;
+  let entries;
+  try {
+    entries = await fsp.readdir(root, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return result;
+    throw err;
+  }
+  const sessions = new SandboxSessionsOnHost(deps.db);
+  for (const ent of entries) {
+    const key = ent.isDirectory() ? SESSION_DIR.exec(ent.name)?.[1] : undefined;
+    if (!key) {
+      if (ent.isDirectory()) result.unknown += 1;
+      continue;
+    }
+    await withWorkdirLock(ent.name, async () => {
+      const session = await sessions.byKey(key);
+      if (!session || session.workdir_name !== ent.name) {
+        result.unknown += 1;
+        return;
+      }
+      const lastUsed = Date.parse(session.last_run_at ?? session.created_at);
+      if (deps.clock.now().getTime() - lastUsed < ttl || (await hasOpenRun(deps.db, key))) {
+        result.kept += 1;
+        return;
+      }
+      const dir = path.join(root, ent.name);
+      await sessions.markWorkdirRemoved(key, deps.clock.now().toISOString());
+      // rm does not follow symbolic links a command left in the workdir: only the links go.
+      await fsp.rm(dir, { recursive: true, force: true });
+      await fsp.rm(ownersMarkerPath(dir), { force: true });
+      result.removed.push(ent.name);
+    });
+  }
+  if (result.removed.length > 0) {
+    deps.log.info({ removed: result.removed.length, kept: result.kept }, `sandbox: removed ${result.removed.length} workdir(s) idle for over ${Math.round(ttl / 3_600_000)} h`);
+  }
+  return result;
+}
+
+/** Sweeps a few minutes after start, then every hour, until stopped. */
+export function startWorkdirRetention(deps: SweepDeps): { stop(): Promise<void> } {
+  if (!deps.config.sandbox.enabled || deps.config.sandbox.workdirTtlMs <= 0) return { stop: async () => {} };
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+  const sweep = () => {
+    if (running || stopped) return;
+    running = sweepWorkdirs(deps)
+      .catch((err) => deps.log.warn(`sandbox workdir retention failed: ${(err as Error).message}`))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const first = setTimeout(sweep, FIRST_SWEEP_MS);
+  const every = setInterval(sweep, SWEEP_EVERY_MS);
+  first.unref();
+  every.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(every);
+      await running;
+    },
+  };
+}
