@@ -61,6 +61,11 @@ describe('sandbox workdir retention', () => {
 
     const expired = await getSession(idle);
     assert.equal(expired.workdir_removed_at, api.clock.now().toISOString());
+    // A second pass (e.g. after a restart) finds nothing more to do.
+    api.clock.advance(60_000);
+    const again = await sweep();
+    assert.deepEqual(again.removed, [], JSON.stringify(again));
+    assert.equal((await getSession(idle)).workdir_removed_at, expired.workdir_removed_at);
     assert.equal(expired.last_run_at, usedAt, 'the session itself stays');
     assert.equal((await getSession(recent, otherTenant)).workdir_removed_at, null);
     assert.equal((await getSession(reused)).workdir_removed_at, null);
