@@ -51,7 +51,7 @@ describe('sandbox workdir retention', () => {
     const before = await sessionDirs();
     assert.equal(before.length, 3, `three session workdirs: ${before.join(', ')}`);
 
-    api.clock.advance(DAY_MS + 60_000); // the first is idle for 2 days and a minute, the second for a day
+    api.clock.advance(DAY_MS + 60_000); // the first is idle for 2 days and a minute, the other two for a day
     const result = await sweep();
     assert.equal(result.removed.length, 1, JSON.stringify(result));
     assert.equal(result.kept, 2);
@@ -61,12 +61,12 @@ describe('sandbox workdir retention', () => {
 
     const expired = await getSession(idle);
     assert.equal(expired.workdir_removed_at, api.clock.now().toISOString());
+    assert.equal(expired.last_run_at, usedAt, 'the session itself stays');
     // A second pass (e.g. after a restart) finds nothing more to do.
     api.clock.advance(60_000);
     const again = await sweep();
     assert.deepEqual(again.removed, [], JSON.stringify(again));
     assert.equal((await getSession(idle)).workdir_removed_at, expired.workdir_removed_at);
-    assert.equal(expired.last_run_at, usedAt, 'the session itself stays');
     assert.equal((await getSession(recent, otherTenant)).workdir_removed_at, null);
     assert.equal((await getSession(reused)).workdir_removed_at, null);
     assert.equal((await run(api, reused, ['cat', 'again.txt'])).stdout_tail, 'again\n');

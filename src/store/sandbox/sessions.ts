@@ -44,7 +44,6 @@ export class SandboxSessions {
   }
 }
 
-
 /**
  * Sessions by server id whatever their tenant and scope: what the worker's workdir retention
  * reads, since a workdir on its host is named by that id alone (never by caller input).
