@@ -17,4 +17,3 @@ export async function* prefetchedPages<T>(fetchAfter: (last: T | null) => Promis
     if (!more) return;
   }
 }
-

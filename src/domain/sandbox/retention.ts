@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { ownersMarkerPath } from '../../sandbox/isolation/workdir';
+import { ownersMarkerPath, withWorkdirLock } from '../../sandbox/isolation/workdir';
 import type { Database } from '../../store/database';
 import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
 import type { Clock } from '../clock';
@@ -39,23 +39,6 @@ export interface SweepResult {
   kept: number;
   /** Directories left alone: not a session workdir of this store. */
   unknown: number;
-}
-
-const locks = new Map<string, Promise<unknown>>();
-
-/**
- * Runs fn while no other holder of this workdir's lock (in this process) runs: the sweep's check
- * and removal, and a run's preparation of the same workdir, never interleave.
- */
-export function withWorkdirLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const prev = locks.get(name) ?? Promise.resolve();
-  const next = prev.then(fn, fn);
-  const settled = next.catch(() => undefined);
-  locks.set(name, settled);
-  void settled.then(() => {
-    if (locks.get(name) === settled) locks.delete(name);
-  });
-  return next;
 }
 
 /** One pass over the workdir root. */

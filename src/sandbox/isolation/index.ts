@@ -1,6 +1,6 @@
 export { detectIsolation, runIsolated } from './detect';
 export { isShell, SandboxSpecError, IsolationUnavailableError, resolveLimits } from './run';
-export { prepareWorkdir, workdirName, SANDBOX_WORKDIR, ARTIFACTS_DIR, type PreparedWorkdir } from './workdir';
+export { prepareWorkdir, withWorkdirLock, workdirName, SANDBOX_WORKDIR, ARTIFACTS_DIR, type PreparedWorkdir } from './workdir';
 export { configureIdRange, livePidsOfUid, type IdRange } from './ids';
 export type {
   IsolationInfo,

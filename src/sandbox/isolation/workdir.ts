@@ -70,14 +70,25 @@ async function assertTraversable(dir: string): Promise<void> {
 }
 
 const locks = new Map<string, Promise<unknown>>();
+/** Runs fn after every earlier holder of `key` (in this process) has finished. */
 function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const prev = locks.get(key) ?? Promise.resolve();
   const next = prev.then(fn, fn);
-  locks.set(
-    key,
-    next.catch(() => undefined),
-  );
+  const settled = next.catch(() => undefined);
+  locks.set(key, settled);
+  void settled.then(() => {
+    if (locks.get(key) === settled) locks.delete(key);
+  });
   return next;
+}
+
+/**
+ * Runs fn while no other holder of the workdir named `name` (in this process) runs: workdir
+ * retention's check and removal, and a run's preparation of the same workdir, never interleave.
+ * (prepareWorkdir itself locks the root, a different key.)
+ */
+export function withWorkdirLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(`workdir:${name}`, fn);
 }
 
 async function pickSessionId(root: string): Promise<number> {
