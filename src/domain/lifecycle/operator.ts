@@ -179,7 +179,7 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
 /**
  * Decides every node of a batch and acts on the decisions (the body shared by a page of a scope
  * run and by a run over named nodes): decide each (pure), store the payloads to relocate in one
- * batch, then write each node conditionally on the revision read.
+ * batch, then write each node conditionally on the revision and feedback counters read.
  */
 async function decideBatch(deps: OperatorDeps, input: BatchInput, batch: StoredNode[]): Promise<{ counts: RunCounts; decisions: DecisionView[] }> {
   const ref = scopeRef(input.tenant_id, input.scope);

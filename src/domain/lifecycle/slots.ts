@@ -157,7 +157,7 @@ export interface NodeClass {
  * operator run has looked at it yet) it is counted as what is happening to it now, not as zero:
  * `retain` (nothing moves a node until the operator decides it), `archive` in the archive tier,
  * and `review` with state `contested` when its feedback disagrees with itself; its lifecycle
- * state is the one its feedback gives it (decide.ts feedbackState), so retired-by-feedback shows
+ * state is the one its feedback gives it (feedbackState above), so retired-by-feedback shows
  * before the operator's run lands.
  */
 export function classify(tier: Tier, slots: Record<string, unknown> | undefined, feedback?: { positive: number; negative: number }): NodeClass {
