@@ -17,7 +17,7 @@ import type { LearningCtx } from '../runtime';
  *
  * "Names the anchor": the anchor occurs as a whole token (case-insensitive) in the node's title,
  * text, summary, tags or client_id, or is its execution's run_id, its session's id or its
- * handoff's anchor. A run is of the task when its run_id is the anchor, its metadata.anchor is
+ * handoff's anchor; an execution of a run the caller knows (the handoff's run_id) counts too. A run is of the task when its run_id is the anchor, its metadata.anchor is
  * the anchor, or memory naming the anchor cites its run_id; an automation run when its run_id or
  * automation_id is the anchor, or it ran one of those replay runs.
  */
@@ -147,11 +147,15 @@ export async function anchorEvidence(ctx: LearningCtx, ref: ScopeRef, anchor: st
 
   // Memory: the anchor's words through the recall index (BM25 only), kept when the node names it.
   await ctx.memory.catchUp();
-  const hits = ctx.memory.index.search(ref.tenant_id, ref.scope, { text: anchor, vector: null, limit: LEXICAL_CANDIDATES, filter: { includeArchived: true }, plain: true });
-  const [lexical, session] = await Promise.all([nodes.getMany(hits.map((h) => h.docId), { access: false }), nodes.getByClientId(`~session:${anchor}`)]);
+  const search = (text: string) => ctx.memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: LEXICAL_CANDIDATES, filter: { includeArchived: true }, plain: true });
+  // The run ids the caller knows (a handoff's run) are looked up the same way: executions of that run.
+  const hits = [...search(anchor), ...(known.run_ids.length > 0 ? search(known.run_ids.join(' ')) : [])];
+  const runIds = new Set(known.run_ids);
+  const [lexical, session] = await Promise.all([nodes.getMany([...new Set(hits.map((h) => h.docId))], { access: false }), nodes.getByClientId(`~session:${anchor}`)]);
   const sessionEvents = session ? await nodes.getMany((await nodes.edgesInto(session.id, 'part_of', { limit: 200 })).map((e) => e.src), { access: false }) : [];
   const byId = new Map<string, StoredNode>();
-  for (const n of [...known.nodes, ...sessionEvents, ...lexical.filter((n) => nodeNamesAnchor(n, anchor))]) {
+  const ofTask = (n: StoredNode) => nodeNamesAnchor(n, anchor) || runIds.has(executionOf(n)?.run_id ?? '');
+  for (const n of [...known.nodes, ...sessionEvents, ...lexical.filter(ofTask)]) {
     if (n.type === 'rule' || (n.kind && LEARNED_KINDS.has(n.kind))) continue;
     byId.set(n.id, n);
   }

@@ -60,7 +60,6 @@ function eventType(n: StoredNode): string {
   return typeof e.event_type === 'string' ? e.event_type : 'note';
 }
 
-
 const unique = (xs: string[]) => [...new Set(xs.filter((x) => x !== ''))];
 
 function latestRunView(e: AnchorEvidence | null) {
