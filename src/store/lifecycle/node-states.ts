@@ -5,8 +5,9 @@ import { nodesCollection, type NodeDoc } from '../memory/nodes';
 
 /**
  * The few fields of a node the forgetting summary counts by (tier, kind, the two lifecycle slots,
- * and the feedback counters that say how to count a node no operator run has decided yet), read for every scope at once: once at start to build the in-process forgetting view,
- * then as the view's change feed (nodeStatesSince / nodeStatesAt). The feed is projected too: the
+ * and the feedback counters that say how to count a node no operator run has decided yet), read
+ * for every scope at once: once at start to build the in-process forgetting view, then as the
+ * view's change feed (nodeStatesSince / nodeStatesAt). The feed is projected too: the
  * view re-reads every node written since its last catch-up, and whole nodes (a few KB each, the
  * slots and text) cost the server its reply encoding and this process its decoding for nothing.
  */
