@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
-import { processPage } from '../src/domain/lifecycle/operator';
-import type { BeginResult, PageInput, PageResult, ScopeRunInput } from '../src/domain/lifecycle/run-types';
+import { processNodes, processPage } from '../src/domain/lifecycle/operator';
+import type { BeginResult, NodesInput, NodesResult, PageInput, PageResult, ScopeRunInput } from '../src/domain/lifecycle/run-types';
 import { ColdStore } from '../src/store/lifecycle/cold-store';
 import { ScopeStates, type LastRun } from '../src/store/lifecycle/scope-state';
 import { NodeStore } from '../src/store/memory/nodes';
@@ -49,6 +49,24 @@ export function createLifecycleActivities(deps: ActivityDeps) {
         if (done % HEARTBEAT_EVERY === 0) Context.current().heartbeat({ done });
       };
       return processPage({ nodes, cold, progress }, input);
+    },
+
+    /**
+     * An on-demand run over named nodes (feedback). Its clock is fixed once by the workflow's
+     * first activity; a retry with the same input skips the nodes this run already decided.
+     */
+    async lifecycleDecideNodes(input: NodesInput): Promise<NodesResult> {
+      let done = 0;
+      const progress = () => {
+        done += 1;
+        if (done % HEARTBEAT_EVERY === 0) Context.current().heartbeat({ done });
+      };
+      return processNodes({ nodes, cold, progress }, input);
+    },
+
+    /** The clock of a run over named nodes (deps.clock: tests share it with the API). */
+    async lifecycleNow(): Promise<string> {
+      return deps.clock.now().toISOString();
     },
 
     async lifecycleFinishRun(input: FinishRunInput): Promise<void> {

@@ -11,17 +11,23 @@
  * lifecycleScopeWorkflow as a child for each scope (a scope whose run is already in progress is
  * skipped), continuing as new every SCOPES_BEFORE_CONTINUE scopes to keep its history short.
  *
+ * lifecycleNodesWorkflow: an on-demand run over named nodes — the nodes nodes/activate feedback
+ * touched — so feedback is acted on within seconds instead of at the next sweep. One per scope at
+ * a time (its own workflow id), one clock activity and one decide activity.
+ *
  * Behaviour changes for running histories go behind patched().
  */
 import { continueAsNew, executeChild, log, proxyActivities, uuid4 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { LifecycleActivities } from '../activities/lifecycle';
-import { DECISIONS_IN_RESULT, DEFAULT_MAX_NODES_PER_RUN, MAX_NODES_PER_RUN_CAP, PAGE_SIZE } from '../src/domain/lifecycle/policy';
+import { DECISIONS_IN_RESULT, DEFAULT_MAX_NODES_PER_RUN, MAX_NODES_PER_NODES_RUN, MAX_NODES_PER_RUN_CAP, PAGE_SIZE } from '../src/domain/lifecycle/policy';
 import {
   addRunCounts,
   emptyRunCounts,
   scopeWorkflowId,
   type DecisionView,
+  type NodesRunInput,
+  type NodesRunResult,
   type ScopeRunInput,
   type ScopeRunResult,
   type SweepInput,
@@ -171,4 +177,17 @@ export async function lifecycleSweepWorkflow(input: SweepInput = {}): Promise<Sw
       await continueAsNew<typeof lifecycleSweepWorkflow>({ ...input, after_scope: after, totals });
     }
   }
+}
+
+export async function lifecycleNodesWorkflow(input: NodesRunInput): Promise<NodesRunResult> {
+  const decided_at = await bookkeeping.lifecycleNow();
+  const r = await pages.lifecycleDecideNodes({
+    tenant_id: input.tenant_id,
+    scope: input.scope,
+    run_id: input.run_id,
+    decided_at,
+    node_ids: input.node_ids.slice(0, MAX_NODES_PER_NODES_RUN),
+    sample: DECISIONS_IN_RESULT,
+  });
+  return { ...r, run_id: input.run_id, tenant_id: input.tenant_id, scope: input.scope, trigger: input.trigger, decided_at };
 }

@@ -92,7 +92,7 @@ export interface LoreApi {
     rulesEvaluate(body: RouteRequest<R['learning.rulesEvaluate']>): Promise<RouteResponse<R['learning.rulesEvaluate']>>;
     /** POST /v1/memory/evolution/review-pack: Is the runtime learning the right thing for this task: learning summary and recommendations, stable and promotion-ready workflows, trusted, contested and suppressed patterns, evolution_inspect (experience intelligence, policy hints, derived policy, policy contract, policy review, governance contract) and governance payloads that policies/governance/apply accepts. */
     evolutionReviewPack(body: RouteRequest<R['learning.evolutionReviewPack']>): Promise<RouteResponse<R['learning.evolutionReviewPack']>>;
-    /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run and recovered handoff for an anchor. */
+    /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run of the task and recovered handoff for an anchor; without a handoff, assembled from the evidence that names the anchor (not_found when nothing does). */
     continuityReviewPack(body: RouteRequest<R['learning.continuityReviewPack']>): Promise<RouteResponse<R['learning.continuityReviewPack']>>;
   };
   sandbox: {

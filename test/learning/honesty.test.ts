@@ -68,12 +68,13 @@ describe('recommendations are honest about what they rest on', () => {
     assert.equal(retrieval.evidence[0].id, body.first_action.evidence_ids[0], 'retrieval lists the action’s own evidence first');
     for (const e of retrieval.evidence) assert.equal(typeof e.why, 'string');
 
-    // Once the policy is retired, the trusted pattern still stands — and says it is the pattern.
+    // Once the policy is retired, neither it nor the trusted pattern behind it is presented as
+    // learned guidance (issue 28: a retired policy stops steering, also through its pattern).
     await ok(api, '/v1/memory/policies/governance/apply', { ...id, policy_memory_id: pmId, action: 'retire', reason: 'test' });
     body = await ok(api, '/v1/memory/kickoff/recommendation', ask);
-    assert.equal(body.first_action.source_kind, 'trusted_pattern');
-    assert.deepEqual(body.first_action.evidence_ids, [patternId]);
-    assert.ok(!body.first_action.evidence_ids.includes(pmId), 'a retired policy is not cited as applied');
+    assert.equal(body.first_action, null);
+    assert.equal(body.uncertainty.level, 'high');
+    assert.ok(!body.kickoff_recommendation.alternatives.some((a: any) => a.id === pmId || a.id === patternId), 'a retired policy is not cited as applied');
   });
 
   it('tool selection with no evidence says candidate_order, not learned', async () => {

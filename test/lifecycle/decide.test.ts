@@ -4,7 +4,9 @@ import { bandOf, decide, feedbackState, type DecidedNode } from '../../src/domai
 import { beyondSummary, codePoints, headCodePoints, lineDiff } from '../../src/domain/lifecycle/payload-text';
 import { TIER_BANDS } from '../../src/domain/lifecycle/policy';
 import { retentionScore } from '../../src/domain/lifecycle/score';
+import { classify } from '../../src/domain/lifecycle/slots';
 import { buildSummary, recommendedAction } from '../../src/domain/lifecycle/summary';
+import { ScopeTally } from '../../src/domain/lifecycle/view';
 
 /** The forgetting policy without servers: scores, decisions, payload modes, the summary sentence. */
 
@@ -159,5 +161,35 @@ describe('forgetting summary', () => {
     assert.match(recommendedAction({ ...base, archive_relocation_state_counts: { none: 7, candidate: 3, cold_archive: 0 } }), /3 nodes are cooling/);
     assert.match(recommendedAction(base), /healthy/);
     for (const s of [recommendedAction(base), empty.recommended_action]) assert.equal(s.split(/(?<=[.!?])\s/).length, 1, 'one sentence');
+  });
+});
+
+describe('counting nodes no operator run has decided', () => {
+  it('counts them as what happens to them now, with the state their feedback gives them', () => {
+    const none = { positive: 0, negative: 0 };
+    assert.deepEqual(classify('hot', {}, none), { tier: 'hot', action: 'retain', state: 'active', relocationState: 'none', relocationTarget: 'none', payloadScope: 'none', decided: false });
+    assert.equal(classify('warm', {}, { positive: 0, negative: 4 }).state, 'retired');
+    assert.equal(classify('warm', {}, { positive: 0, negative: 4 }).action, 'retain');
+    const contested = classify('hot', {}, { positive: 2, negative: 2 });
+    assert.deepEqual([contested.action, contested.state], ['review', 'contested']);
+    assert.deepEqual([classify('archive', {}, none).action, classify('archive', {}, none).state], ['archive', 'archived']);
+    // A decision slot wins over feedback: the operator's word is the count.
+    const decided = classify('hot', { semantic_forgetting_v1: { action: 'retain', lifecycle_state: 'active' } }, { positive: 0, negative: 4 });
+    assert.deepEqual([decided.action, decided.state, decided.decided], ['retain', 'active', true]);
+  });
+
+  it('the summary never reports zeros for a scope the operator has not run on', () => {
+    const t = new ScopeTally({ tenant_id: 't', scope: 's' });
+    t.add('a', null, classify('hot', {}, { positive: 0, negative: 0 }), 1);
+    t.add('b', null, classify('hot', {}, { positive: 0, negative: 3 }), 1);
+    t.add('c', null, classify('hot', { semantic_forgetting_v1: { action: 'review', lifecycle_state: 'contested' } }, { positive: 1, negative: 1 }), 1);
+    const s = buildSummary(t, null);
+    assert.deepEqual(s.semantic_action_counts, { retain: 2, demote: 0, archive: 0, review: 1 });
+    assert.deepEqual(s.lifecycle_state_counts, { active: 1, contested: 1, retired: 1, archived: 0 });
+    assert.equal(s.node_count, 3);
+    assert.equal(s.evaluated_count, 1);
+    assert.equal(s.undecided_count, 2);
+    assert.deepEqual([...t.review], ['c'], 'only decided reviews are review candidates');
+    assert.match(s.recommended_action, /Review 1 node/);
   });
 });

@@ -44,9 +44,22 @@ export async function summary(api: TestApi, id: Identity): Promise<any> {
 
 const inc = (o: Record<string, number>, k: string) => (o[k] = (o[k] ?? 0) + 1);
 
+/** The lifecycle state feedback gives a node (the documented rule: retired, contested or active). */
+function feedbackState(f: { positive?: number; negative?: number } | undefined): string {
+  const pos = f?.positive ?? 0;
+  const neg = f?.negative ?? 0;
+  if (pos + neg === 0) return 'active';
+  const q = (pos - neg) / (pos + neg);
+  if (neg >= 2 && q <= -0.5) return 'retired';
+  if (pos >= 1 && neg >= 1 && Math.abs(q) < 0.5) return 'contested';
+  return 'active';
+}
+
 /**
  * The forgetting summary's counts, computed here from the nodes themselves (the documented
- * rules: a node without a decision is active with its payload local, and under no action).
+ * rules: a node without a decision counts as what is happening to it now — archive in the
+ * archive tier, review when its feedback is contested, else retain — with the lifecycle state its
+ * feedback gives it and its payload local).
  */
 export function countIndependently(nodes: any[]) {
   const c = {
@@ -57,14 +70,24 @@ export function countIndependently(nodes: any[]) {
     archive_payload_scope_counts: { none: 0, node: 0, anchor_payload: 0 } as Record<string, number>,
     tier_counts: { hot: 0, warm: 0, cold: 0, archive: 0 } as Record<string, number>,
     node_count: nodes.length,
+    evaluated_count: 0,
+    undecided_count: 0,
     differential_rehydration_candidate_count: 0,
   };
   for (const n of nodes) {
     const sem = n.slots.semantic_forgetting_v1;
     const rel = n.slots.archive_relocation_v1;
     inc(c.tier_counts, n.tier);
-    if (sem) inc(c.semantic_action_counts, sem.action);
-    inc(c.lifecycle_state_counts, n.tier === 'archive' ? 'archived' : sem && sem.lifecycle_state !== 'archived' ? sem.lifecycle_state : 'active');
+    if (sem) {
+      c.evaluated_count += 1;
+      inc(c.semantic_action_counts, sem.action);
+      inc(c.lifecycle_state_counts, n.tier === 'archive' ? 'archived' : sem.lifecycle_state !== 'archived' ? sem.lifecycle_state : 'active');
+    } else {
+      c.undecided_count += 1;
+      const state = n.tier === 'archive' ? 'archived' : feedbackState(n.feedback);
+      inc(c.semantic_action_counts, n.tier === 'archive' ? 'archive' : state === 'contested' ? 'review' : 'retain');
+      inc(c.lifecycle_state_counts, state);
+    }
     inc(c.archive_relocation_state_counts, rel?.relocation_state ?? 'none');
     inc(c.archive_relocation_target_counts, rel?.relocation_target ?? 'none');
     inc(c.archive_payload_scope_counts, rel?.payload_scope ?? 'none');

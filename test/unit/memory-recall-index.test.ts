@@ -39,6 +39,19 @@ describe('recall index', () => {
     assert.deepEqual(ids(idx, 'zebra'), ['a']);
   });
 
+  it('leaves nodes the lifecycle operator retired out unless asked, and follows the decision as it changes', () => {
+    const idx = new RecallIndex();
+    const retired = { semantic_forgetting_v1: { action: 'retain', lifecycle_state: 'retired' } };
+    idx.applyLocal(node({ id: 'ok', text: 'mango chutney' }));
+    idx.applyLocal(node({ id: 'wrong', text: 'mango chutney recipe', slots: retired }));
+    assert.deepEqual(ids(idx, 'mango'), ['ok']);
+    const asked = idx.search('t', 's', { text: 'mango', vector: null, limit: 10, filter: { includeRetired: true } });
+    assert.deepEqual(asked.map((h) => [h.docId, h.retired]).sort(), [['ok', false], ['wrong', true]]);
+    // Re-decided (positive feedback): back in recall.
+    idx.applyLocal(node({ id: 'wrong', text: 'mango chutney recipe', slots: { semantic_forgetting_v1: { action: 'review', lifecycle_state: 'contested' } } }));
+    assert.deepEqual(ids(idx, 'mango').sort(), ['ok', 'wrong']);
+  });
+
   it('leaves archived nodes out unless asked, and filters by type, kind, tier and tags', () => {
     const idx = new RecallIndex();
     idx.applyLocal(node({ id: 'hot', text: 'kiwi fruit' }));

@@ -74,6 +74,29 @@ const PolicyReview = z.object({
   contract: PolicyContract,
 });
 const Counts = z.record(z.string(), z.number().int());
+/** A recommendation with the route that carries it out and a payload that route accepts as it stands. */
+const LearningRecommendation = z.object({
+  action: z.string(),
+  target_id: z.string(),
+  reason: z.string(),
+  route: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  precondition: z.string().nullable().describe('when sending the payload is right (null: whenever the reviewer agrees)'),
+});
+/** The latest policies/governance/apply decision on the reviewed policies (from their history). */
+const GovernanceApplyResult = z
+  .object({
+    policy_memory_id: z.string(),
+    action: z.enum(['retire', 'reactivate']),
+    previous_state: z.enum(['active', 'contested', 'retired']),
+    state: z.enum(['active', 'contested', 'retired']),
+    actor: z.string(),
+    reason: z.string(),
+    applied_at: z.string(),
+    current_state: z.enum(['active', 'contested', 'retired']),
+    tool: z.string(),
+  })
+  .catchall(z.unknown());
 
 /** evolution_review_pack (interface spec "Review packs"; docs/learning.md). */
 const EvolutionReviewPack = z.object({
@@ -91,7 +114,7 @@ const EvolutionReviewPack = z.object({
     continuity_carrier_counts: Counts,
     matched: Counts,
   }),
-  learning_recommendations: z.array(z.object({ action: z.string(), target_id: z.string(), reason: z.string() })),
+  learning_recommendations: z.array(LearningRecommendation),
   selected_tool: z.string().nullable(),
   recommended_file_path: z.string().nullable(),
   stable_workflows: z.array(WorkflowView),
@@ -108,17 +131,19 @@ const EvolutionReviewPack = z.object({
     policy_review: z.array(PolicyReview),
     policy_governance_contract: GovernanceContract,
     policy_governance_apply_payload: GovernancePayload.optional(),
-    policy_governance_apply_result: z.record(z.string(), z.unknown()).optional(),
+    policy_governance_apply_result: GovernanceApplyResult.optional(),
   }),
   policy_governance_contract: GovernanceContract,
   policy_governance_apply_payload: GovernancePayload.optional(),
-  policy_governance_apply_result: z.record(z.string(), z.unknown()).optional(),
+  policy_governance_apply_result: GovernanceApplyResult.optional(),
 });
 
 /** continuity_review_pack (interface spec "Review packs"; docs/learning.md). */
+const EvidenceSourceKind = z.enum(['memory', 'session', 'session_event', 'handoff', 'replay_run', 'automation_run']);
 const ContinuityReviewPack = z.object({
   anchor: z.string(),
   review_contract: z.object({
+    basis: z.enum(['handoff', 'evidence']).describe('evidence: no structured handoff exists; the contract is assembled from what names the anchor, and resume_ready is false'),
     target_files: z.array(z.string()),
     next_action: z.string().nullable(),
     acceptance_checks: z.array(z.string()),
@@ -127,36 +152,65 @@ const ContinuityReviewPack = z.object({
     blockers: z.array(z.string()),
     evidence_ids: z.array(z.string()),
   }),
-  latest_handoff: z.object({
-    handoff_id: z.string(),
-    anchor: z.string().nullable(),
-    title: z.string().nullable(),
-    summary: z.string(),
-    revision: z.number().int(),
-    previous_revision: z.object({ revision: z.number().int(), summary: z.string(), superseded_at: z.string() }).nullable(),
-    updated_at: z.string(),
-  }),
+  latest_handoff: z
+    .object({
+      handoff_id: z.string(),
+      anchor: z.string().nullable(),
+      title: z.string().nullable(),
+      summary: z.string(),
+      revision: z.number().int(),
+      previous_revision: z.object({ revision: z.number().int(), summary: z.string(), superseded_at: z.string() }).nullable(),
+      updated_at: z.string(),
+    })
+    .nullable(),
   latest_resume: z.object({ event_id: z.string(), event_type: z.string(), title: z.string().nullable(), summary: z.string(), created_at: z.string() }).nullable(),
   latest_terminal_run: z
-    .object({ node_id: z.string(), run_id: z.string().nullable(), outcome: z.string().nullable(), title: z.string().nullable(), summary: z.string(), error_signatures: z.array(z.string()), created_at: z.string() })
+    .object({
+      node_id: z.string().nullable().describe('null for a replay or automation run (not a memory node)'),
+      run_id: z.string().nullable(),
+      outcome: z.string().nullable(),
+      title: z.string().nullable(),
+      summary: z.string(),
+      error_signatures: z.array(z.string()),
+      created_at: z.string(),
+      source_kind: EvidenceSourceKind,
+      ended_at: z.string(),
+    })
     .nullable(),
-  recovered_handoff: z.object({
-    handoff_id: z.string(),
-    anchor: z.string().nullable(),
-    title: z.string().nullable(),
-    summary: z.string(),
-    handoff_text: z.string(),
-    target_files: z.array(z.string()),
-    next_action: z.string().nullable(),
-    acceptance_checks: z.array(z.string()),
-    rollback_notes: z.array(z.string()),
-    session_id: z.string().nullable(),
-    run_id: z.string().nullable(),
-    revision: z.number().int(),
-    tier: z.string(),
-    actor: z.string(),
-    updated_at: z.string(),
-  }),
+  recovered_handoff: z
+    .object({
+      handoff_id: z.string(),
+      anchor: z.string().nullable(),
+      title: z.string().nullable(),
+      summary: z.string(),
+      handoff_text: z.string(),
+      target_files: z.array(z.string()),
+      next_action: z.string().nullable(),
+      acceptance_checks: z.array(z.string()),
+      rollback_notes: z.array(z.string()),
+      session_id: z.string().nullable(),
+      run_id: z.string().nullable(),
+      revision: z.number().int(),
+      tier: z.string(),
+      actor: z.string(),
+      updated_at: z.string(),
+    })
+    .nullable(),
+  anchor_evidence: z
+    .array(
+      z.object({
+        id: z.string(),
+        source_kind: EvidenceSourceKind,
+        node_id: z.string().nullable(),
+        run_id: z.string().nullable(),
+        title: z.string().nullable(),
+        summary: z.string(),
+        outcome: z.string().nullable(),
+        files: z.array(z.string()),
+        at: z.string(),
+      }),
+    )
+    .describe('what names the anchor, newest first: memory, sessions and their events, handoffs, replay and automation runs of the task'),
 });
 
 export const learningRoutes = {
@@ -395,7 +449,8 @@ export const learningRoutes = {
   'learning.continuityReviewPack': route({
     name: 'learning.continuityReviewPack',
     path: '/v1/memory/continuity/review-pack',
-    summary: 'Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run and recovered handoff for an anchor.',
+    summary:
+      'Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run of the task and recovered handoff for an anchor; without a handoff, assembled from the evidence that names the anchor (not_found when nothing does).',
     errors: ['not_found'],
     input: z.object({ ...identityFields, ...taskInputFields, anchor: z.string().min(1).max(1024) }),
     output: z.object({ ...echoFields, continuity_review_pack: ContinuityReviewPack }),

@@ -86,6 +86,7 @@ export const RecallInput = z
     tiers: z.array(TierEnum).max(4).optional(),
     tags: Tags.optional(),
     include_archived: z.boolean().default(false),
+    include_retired: z.boolean().default(false).describe('include nodes the lifecycle operator retired (feedback says they are wrong); they are flagged retired'),
     min_score: z.number().min(0).optional(),
   })
   .superRefine((v, ctx) => {
@@ -107,6 +108,7 @@ const RecallResult = NodeView.pick({
   summary: true,
   tags: true,
 }).extend({
+  retired: z.boolean().describe('the lifecycle operator retired this node: feedback says it is wrong (only with include_retired)'),
   score: z.number(),
   score_breakdown: ScoreBreakdownView,
   created_at: Timestamp,

@@ -5,11 +5,13 @@ const count = z.number().int();
 /**
  * planning_summary.forgetting_summary and execution_summary.forgetting_summary (contract.md §4):
  * what the lifecycle operator decided and did in one scope, and what to do next. Counts are of
- * the scope's nodes as they are now (docs/forgetting.md, "Counts"): a node without a decision
- * yet counts as active with its payload local, and under no semantic action.
+ * the scope's nodes as they are now (docs/forgetting.md, "Counts"): a node no operator run has
+ * decided yet counts as what is happening to it now (retain; archive in the archive tier; review
+ * when its feedback is contested), with the lifecycle state its feedback gives it, and under
+ * undecided_count.
  */
 export const ForgettingSummary = z.object({
-  /** Nodes by their latest decision (nodes not yet evaluated are not counted here). */
+  /** Nodes by their latest decision (undecided nodes provisionally, see undecided_count). */
   semantic_action_counts: z.object({ retain: count, demote: count, archive: count, review: count }),
   lifecycle_state_counts: z.object({ active: count, contested: count, retired: count, archived: count }),
   archive_relocation_state_counts: z.object({ none: count, candidate: count, cold_archive: count }),
@@ -21,8 +23,10 @@ export const ForgettingSummary = z.object({
   differential_rehydration_candidate_count: count,
   tier_counts: z.object({ hot: count, warm: count, cold: count, archive: count }),
   node_count: count,
-  /** Nodes that carry a lifecycle decision. */
+  /** Nodes that carry a lifecycle decision an operator run wrote. */
   evaluated_count: count,
+  /** Nodes no operator run has decided yet, counted provisionally (node_count = evaluated_count + undecided_count). */
+  undecided_count: count,
   /** The operator's last completed (non-dry) run in this scope. */
   last_run: z
     .object({ run_id: z.string(), decided_at: z.string(), examined: count, complete: z.boolean() })

@@ -141,7 +141,8 @@ export function firstActionOf(i: Input): FirstAction | null {
       policy_memory_id: policy.entry.node.id,
     };
   }
-  const pattern = i.patterns.find((p) => p.cls === 'trusted' && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
+  // A trusted pattern whose policy memory was retired does not steer the first move either.
+  const pattern = i.patterns.find((p) => p.cls === 'trusted' && !p.retired_policy_id && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
   if (pattern) {
     const s = pattern.entry.slot;
     const file = s.files[0] ?? null;

@@ -31,6 +31,12 @@ export interface PatternMatch {
   score: number;
   signals: Signals;
   cls: PatternClass;
+  /**
+   * The policy memory of the same family and tool when an operator retired it: the pattern it
+   * was materialised from no longer steers tool choice either (a retirement would otherwise be
+   * undone by the trusted pattern behind it). Null otherwise.
+   */
+  retired_policy_id: string | null;
 }
 
 export interface PolicyMatch {
@@ -77,7 +83,10 @@ export async function plan(
 
   const patterns: PatternMatch[] = state.patterns
     .search(q, { minScore: THRESHOLDS.relevant, limit: MAX_PATTERNS })
-    .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals, cls: patternClass(h.doc.slot) }));
+    .map((h) => {
+      const policy = state.policyOf(h.doc.slot.family_id, h.doc.slot.tool);
+      return { entry: h.doc, score: h.score, signals: h.signals, cls: patternClass(h.doc.slot), retired_policy_id: policy?.slot.state === 'retired' ? policy.node.id : null };
+    });
 
   // Policies belong to the families of the matched patterns and workflows, at their best score.
   const familyScore = new Map<string, number>();

@@ -14,7 +14,8 @@ import type { RuleEvaluation } from './rule-model';
  *   active rule            prefer +1.5; deny removes the tool (denied: true)
  *
  * all × relevance (rules are not scaled: they are explicit). Suppressed patterns, retired and
- * contested policies and shadow rules add nothing; they appear in reasons so a reader sees why.
+ * contested policies, trusted patterns whose policy memory an operator retired, and shadow rules
+ * add nothing; they appear in reasons so a reader sees why.
  */
 
 export type SourceKind = 'stable_workflow' | 'candidate_workflow' | 'trusted_pattern' | 'policy_memory' | 'handoff' | 'replay_playbook' | 'recall';
@@ -73,6 +74,7 @@ export function rankTools(i: RankInput): ToolScore[] {
     const id = p.entry.node.id;
     const runs = `${s.positive_runs.length}+/${s.negative_runs.length}- runs`;
     if (p.cls === 'suppressed') add(s.tool, 0, `pattern ${id} is suppressed by an operator: not applied`, null, id);
+    else if (p.cls === 'trusted' && p.retired_policy_id) add(s.tool, 0, `trusted pattern ${id} backs retired policy memory ${p.retired_policy_id}: not applied`, null, id);
     else if (p.cls === 'trusted') add(s.tool, 1.5 * patternConfidence(s) * p.score, `trusted pattern ${id} (${runs}, relevance ${r2(p.score)})`, 'trusted_pattern', id);
     else if (p.cls === 'contested') add(s.tool, -1 * p.score, `contested pattern ${id} (${runs}): negative feedback after trust`, null, id);
     else add(s.tool, 0.3 * patternConfidence(s) * p.score, `observed pattern ${id} (${runs}, not yet trusted)`, null, id);

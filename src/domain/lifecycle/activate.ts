@@ -8,7 +8,8 @@ import { selectNodes } from './select';
  * nodes/activate (contract.md §4): merges reuse feedback into nodes. Only `feedback.*` and
  * `activation.*` change (with the store's bookkeeping seq and updated_at); slots, text, tier
  * and every other field are left exactly as they were. Counters are atomic increments, so
- * concurrent activations never lose a count.
+ * concurrent activations never lose a count. The touched nodes are then queued for an
+ * on-demand operator run (feedback-runs.ts), which re-decides them within seconds.
  */
 
 export type Outcome = 'positive' | 'negative' | 'neutral';
@@ -64,6 +65,8 @@ export async function activateNodes(
     items.push({ id: settled.id, client_id: settled.client_id, tier: settled.tier, feedback: settled.feedback, activation: settled.activation });
   }
   if (items.length > 0 && input.activate) await c.states.increment(ref, { activations: items.length }, c.clock.now().toISOString());
+  // Feedback acts when it is given: the operator re-decides these nodes within seconds.
+  c.feedback.request(ref, items.map((i) => i.id));
   return { nodes: items, not_found: [...not_found, ...missing] };
 }
 

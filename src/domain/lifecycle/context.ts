@@ -4,6 +4,7 @@ import type { ColdStore } from '../../store/lifecycle/cold-store';
 import type { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { Clock } from '../clock';
 import type { MemoryServices } from '../memory/module';
+import type { FeedbackRuns } from './feedback-runs';
 import type { ForgettingView } from './view';
 
 /** What the lifecycle family's operations use (built once in module.ts). */
@@ -12,6 +13,8 @@ export interface LifecycleCtx {
   cold: ColdStore;
   states: ScopeStates;
   view: ForgettingView;
+  /** Re-decides the nodes feedback touched, in the background (feedback-runs.ts). */
+  feedback: FeedbackRuns;
   engine: Engine;
   clock: Clock;
   log: Log;

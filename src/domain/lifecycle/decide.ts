@@ -1,16 +1,9 @@
 import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../memory/node';
-import {
-  ARCHIVE_MIN_AGE_MS,
-  ARCHIVE_MIN_IDLE_MS,
-  CONTESTED_QUALITY,
-  DWELL_MS,
-  RETIRED_MIN_NEGATIVE,
-  RETIRED_QUALITY,
-  REVIEW_IMPORTANCE,
-  TIER_BANDS,
-} from './policy';
+import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
 import { retentionScore, round, type Score } from './score';
-import { payloadRelocated, payloadScopeOf, readSemantic, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
+import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
+
+export { feedbackState };
 
 /**
  * One node → one decision (docs/forgetting.md, "Decisions"). Pure: the same node at the same
@@ -67,17 +60,6 @@ export function bandOf(score: number): Tier {
   if (score >= TIER_BANDS.warm) return 'warm';
   if (score >= TIER_BANDS.cold) return 'cold';
   return 'archive';
-}
-
-/** active, contested (feedback disagrees with itself) or retired (feedback says it is wrong). */
-export function feedbackState(f: MemoryNode['feedback'] | undefined): Exclude<LifecycleState, 'archived'> {
-  const pos = f?.positive ?? 0;
-  const neg = f?.negative ?? 0;
-  if (pos + neg === 0) return 'active';
-  const q = (pos - neg) / (pos + neg);
-  if (neg >= RETIRED_MIN_NEGATIVE && q <= RETIRED_QUALITY) return 'retired';
-  if (pos >= 1 && neg >= 1 && Math.abs(q) < CONTESTED_QUALITY) return 'contested';
-  return 'active';
 }
 
 function describe(s: Score): string {

@@ -6,6 +6,7 @@ import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
 import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { LifecycleCtx } from './context';
+import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
 import { createLifecycleServices, type LifecycleServices } from './services';
 import { ForgettingView } from './view';
@@ -39,7 +40,8 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
   const unsubscribe = upstream.memory.onWrite(async (e) => {
     await register(e.ref);
   });
-  const ctx: LifecycleCtx = { memory: upstream.memory, cold: new ColdStore(deps.db), states, view, engine: deps.engine, clock: deps.clock, log };
+  const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
+  const ctx: LifecycleCtx = { memory: upstream.memory, cold: new ColdStore(deps.db), states, view, feedback, engine: deps.engine, clock: deps.clock, log };
   const services = createLifecycleServices(ctx);
   return {
     handlers: createLifecycleHandlers(ctx, services),
@@ -49,6 +51,7 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     },
     async stop() {
       unsubscribe();
+      await feedback.stop();
       await view.stop();
     },
   };

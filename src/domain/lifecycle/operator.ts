@@ -3,8 +3,8 @@ import type { NodeStore, StoredNode } from '../../store/memory/nodes';
 import { scopeRef } from '../../store/scope';
 import { decide, type Decision } from './decide';
 import { codePoints } from './payload-text';
-import { POLICY_VERSION, SCORE_EPSILON } from './policy';
-import type { DecisionView, PageInput, PageResult, RunCounts } from './run-types';
+import { MAX_NODES_PER_NODES_RUN, POLICY_VERSION, SCORE_EPSILON } from './policy';
+import type { DecisionView, NodesInput, NodesResult, PageInput, PageResult, RunCounts } from './run-types';
 import { emptyRunCounts } from './run-types';
 import {
   RELOCATION_SLOT,
@@ -23,7 +23,8 @@ import {
  * the scope in id order after the cursor, decide each, and act — unless dry_run. Safe to repeat:
  * a node already carrying this run's decision is not written again, the cold store keeps the
  * first copy of a payload, and every node write is conditional on the revision that was read,
- * so a node rewritten meanwhile is left for the next run instead of being overwritten.
+ * so a node rewritten meanwhile is left for the next run instead of being overwritten; so is one
+ * given feedback meanwhile (its counters are part of the condition).
  */
 
 export interface OperatorDeps {
@@ -38,7 +39,10 @@ const CONCURRENCY = 32;
 
 type Outcome = DecisionView['outcome'];
 
-function semanticSlot(d: Decision, input: PageInput, node: StoredNode): SemanticForgettingV1 {
+/** The decision input every node of a batch shares: the run, its clock, and whether to act. */
+type BatchInput = Pick<PageInput, 'tenant_id' | 'scope' | 'run_id' | 'decided_at' | 'dry_run' | 'sample'>;
+
+function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): SemanticForgettingV1 {
   return {
     action: d.action,
     current_tier: d.current_tier,
@@ -86,7 +90,7 @@ type Plan =
   | { kind: 'done'; outcome: Outcome; move: Move }
   | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean };
 
-function plan(node: StoredNode, d: Decision, input: PageInput): Plan {
+function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
   const prevSem = readSemantic(node.slots);
   const prevRel = readRelocation(node.slots);
   const same: Plan = { kind: 'done', outcome: 'unchanged', move: null };
@@ -104,7 +108,7 @@ function plan(node: StoredNode, d: Decision, input: PageInput): Plan {
 }
 
 /** The relocation slot of an archived node, from its cold-store receipt. */
-function relocatedSlot(node: StoredNode, d: Decision, input: PageInput, receipt: ColdReceipt): ArchiveRelocationV1 {
+function relocatedSlot(node: StoredNode, d: Decision, input: BatchInput, receipt: ColdReceipt): ArchiveRelocationV1 {
   return {
     relocation_state: 'cold_archive',
     relocation_target: 'local_cold_store',
@@ -125,7 +129,7 @@ function relocatedSlot(node: StoredNode, d: Decision, input: PageInput, receipt:
  * was made at this same clock instant from the same inputs (a second run at one clock). This,
  * with the dwell times, is what makes runs idempotent.
  */
-function standing(n: StoredNode, input: PageInput): DecisionView | null {
+function standing(n: StoredNode, input: BatchInput): DecisionView | null {
   const prev = readSemantic(n.slots);
   if (!prev) return null;
   const holds = prev.run_id === input.run_id || (prev.decided_at === input.decided_at && prev.basis === basisOf(n, n.tier));
@@ -172,23 +176,19 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
 }
 
-export async function processPage(deps: OperatorDeps, input: PageInput): Promise<PageResult> {
+/**
+ * Decides every node of a batch and acts on the decisions (the body shared by a page of a scope
+ * run and by a run over named nodes): decide each (pure), store the payloads to relocate in one
+ * batch, then write each node conditionally on the revision and feedback counters read.
+ */
+async function decideBatch(deps: OperatorDeps, input: BatchInput, batch: StoredNode[]): Promise<{ counts: RunCounts; decisions: DecisionView[] }> {
   const ref = scopeRef(input.tenant_id, input.scope);
   const now = new Date(input.decided_at);
   const at = new Date(input.decided_at);
-  // Access counts still in the log are folded first, so the page's reads find them in one place.
-  await deps.nodes.in(ref).foldAccess({ progress: deps.progress });
-  // One node past the page tells whether the scope ends here.
-  const read = await deps.nodes.in(ref).find({}, { limit: input.limit + 1, after: input.after ?? undefined });
-  const bounded = input.before === null ? read : read.filter((n) => n.id < input.before!);
-  const page = bounded.slice(0, input.limit);
-  const exhausted = bounded.length <= input.limit;
-
-  // Decide every node first (pure), then store the payloads to relocate in one batch, then write.
-  const results: DecisionView[] = new Array(page.length);
-  const moves: Move[] = new Array(page.length).fill(null);
+  const results: DecisionView[] = new Array(batch.length);
+  const moves: Move[] = new Array(batch.length).fill(null);
   const writes: { i: number; node: StoredNode; d: Decision; p: Extract<Plan, { kind: 'write' }> }[] = [];
-  page.forEach((n, i) => {
+  batch.forEach((n, i) => {
     const kept = standing(n, input);
     if (kept) {
       results[i] = kept;
@@ -227,7 +227,11 @@ export async function processPage(deps: OperatorDeps, input: PageInput): Promise
       set.text = '';
       set[`slots.${RELOCATION_SLOT}`] = relocatedSlot(w.node, w.d, input, receipts.get(coldKey(w.node.id, w.node.revision))!);
     }
-    const updated = await deps.nodes.in(ref).update(w.node.id, { set }, at, { expectRevision: w.node.revision });
+    // Conditional on what the decision was made from: the revision, and the feedback counters (a
+    // node given feedback meanwhile is re-decided by the run that feedback starts, not overwritten).
+    const f = w.node.feedback;
+    const expectFields = f && typeof f.positive === 'number' && typeof f.negative === 'number' ? { 'feedback.positive': f.positive, 'feedback.negative': f.negative } : undefined;
+    const updated = await deps.nodes.in(ref).update(w.node.id, { set }, at, { expectRevision: w.node.revision, expectFields });
     if (updated) moves[w.i] = w.p.move;
     else results[w.i] = { ...results[w.i]!, outcome: 'conflict' };
     deps.progress?.();
@@ -246,5 +250,30 @@ export async function processPage(deps: OperatorDeps, input: PageInput): Promise
   const changed = new Set(changing);
   const rest = results.filter((r) => !changed.has(r));
   const decisions = [...changing, ...rest].slice(0, Math.max(0, input.sample));
+  return { counts, decisions };
+}
+
+export async function processPage(deps: OperatorDeps, input: PageInput): Promise<PageResult> {
+  const ref = scopeRef(input.tenant_id, input.scope);
+  // Access counts still in the log are folded first, so the page's reads find them in one place.
+  await deps.nodes.in(ref).foldAccess({ progress: deps.progress });
+  // One node past the page tells whether the scope ends here.
+  const read = await deps.nodes.in(ref).find({}, { limit: input.limit + 1, after: input.after ?? undefined });
+  const bounded = input.before === null ? read : read.filter((n) => n.id < input.before!);
+  const page = bounded.slice(0, input.limit);
+  const exhausted = bounded.length <= input.limit;
+  const { counts, decisions } = await decideBatch(deps, input, page);
   return { examined: page.length, last_id: page.length > 0 ? page[page.length - 1]!.id : input.after, exhausted, counts, decisions };
+}
+
+/**
+ * A run over named nodes (the on-demand run that feedback starts, docs/forgetting.md): the same
+ * decisions and writes as a scope run, for these nodes only. Ids of other scopes and unknown ids
+ * are skipped (counted in `missing`). Safe to repeat, like a page.
+ */
+export async function processNodes(deps: OperatorDeps, input: NodesInput): Promise<NodesResult> {
+  const ids = [...new Set(input.node_ids)].slice(0, MAX_NODES_PER_NODES_RUN);
+  const found = await deps.nodes.in(scopeRef(input.tenant_id, input.scope)).getMany(ids);
+  const { counts, decisions } = await decideBatch(deps, { ...input, dry_run: false }, found);
+  return { examined: found.length, missing: ids.length - found.length, counts, decisions };
 }

@@ -84,3 +84,9 @@ export const MAX_NODES_PER_RUN_CAP = 100_000;
 export const PAGE_SIZE = 250;
 /** Decisions listed in a run's result; counts always cover every examined node. */
 export const DECISIONS_IN_RESULT = 1000;
+
+/**
+ * Nodes one on-demand run over named nodes (feedback) decides at most; more pending ids wait for
+ * the next run. Feedback names at most 200 nodes per request (ids + client_ids).
+ */
+export const MAX_NODES_PER_NODES_RUN = 500;

@@ -105,6 +105,44 @@ export interface ScopeRunResult {
   decisions_truncated: boolean;
 }
 
+/**
+ * An on-demand run over named nodes: what nodes/activate feedback starts so the nodes it touched
+ * are re-decided within seconds instead of at the next sweep (docs/forgetting.md, "Feedback").
+ */
+export interface NodesRunInput {
+  tenant_id: string;
+  scope: string;
+  run_id: string;
+  node_ids: string[];
+  trigger: 'feedback';
+}
+
+/** The activity's input: the run, its node ids and how many decisions to return. */
+export interface NodesInput {
+  tenant_id: string;
+  scope: string;
+  run_id: string;
+  decided_at: string;
+  node_ids: string[];
+  sample: number;
+}
+
+export interface NodesResult {
+  examined: number;
+  /** Ids that named no node of the scope (deleted meanwhile, or of another scope). */
+  missing: number;
+  counts: RunCounts;
+  decisions: DecisionView[];
+}
+
+export interface NodesRunResult extends NodesResult {
+  run_id: string;
+  tenant_id: string;
+  scope: string;
+  trigger: 'feedback';
+  decided_at: string;
+}
+
 export interface SweepInput {
   max_nodes_per_scope?: number;
   /** Continue-as-new state: the last scope done, and totals so far. */
@@ -129,5 +167,13 @@ export const scopeWorkflowId = (tenant_id: string, scope: string) => `lifecycle/
 
 /** The schedule (one per task queue, so deployments sharing a namespace do not collide). */
 export const sweepScheduleId = (taskQueue: string) => `lore-lifecycle-sweep/${taskQueue}`;
+/**
+ * The workflow id of a scope's on-demand runs over named nodes: one at a time per scope (bursts
+ * of feedback coalesce into the next run), and distinct from the scope run's id, so feedback never
+ * waits for a sweep of a large scope and a sweep never skips a scope because feedback is running.
+ */
+export const nodesWorkflowId = (tenant_id: string, scope: string) => `lifecycle-nodes/${tenant_id}/${scope}`;
+
 export const SCOPE_WORKFLOW = 'lifecycleScopeWorkflow';
+export const NODES_WORKFLOW = 'lifecycleNodesWorkflow';
 export const SWEEP_WORKFLOW = 'lifecycleSweepWorkflow';

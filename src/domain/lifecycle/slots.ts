@@ -1,4 +1,5 @@
 import type { NodeKind, Tier } from '../memory/node';
+import { CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
 
 /**
  * The two slots the lifecycle family owns on every node it has looked at (contract.md §4). The
@@ -128,7 +129,18 @@ export const noRelocation = (): ArchiveRelocationV1 => ({
   rehydrated_at: null,
 });
 
-/** Which counters a node falls under, from its tier and slots (nodes without slots are active/none). */
+/** active, contested (feedback disagrees with itself) or retired (feedback says it is wrong). */
+export function feedbackState(f: { positive?: number; negative?: number } | undefined): Exclude<LifecycleState, 'archived'> {
+  const pos = f?.positive ?? 0;
+  const neg = f?.negative ?? 0;
+  if (pos + neg === 0) return 'active';
+  const q = (pos - neg) / (pos + neg);
+  if (neg >= RETIRED_MIN_NEGATIVE && q <= RETIRED_QUALITY) return 'retired';
+  if (pos >= 1 && neg >= 1 && Math.abs(q) < CONTESTED_QUALITY) return 'contested';
+  return 'active';
+}
+
+/** Which counters a node falls under, from its tier and slots (and its feedback while undecided). */
 export interface NodeClass {
   tier: Tier;
   action: Action | null;
@@ -136,18 +148,32 @@ export interface NodeClass {
   relocationState: RelocationState;
   relocationTarget: RelocationTarget;
   payloadScope: PayloadScope;
+  /** An operator run has written this node's decision (false: counted provisionally, see classify). */
+  decided: boolean;
 }
 
-export function classify(tier: Tier, slots: Record<string, unknown> | undefined): NodeClass {
+/**
+ * A node's counters. With a decision slot: its action and lifecycle state. Without one (no
+ * operator run has looked at it yet) it is counted as what is happening to it now, not as zero:
+ * `retain` (nothing moves a node until the operator decides it), `archive` in the archive tier,
+ * and `review` with state `contested` when its feedback disagrees with itself; its lifecycle
+ * state is the one its feedback gives it (feedbackState above), so retired-by-feedback shows
+ * before the operator's run lands.
+ */
+export function classify(tier: Tier, slots: Record<string, unknown> | undefined, feedback?: { positive: number; negative: number }): NodeClass {
   const sem = slots ? readSemantic(slots) : null;
   const rel = slots ? readRelocation(slots) : null;
-  const state: LifecycleState = tier === 'archive' ? 'archived' : sem && sem.lifecycle_state !== 'archived' ? sem.lifecycle_state : 'active';
-  return {
+  const base = {
     tier,
-    action: sem?.action ?? null,
-    state,
     relocationState: rel?.relocation_state ?? 'none',
     relocationTarget: oneOf(RELOCATION_TARGETS, rel?.relocation_target) ?? 'none',
     payloadScope: oneOf(PAYLOAD_SCOPES, rel?.payload_scope) ?? 'none',
   };
+  if (sem) {
+    const state: LifecycleState = tier === 'archive' ? 'archived' : sem.lifecycle_state !== 'archived' ? sem.lifecycle_state : 'active';
+    return { ...base, action: sem.action, state, decided: true };
+  }
+  if (tier === 'archive') return { ...base, action: 'archive', state: 'archived', decided: false };
+  const state = feedbackState(feedback);
+  return { ...base, action: state === 'contested' ? 'review' : 'retain', state, decided: false };
 }

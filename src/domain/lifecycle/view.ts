@@ -41,6 +41,8 @@ export class ScopeTally {
   readonly payloadScopes = zero<PayloadScope>(PAYLOAD_SCOPES);
   /** Archived anchored workflow memory: the candidates for differential rehydration. */
   differentialCandidates = 0;
+  /** Nodes no operator run has decided yet (counted provisionally, see classify). */
+  undecided = 0;
   /** Nodes whose latest decision is review (for the evolution review pack). */
   readonly review = new Set<string>();
   /** Archived nodes and their kinds (rehydration candidates without a query). */
@@ -52,13 +54,15 @@ export class ScopeTally {
     this.nodes += sign;
     this.tiers[c.tier] += sign;
     if (c.action) this.actions[c.action] += sign;
+    if (!c.decided) this.undecided += sign;
     this.states[c.state] += sign;
     this.relocationStates[c.relocationState] += sign;
     this.relocationTargets[c.relocationTarget] += sign;
     this.payloadScopes[c.payloadScope] += sign;
     const differential = c.tier === 'archive' && c.relocationState === 'cold_archive' && c.payloadScope === 'anchor_payload';
     if (differential) this.differentialCandidates += sign;
-    if (c.action === 'review') sign > 0 ? this.review.add(id) : this.review.delete(id);
+    // Review candidates are listed with their decision's rationale: decided nodes only.
+    if (c.action === 'review' && c.decided) sign > 0 ? this.review.add(id) : this.review.delete(id);
     if (c.tier === 'archive') sign > 0 ? this.archived.set(id, kind) : this.archived.delete(id);
   }
 }
@@ -67,7 +71,7 @@ export class ScopeTally {
 const classes: NodeClass[] = [];
 const classNumbers = new Map<string, number>();
 function classNumber(c: NodeClass): number {
-  const key = `${c.tier}|${c.action}|${c.state}|${c.relocationState}|${c.relocationTarget}|${c.payloadScope}`;
+  const key = `${c.tier}|${c.action}|${c.state}|${c.relocationState}|${c.relocationTarget}|${c.payloadScope}|${c.decided ? 1 : 0}`;
   let n = classNumbers.get(key);
   if (n === undefined) {
     n = classes.length;
@@ -187,7 +191,7 @@ export class ForgettingView {
       this.kinds.push(kind);
       this.kindNumbers.set(kind, k);
     }
-    const c = classNumber(classify(n.tier, n.slots));
+    const c = classNumber(classify(n.tier, n.slots, n.feedback));
     this.nodeScope[num] = s + 1;
     this.nodeKind[num] = k;
     this.nodeClass[num] = c;

@@ -61,6 +61,7 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
         tiers: input.tiers,
         tags: input.tags,
         include_archived: input.include_archived,
+        include_retired: input.include_retired,
         min_score: input.min_score,
       });
       return {
@@ -72,6 +73,7 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
           kind: h.node.kind,
           tier: h.node.tier,
           archived: h.node.tier === 'archive',
+          retired: h.retired,
           title: h.node.title,
           text: h.node.text,
           summary: h.node.summary,

@@ -18,6 +18,8 @@ export class PartState {
   count = 0;
   /** Live nodes in the archive tier: while 0, leaving archived nodes out needs no per-candidate filter. */
   archived = 0;
+  /** Live nodes the lifecycle operator retired: while 0, leaving them out needs no filter either. */
+  retiredCount = 0;
   /** 32-bit hashes of the client_ids present: "certainly new" lets a write skip its existence check. */
   readonly clientKeys = new Set<number>();
   seq = new Float64Array(16);
@@ -27,6 +29,8 @@ export class PartState {
   type = new Uint8Array(16);
   kind = new Uint8Array(16);
   tier = new Uint8Array(16);
+  /** 1 when the lifecycle operator retired the node (recall leaves it out unless asked). */
+  retired = new Uint8Array(16);
   readonly tags = new Map<number, string[]>();
 
   constructor(readonly part: Partition) {}
@@ -47,6 +51,7 @@ export class PartState {
     this.type = u8(this.type);
     this.kind = u8(this.kind);
     this.tier = u8(this.tier);
+    this.retired = u8(this.retired);
   }
 
   pos(id: string): number | undefined {

@@ -28,6 +28,18 @@ export interface IndexableNode {
   tags: string[];
   importance: number;
   seq: number;
+  /** Only slots.semantic_forgetting_v1.lifecycle_state is read (see isRetired). */
+  slots?: Record<string, unknown>;
+}
+
+/**
+ * Whether the lifecycle operator retired the node (feedback says it is wrong; docs/forgetting.md,
+ * "Feedback"). Read from the lifecycle family's decision slot by name: memory does not depend on
+ * that family, it only honours its verdict.
+ */
+export function isRetired(n: Pick<IndexableNode, 'slots'>): boolean {
+  const sem = n.slots?.semantic_forgetting_v1;
+  return !!sem && typeof sem === 'object' && (sem as { lifecycle_state?: unknown }).lifecycle_state === 'retired';
 }
 
 export interface RecallFilter {
@@ -36,11 +48,14 @@ export interface RecallFilter {
   tiers?: Tier[];
   tags?: string[];
   includeArchived?: boolean;
+  /** Retired nodes are left out unless asked for (docs/memory.md, recall). */
+  includeRetired?: boolean;
 }
 
 export interface IndexHit extends HybridHit {
   tier: Tier;
   importance: number;
+  retired: boolean;
 }
 
 /** 30 bits, so V8 keeps the values as small integers in the Set (no boxed number per entry). */
@@ -203,6 +218,10 @@ export class RecallIndex {
     const tierCode = TIER_CODE.get(node.tier) ?? 1;
     if (before !== undefined && st.tier[pos] === archiveCode) st.archived -= 1;
     if (tierCode === archiveCode) st.archived += 1;
+    const retired = isRetired(node) ? 1 : 0;
+    if (before !== undefined) st.retiredCount -= st.retired[pos] ?? 0;
+    st.retiredCount += retired;
+    st.retired[pos] = retired;
     st.seq[pos] = node.seq;
     st.key[pos] = key;
     st.epoch[pos] = epoch;
@@ -246,12 +265,15 @@ export class RecallIndex {
     const archive = TIER_CODE.get('archive');
     // Leaving archived nodes out costs a callback per candidate; skip it while the scope has none.
     const noArchive = !f.includeArchived && !(tiers && tiers.has(archive)) && st.archived > 0;
-    if (!types && !kinds && !tiers && !tags && !noArchive) return undefined;
+    // Likewise for retired nodes: no callback while the scope has none.
+    const noRetired = !f.includeRetired && st.retiredCount > 0;
+    if (!types && !kinds && !tiers && !tags && !noArchive && !noRetired) return undefined;
     return (id) => {
       const pos = st.pos(id);
       if (pos === undefined) return false;
       const tier = st.tier[pos];
       if (noArchive && tier === archive) return false;
+      if (noRetired && st.retired[pos] === 1) return false;
       if (types && !types.has(st.type[pos])) return false;
       if (kinds && !kinds.has(st.kind[pos])) return false;
       if (tiers && !tiers.has(tier)) return false;
@@ -279,7 +301,7 @@ export class RecallIndex {
     });
     return hits.map((h) => {
       const pos = st.pos(h.docId);
-      return { ...h, tier: pos === undefined ? 'hot' : st.tierAt(pos), importance: pos === undefined ? 0.5 : (st.importance[pos] ?? 0.5) };
+      return { ...h, tier: pos === undefined ? 'hot' : st.tierAt(pos), importance: pos === undefined ? 0.5 : (st.importance[pos] ?? 0.5), retired: pos !== undefined && st.retired[pos] === 1 };
     });
   }
 }

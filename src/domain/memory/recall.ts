@@ -24,6 +24,8 @@ export interface RecallQuery {
   tiers?: Tier[];
   tags?: string[];
   include_archived?: boolean;
+  /** Nodes the lifecycle operator retired (feedback says they are wrong) are left out unless true. */
+  include_retired?: boolean;
   min_score?: number;
   /**
    * Pseudo-relevance feedback (query expansion from the first pass's best hits), on by default.
@@ -40,6 +42,8 @@ export type RecallNode = Pick<StoredNode, (typeof RECALL_NODE_FIELDS)[number] | 
 export interface RecallHit {
   node: RecallNode;
   score: number;
+  /** Retired by the lifecycle operator (only with include_retired). */
+  retired: boolean;
   breakdown: ScoreBreakdown & { weight: { importance: number; tier: Tier; factor: number }; base: number };
 }
 
@@ -92,7 +96,7 @@ async function rankAndLoad(deps: RecallDeps, ref: ScopeRef, q: RecallQuery, vect
     vector,
     limit: q.limit,
     expand: q.expand !== false,
-    filter: { types: q.types, kinds: q.kinds, tiers: q.tiers, tags: q.tags, includeArchived: q.include_archived },
+    filter: { types: q.types, kinds: q.kinds, tiers: q.tiers, tags: q.tags, includeArchived: q.include_archived, includeRetired: q.include_retired },
   });
   const weighted = raw
     .map((h: IndexHit, rank) => {
@@ -110,6 +114,7 @@ async function rankAndLoad(deps: RecallDeps, ref: ScopeRef, q: RecallQuery, vect
     hits.push({
       node,
       score: w.score,
+      retired: w.h.retired,
       breakdown: { ...w.h.breakdown, base: w.h.score, weight: { importance: w.h.importance, tier: w.h.tier, factor: w.factor } },
     });
   }

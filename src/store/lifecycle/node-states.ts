@@ -4,9 +4,10 @@ import { prefetchedPages } from '../pages';
 import { nodesCollection, type NodeDoc } from '../memory/nodes';
 
 /**
- * The few fields of a node the forgetting summary counts by (tier, kind and the two lifecycle
- * slots), read for every scope at once: once at start to build the in-process forgetting view,
- * then as the view's change feed (nodeStatesSince / nodeStatesAt). The feed is projected too: the
+ * The few fields of a node the forgetting summary counts by (tier, kind, the two lifecycle slots,
+ * and the feedback counters that say how to count a node no operator run has decided yet), read
+ * for every scope at once: once at start to build the in-process forgetting view, then as the
+ * view's change feed (nodeStatesSince / nodeStatesAt). The feed is projected too: the
  * view re-reads every node written since its last catch-up, and whole nodes (a few KB each, the
  * slots and text) cost the server its reply encoding and this process its decoding for nothing.
  */
@@ -18,6 +19,8 @@ export interface NodeState {
   kind: NodeKind | null;
   seq: number;
   slots: Record<string, unknown>;
+  /** Feedback counters: the lifecycle state of a node no operator run has decided yet. */
+  feedback: { positive: number; negative: number };
 }
 
 const PROJECTION = {
@@ -32,13 +35,16 @@ const PROJECTION = {
   'slots.archive_relocation_v1.relocation_state': 1,
   'slots.archive_relocation_v1.relocation_target': 1,
   'slots.archive_relocation_v1.payload_scope': 1,
+  'feedback.positive': 1,
+  'feedback.negative': 1,
 } as const;
 
 type Raw = NodeDoc & { tenant_id: string; scope: string };
 
 function toState(d: unknown): NodeState {
-  const doc = d as { _id: string; tenant_id: string; scope: string; tier: Tier; kind?: NodeKind | null; seq: number; slots?: Record<string, unknown> };
-  return { id: doc._id, tenant_id: doc.tenant_id, scope: doc.scope, tier: doc.tier, kind: doc.kind ?? null, seq: doc.seq, slots: doc.slots ?? {} };
+  const doc = d as { _id: string; tenant_id: string; scope: string; tier: Tier; kind?: NodeKind | null; seq: number; slots?: Record<string, unknown>; feedback?: { positive?: number; negative?: number } };
+  const feedback = { positive: doc.feedback?.positive ?? 0, negative: doc.feedback?.negative ?? 0 };
+  return { id: doc._id, tenant_id: doc.tenant_id, scope: doc.scope, tier: doc.tier, kind: doc.kind ?? null, seq: doc.seq, slots: doc.slots ?? {}, feedback };
 }
 
 /** States of nodes of every scope changed after `afterSeq`, ascending by seq, at most `limit` (seq index). */

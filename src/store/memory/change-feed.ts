@@ -12,6 +12,8 @@ import { nodesCollection, toNode, type NodeDoc, type StoredNode } from './node-d
 export const INDEX_PROJECTION = {
   _id: 1, tenant_id: 1, scope: 1, client_id: 1, type: 1, kind: 1, tier: 1, title: 1, text: 1, summary: 1,
   tags: 1, importance: 1, seq: 1, created_at: 1,
+  // Whether the lifecycle operator retired the node (recall leaves retired nodes out).
+  'slots.semantic_forgetting_v1.lifecycle_state': 1,
 } as const;
 
 const SEQ_PROJECTION = { _id: 1, seq: 1, tenant_id: 1, scope: 1 } as const;
@@ -26,7 +28,9 @@ export interface SeqRef {
   scope: string;
 }
 
-export type IndexedNodeFields = Pick<StoredNode, 'id' | 'tenant_id' | 'scope' | 'client_id' | 'type' | 'kind' | 'tier' | 'title' | 'text' | 'summary' | 'tags' | 'importance' | 'seq' | 'created_at'>;
+export type IndexedNodeFields = Pick<StoredNode, 'id' | 'tenant_id' | 'scope' | 'client_id' | 'type' | 'kind' | 'tier' | 'title' | 'text' | 'summary' | 'tags' | 'importance' | 'seq' | 'created_at'> & {
+  slots?: Record<string, unknown>;
+};
 
 /** Nodes of every scope changed after `afterSeq`, in seq order (for in-process index catch-up). */
 export async function changesSince(db: Database, afterSeq: number, limit: number): Promise<StoredNode[]> {

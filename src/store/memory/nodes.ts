@@ -299,14 +299,15 @@ export class ScopedNodes {
 
   /**
    * Changes bookkeeping or runtime-owned fields of a node (tier, slots.*, feedback, access, …)
-   * and gives it a new seq so every process's index sees the change. Returns null when missing.
+   * and gives it a new seq so every process's index sees the change. Returns null when missing,
+   * or when `expectRevision` / `expectFields` no longer hold.
    * `omit`: paths left out of the returned node (a caller that just wrote a large slot has it).
    */
   async update(
     id: string,
     change: { set?: Record<string, unknown>; inc?: Record<string, number>; unset?: string[] },
     now: Date,
-    opts: { expectRevision?: number; omit?: string[] } = {},
+    opts: { expectRevision?: number; expectFields?: Record<string, string | number | boolean | null>; omit?: string[] } = {},
   ): Promise<StoredNode | null> {
     for (const key of [...Object.keys(change.set ?? {}), ...Object.keys(change.inc ?? {}), ...(change.unset ?? [])]) {
       if (key === '_id' || key === 'client_key' || key === 'seq' || key === 'revision' || key === 'content_hash') {
@@ -320,6 +321,8 @@ export class ScopedNodes {
     if (change.unset && change.unset.length > 0) update.$unset = Object.fromEntries(change.unset.map((k) => [k, '']));
     const filter: Record<string, unknown> = { _id: id };
     if (opts.expectRevision !== undefined) filter.revision = opts.expectRevision;
+    // Further equality conditions (e.g. counters a decision was made from): null when one moved.
+    for (const [k, v] of Object.entries(opts.expectFields ?? {})) filter[k] = v;
     const projection = opts.omit && opts.omit.length > 0 ? Object.fromEntries(opts.omit.map((k) => [k, 0])) : undefined;
     const doc = await this.nodes.findOneAndUpdate(filter as Filter<NodeDoc>, update, projection ? { projection } : {});
     return doc ? toNode(doc) : null;

@@ -12,6 +12,11 @@ export const runsCollection = defineCollection({
       name: 'scope_run_id',
       why: 'every replay route finds a run by its caller-visible id; one id per scope (run/start is idempotent on it)',
     },
+    {
+      key: { tenant_id: 1, scope: 1, 'metadata.anchor': 1, _id: 1 },
+      name: 'scope_metadata_anchor',
+      why: 'the continuity review pack finds the runs of a task by the anchor their metadata names, newest first',
+    },
   ],
 });
 
@@ -30,6 +35,11 @@ export class ReplayRuns {
 
   async getByKey(key: string): Promise<RunDoc | null> {
     return this.coll.findOne({ _id: key });
+  }
+
+  /** The newest runs whose metadata.anchor is `anchor` (the task they belong to). */
+  async listByAnchor(anchor: string, limit: number): Promise<RunDoc[]> {
+    return this.coll.find({ 'metadata.anchor': anchor } as never, { sort: { _id: -1 }, limit });
   }
 
   /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */

@@ -1,14 +1,16 @@
 import { notFound } from '../../../contract/errors';
 import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
-import { executionOf } from '../observe';
+import { anchorEvidence, latestTerminal, type AnchorEvidence } from './continuity-evidence';
 import type { LearningCtx } from '../runtime';
 
 /**
  * continuity/review-pack (interface spec, "Review packs"): can the task behind an anchor resume
- * safely? Built from the anchor's handoff (the handoff family stores one node per anchor, with
- * its structured fields in slots.handoff_v1), the session it names, and the most recent terminal
- * execution recorded for its run or anchor. An anchor with no handoff is not_found.
+ * safely? Built from the anchor's handoff when there is one (the handoff family stores one node
+ * per anchor, with its structured fields in slots.handoff_v1) and the session it names, and from
+ * whatever else names the anchor (continuity-evidence.ts): memory, session events, replay and
+ * automation runs of the task. Without a handoff the contract is assembled from that evidence and
+ * says resuming is not known to be safe. An anchor nothing names is not_found.
  */
 
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -58,58 +60,96 @@ function eventType(n: StoredNode): string {
   return typeof e.event_type === 'string' ? e.event_type : 'note';
 }
 
-const terminal = (n: StoredNode) => {
-  const o = executionOf(n)?.outcome;
-  return o === 'success' || o === 'failure' || o === 'partial';
-};
+const unique = (xs: string[]) => [...new Set(xs.filter((x) => x !== ''))];
+
+function latestRunView(e: AnchorEvidence | null) {
+  if (!e) return null;
+  return { node_id: e.node_id, run_id: e.run_id, outcome: e.outcome, title: e.title, summary: e.summary, error_signatures: e.error_signatures, created_at: e.created_at, source_kind: e.source_kind, ended_at: e.at };
+}
+
+function evidenceView(e: AnchorEvidence) {
+  return { id: e.id, source_kind: e.source_kind, node_id: e.node_id, run_id: e.run_id, title: e.title, summary: e.summary, outcome: e.outcome, files: e.files, at: e.at };
+}
 
 export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anchor: string) {
   const state = await ctx.scope(ref);
   const nodes = ctx.memory.nodes(ref);
   const carrier = [...state.carriers.values()].filter((c) => c.kind === 'handoff' && c.anchor === anchor).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0];
-  const handoff = (carrier ? await nodes.get(carrier.id) : null) ?? (await nodes.getByClientId(`~handoff:${anchor}`));
-  if (!handoff || handoff.kind !== 'handoff') throw notFound('handoff for anchor', anchor, ref.scope, { anchor });
-  const h = handoffFields(handoff);
-  const revisions = await nodes.revisionsOf(handoff.id);
-  const previous = revisions.at(-1);
+  const found = (carrier ? await nodes.get(carrier.id) : null) ?? (await nodes.getByClientId(`~handoff:${anchor}`));
+  const handoff = found && found.kind === 'handoff' ? found : null;
+  const h = handoff ? handoffFields(handoff) : null;
 
-  const events = h.session_id ? await sessionEvents(ctx, ref, h.session_id) : [];
+  const events = h?.session_id ? await sessionEvents(ctx, ref, h.session_id) : [];
   const newestFirst = [...events].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
   const resume = newestFirst.find((e) => /resum/i.test(eventType(e))) ?? null;
-  // Terminal evidence: the session's latest event with an outcome, else recall for the run or anchor.
-  let run: StoredNode | null = newestFirst.find(terminal) ?? null;
-  if (!run) {
-    const text = [h.run_id, anchor, h.summary].filter(Boolean).join(' ');
-    const hits = ctx.memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: 10, filter: {} });
-    const found = (await nodes.getMany(hits.map((x) => x.docId), { access: false })).filter((n) => n.id !== handoff.id && terminal(n));
-    run = found.find((n) => h.run_id && executionOf(n)?.run_id === h.run_id) ?? found.sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0] ?? null;
+  // Everything that names the anchor: memory, the handoff's session, runs of the task. The latest
+  // terminal run is the newest of these that finished — never a run of another task.
+  const evidence = await anchorEvidence(ctx, ref, anchor, { nodes: [...(handoff ? [handoff] : []), ...events], run_ids: h?.run_id ? [h.run_id] : [] });
+  if (!handoff && evidence.length === 0) throw notFound('anything naming the anchor', anchor, ref.scope, { anchor });
+  const run = latestTerminal(evidence.filter((e) => e.id !== handoff?.id));
+  const latest_terminal_run = latestRunView(run);
+  const anchor_evidence = evidence.map(evidenceView);
+
+  if (!handoff || !h) {
+    // No structured handoff: the contract is assembled from the evidence, and says that resuming
+    // is not known to be safe, and why.
+    const target_files = unique(evidence.flatMap((e) => e.files)).slice(0, 20);
+    const next_action = evidence.find((e) => e.next_action)?.next_action ?? null;
+    const acceptance_checks = unique(evidence.flatMap((e) => e.acceptance_checks)).slice(0, 20);
+    const blockers = [`no structured handoff for anchor '${anchor}': resuming is not known to be safe (this pack is assembled from ${evidence.length} piece(s) of evidence that name it)`];
+    if (target_files.length === 0) blockers.push('the evidence names no target files');
+    if (!next_action) blockers.push('the evidence records no next action');
+    if (acceptance_checks.length === 0) blockers.push('no acceptance checks: success cannot be verified');
+    if (run?.outcome === 'failure') blockers.push(`the latest run failed${run.error_signatures[0] ? `: ${run.error_signatures[0]}` : ''}`);
+    return {
+      continuity_review_pack: {
+        anchor,
+        review_contract: {
+          basis: 'evidence' as const,
+          target_files,
+          next_action,
+          acceptance_checks,
+          rollback_expectations: ['no rollback notes recorded: revert the target files to their state before this task began'],
+          resume_ready: false,
+          blockers,
+          evidence_ids: evidence.map((e) => e.id),
+        },
+        latest_handoff: null,
+        latest_resume: null,
+        latest_terminal_run,
+        recovered_handoff: null,
+        anchor_evidence,
+      },
+    };
   }
-  const runEx = run ? executionOf(run) : null;
+
+  const revisions = await nodes.revisionsOf(handoff.id);
+  const previous = revisions.at(-1);
   const blockers: string[] = [];
   if (h.target_files.length === 0) blockers.push('the handoff names no target files');
   if (!h.next_action) blockers.push('the handoff has no next action');
   if (h.acceptance_checks.length === 0) blockers.push('no acceptance checks: success cannot be verified');
-  if (runEx?.outcome === 'failure') blockers.push(`the latest run failed${runEx.error_signatures[0] ? `: ${runEx.error_signatures[0]}` : ''}`);
+  if (run?.outcome === 'failure') blockers.push(`the latest run failed${run.error_signatures[0] ? `: ${run.error_signatures[0]}` : ''}`);
   if (handoff.tier === 'archive') blockers.push('the handoff is archived: rehydrate it first');
 
   return {
     continuity_review_pack: {
       anchor,
       review_contract: {
+        basis: 'handoff' as const,
         target_files: h.target_files,
         next_action: h.next_action,
         acceptance_checks: h.acceptance_checks,
         rollback_expectations: h.rollback_notes.length > 0 ? h.rollback_notes : ['no rollback notes recorded: revert the target files to their state at the handoff'],
         resume_ready: blockers.length === 0,
         blockers,
-        evidence_ids: [handoff.id, ...(resume ? [resume.id] : []), ...(run ? [run.id] : [])],
+        evidence_ids: unique([handoff.id, ...(resume ? [resume.id] : []), ...(run ? [run.id] : [])]),
       },
       latest_handoff: { handoff_id: handoff.id, anchor: h.anchor, title: handoff.title, summary: handoff.summary, revision: handoff.revision, previous_revision: previous ? { revision: previous.revision, summary: previous.summary, superseded_at: previous.superseded_at } : null, updated_at: handoff.updated_at },
       latest_resume: resume ? { event_id: resume.id, event_type: eventType(resume), title: resume.title, summary: resume.summary, created_at: resume.created_at } : null,
-      latest_terminal_run: run
-        ? { node_id: run.id, run_id: runEx?.run_id ?? null, outcome: runEx?.outcome ?? null, title: run.title, summary: run.summary, error_signatures: runEx?.error_signatures ?? [], created_at: run.created_at }
-        : null,
+      latest_terminal_run,
       recovered_handoff: h,
+      anchor_evidence,
     },
   };
 }

@@ -10,6 +10,7 @@ import { patternView, policyContractOf, workflowView } from '../views';
 import { planFor } from './common';
 import { derivedPolicy, experienceView, policyContract, policyHints } from './experience';
 import { countsOf } from './introspect';
+import { latestGovernanceResult, learningRecommendations } from './recommendations';
 
 /**
  * evolution/review-pack (interface spec, "Review packs"): is the runtime learning the right
@@ -20,7 +21,7 @@ import { countsOf } from './introspect';
 
 const status = (ok: boolean): 'pass' | 'attention' => (ok ? 'pass' : 'attention');
 
-interface Proposal {
+export interface Proposal {
   policy_memory_id: string;
   action: GovernanceAction;
   reason: string;
@@ -70,12 +71,8 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
   const stable = workflows.filter((w) => w.entry.slot.promotion_state === 'stable');
   const ready = workflows.filter((w) => w.entry.slot.promotion_ready);
   const byClass = (c: string) => patterns.filter((m) => m.cls === c).map((m) => patternView(m.entry, m.score));
-  const recommendations: { action: string; target_id: string; reason: string }[] = [];
-  for (const w of ready) recommendations.push({ action: 'observe_or_promote_workflow', target_id: w.entry.node.id, reason: `one more consistent success (or an active playbook) makes "${w.entry.slot.goal}" stable` });
-  for (const m of patterns.filter((x) => x.cls === 'contested')) recommendations.push({ action: 'review_contested_pattern', target_id: m.entry.node.id, reason: `${m.entry.slot.tool} got negative feedback after it was trusted` });
-  for (const w of workflows.filter((x) => x.entry.slot.counts.unresolved_failures > 0)) recommendations.push({ action: 'inspect_unresolved_failure', target_id: w.entry.node.id, reason: `"${w.entry.slot.goal}" failed after its last success` });
-  for (const prop of proposals) recommendations.push({ action: `${prop.action}_policy_memory`, target_id: prop.policy_memory_id, reason: prop.reason });
-  for (const m of plan.archived) recommendations.push({ action: 'rehydrate_workflow', target_id: m.entry.node.id, reason: 'a matching workflow is archived' });
+  const recommendations = learningRecommendations(ref, actor, { ready, patterns, workflows, proposals, archived: plan.archived });
+  const applyResult = latestGovernanceResult(policies);
 
   const reviewCandidates = (await ctx.lifecycle.reviewCandidates(ref, { limit: 10 })).map((c) => ({ ...c }) as typeof c & Record<string, unknown>);
   const ei = experienceView(state, plan);
@@ -87,6 +84,7 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
     policy_review: policyReview,
     policy_governance_contract: governanceContract,
     ...(payload ? { policy_governance_apply_payload: payload } : {}),
+    ...(applyResult ? { policy_governance_apply_result: applyResult } : {}),
   };
   const evidence = [...new Set([...stable.map((w) => w.entry.node.id), ...patterns.map((m) => m.entry.node.id), ...policies.map((p) => p.node.id)])];
   return {
@@ -114,6 +112,7 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
       evolution_inspect: inspect,
       policy_governance_contract: governanceContract,
       ...(payload ? { policy_governance_apply_payload: payload } : {}),
+      ...(applyResult ? { policy_governance_apply_result: applyResult } : {}),
     },
   };
 }

@@ -107,7 +107,8 @@ export async function plannerPacket(ctx: LearningCtx, ref: ScopeRef, p: Plan, re
   const sections = {
     recommended_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'stable').map(wf),
     candidate_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'candidate').map(wf),
-    trusted_patterns: p.patterns.filter((m) => m.cls === 'trusted').map(pt),
+    // A trusted pattern behind a retired policy memory is not offered as guidance.
+    trusted_patterns: p.patterns.filter((m) => m.cls === 'trusted' && !m.retired_policy_id).map(pt),
     contested_patterns: p.patterns.filter((m) => m.cls === 'contested').map(pt),
     rehydration_candidates: rehydration,
     supporting_knowledge: supporting,
