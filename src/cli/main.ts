@@ -61,6 +61,10 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'models':
       process.exit(await runModels(rest, process.env));
+    case 'encoder-child':
+      // Not for people: the onnx encoder's background process (src/retrieval/embedders/onnx-process.ts).
+      await import('../retrieval/embedders/onnx-child');
+      return;
     case 'prepare': {
       // bin/lore.mjs has transpiled the sources by now; the bundle is the other start-up build.
       const { currentWorkflowBundle } = await import('../worker');

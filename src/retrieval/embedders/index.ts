@@ -2,7 +2,7 @@
 
 import { createLocalEmbedder, localEmbedderAvailable } from "./local";
 import { createOnnxEmbedder, onnxEmbedderAvailable } from "./onnx";
-import { createThreadedOnnxEmbedder } from "./onnx-thread";
+import { createOnnxProcessEmbedder } from "./onnx-process";
 import { createOllamaEmbedder } from "./ollama";
 import { createOpenAIEmbedder } from "./openai";
 import { EmbeddingError, type EmbedOptions, type Embedder, type EmbedderConfig, type EmbeddingProvider } from "./types";
@@ -21,7 +21,7 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
     case "local":
       return createLocalEmbedder(config);
     case "onnx":
-      return config.inline ? createOnnxEmbedder(config) : createThreadedOnnxEmbedder(config);
+      return config.inline ? createOnnxEmbedder(config) : createOnnxProcessEmbedder(config);
     default:
       throw new EmbeddingError("config", `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local | onnx)`);
   }

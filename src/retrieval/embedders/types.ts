@@ -20,8 +20,8 @@ export interface Embedder {
 
 export interface EmbedOptions {
   /**
-   * Work nobody is waiting for (node and goal vectors): the onnx encoder runs it on a thread of
-   * lower priority than queries. Other providers treat both alike.
+   * Work nobody is waiting for (node and goal vectors): the onnx encoder runs it in a child
+   * process of lower priority (onnx-process.ts). Other providers treat both alike.
    */
   background?: boolean;
 }
@@ -55,7 +55,7 @@ export interface EmbedderConfig {
   textPrefix?: string;
   /** onnx only: intra-op threads (default 1). */
   threads?: number;
-  /** onnx only: run the model on the calling thread instead of worker threads (tests, benchmarks). */
+  /** onnx only: run background work in this process too (no child process: benchmarks, and the child itself). */
   inline?: boolean;
 }
 
