@@ -240,7 +240,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     async stop() {
       unsubscribe?.();
       await writer.flush();
-      await vectors?.idle();
+      vectors?.stop();
     },
   };
 }

@@ -82,6 +82,14 @@ export class GoalVectors {
     for (const w of state.workflows.values()) this.enqueue(state, w);
   }
 
+  /**
+   * Drops what is queued (shutdown): vectors are computed again at the next start, and a slow
+   * background encoder must not hold a stop up.
+   */
+  stop(): void {
+    this.queue.length = 0;
+  }
+
   /** Resolves when everything queued so far has a vector (benchmarks and tests). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
