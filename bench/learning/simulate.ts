@@ -23,6 +23,8 @@
  * --lexical: queries without their vector (what LORE_EMBEDDINGS=none answers on the same workflows).
  * --every-move-settled: treat every workflow's first move as settled (the rule before settledFirstMove).
  * --cos-floor X / --lead-floor Y: other floors than the profile's; --cv --grid: every floor pair in-sample.
+ * --scale S: the profile's four constants times S (an encoder whose hub-corrected scores spread
+ *   S times as wide as MiniLM's; how the catalog's other models were calibrated, score.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createOnnxEmbedder } from '../../src/retrieval/embedders/onnx';
@@ -103,10 +105,14 @@ const emb =
     : createLocalEmbedder({ provider: 'local', moduleDir: process.env.LORE_EMBEDDINGS_LOCAL_DIR });
 const shipped = denseProfileFor(emb);
 /** --cos-floor / --lead-floor: try other floors than the encoder profile's (exploration). */
+const scale = Number(arg('scale') ?? 1);
 const profile = {
   ...shipped,
-  cosFloor: Number(arg('cos-floor') ?? shipped.cosFloor),
-  leadFloor: Number(arg('lead-floor') ?? shipped.leadFloor),
+  cosFloor: Number(arg('cos-floor') ?? shipped.cosFloor * scale),
+  cosSpan: shipped.cosSpan * scale,
+  leadFloor: Number(arg('lead-floor') ?? shipped.leadFloor * scale),
+  leadSpan: shipped.leadSpan * scale,
+  defaultBaseline: shipped.defaultBaseline * scale,
 };
 const tokens = tokenCache(emb);
 const cache: Record<string, number[]> = CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : {};

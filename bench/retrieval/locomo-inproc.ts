@@ -9,7 +9,8 @@
 // stop list, plain tokens). --config '<json>' overrides fields of the preset, e.g.
 // '{"vectors":{"source":"local","rrfK":5,"weights":[1,0.3],"depth":20}}' (local encoder,
 // needs LORE_LOCAL_EMBEDDINGS_DIR) or "source":"http://127.0.0.1:PORT" (an OpenAI-compatible
-// endpoint such as /work/shared/bench/hash-embedder.mjs). Vectors are cached in
+// endpoint such as /work/shared/bench/hash-embedder.mjs), or "source":"onnx:<model folder>" (the
+// onnx encoder, e.g. a model folder from `lore models install`). Vectors are cached in
 // $LORE_BENCH_VEC_CACHE (default /tmp/lore-vec-cache).
 
 import fs from "node:fs";
@@ -233,9 +234,12 @@ export async function loadVectorSource(cfg: BenchConfig): Promise<VectorSource |
   const { createEmbedder } = await import("../../src/retrieval/embedders/index");
   const cacheDir = process.env.LORE_BENCH_VEC_CACHE ?? "/tmp/lore-vec-cache";
   fs.mkdirSync(cacheDir, { recursive: true });
-  const embedder = cfg.vectors.source === "local"
+  const source = cfg.vectors.source;
+  const embedder = source === "local"
     ? await createEmbedder({ provider: "local" })
-    : await createEmbedder({ provider: "openai", baseUrl: cfg.vectors.source, model: "bench" });
+    : source.startsWith("onnx:")
+      ? await createEmbedder({ provider: "onnx", model: source.slice(5) })
+      : await createEmbedder({ provider: "openai", baseUrl: source, model: "bench" });
   if (!embedder) return null;
   // Cache vectors on disk by text hash: the encoder is deterministic and slow-ish.
   const { createHash } = await import("node:crypto");

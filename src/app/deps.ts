@@ -35,5 +35,4 @@ export interface AppDeps {
   engineProbe: EngineProbe;
   runtime: RuntimeInfo;
   sandboxStatus: () => Promise<SandboxStatus>;
-  embeddingsStatus: () => { provider: string; status: string };
 }

@@ -7,7 +7,7 @@ import type { Modules } from './modules';
 /** Every route's handler. A family added to the contract without its handlers fails to compile here. */
 export function createHandlers(deps: AppDeps, m: Modules): Handlers<Routes> {
   return {
-    ...createSystemHandlers(deps),
+    ...createSystemHandlers(deps, () => m.memory.services.encoder().status),
     ...m.memory.handlers,
     ...m.sessions.handlers,
     ...m.handoff.handlers,

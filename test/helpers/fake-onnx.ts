@@ -1,25 +1,26 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /**
  * A stand-in for the optional onnxruntime-node package and a model folder, for the onnx embedder
  * without the real runtime: every model run records its batch size (runs()) and answers one
- * hidden state of ones per token. Pass `moduleDir` and `model` to createEmbedder.
+ * hidden state of ones per token. Pass `moduleDir` and `model` to createEmbedder. The runs are
+ * appended to a file: the encoder runs the model in worker threads (onnx-thread.ts).
  */
 export function fakeOnnxModel(tokenizer: unknown): { moduleDir: string; model: string; runs: () => number[] } {
   const dir = mkdtempSync(path.join(tmpdir(), 'lore-onnx-'));
   const pkg = path.join(dir, 'node_modules', 'onnxruntime-node');
   mkdirSync(pkg, { recursive: true });
-  const key = `__loreOrtRuns_${path.basename(dir).replace(/\W/g, '_')}`;
+  const log = path.join(dir, 'runs.log');
   writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'onnxruntime-node', main: 'index.js' }));
   writeFileSync(
     path.join(pkg, 'index.js'),
-    `globalThis[${JSON.stringify(key)}] = [];
+    `const fs = require('node:fs');
 class Tensor { constructor(type, data, dims) { this.type = type; this.data = data; this.dims = dims; } }
 const InferenceSession = { async create() { return {
   inputNames: ['input_ids', 'attention_mask'], outputNames: ['last_hidden_state'],
-  async run(feeds) { const [n, len] = feeds.input_ids.dims; globalThis[${JSON.stringify(key)}].push(n);
+  async run(feeds) { const [n, len] = feeds.input_ids.dims; fs.appendFileSync(${JSON.stringify(log)}, n + '\\n');
     return { last_hidden_state: { dims: [n, len, 2], data: new Float32Array(n * len * 2).fill(1) } }; } }; } };
 module.exports = { InferenceSession, Tensor };
 `,
@@ -29,7 +30,7 @@ module.exports = { InferenceSession, Tensor };
   return {
     moduleDir: path.join(dir, 'node_modules'),
     model: path.join(dir, 'model.onnx'),
-    runs: () => [...(((globalThis as Record<string, unknown>)[key] as number[] | undefined) ?? [])],
+    runs: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : []),
   };
 }
 

@@ -59,6 +59,7 @@ export class LoreProcesses {
       LORE_SANDBOX_ID_MAX: String(this.opts.ids.max),
       LORE_LIFECYCLE_INTERVAL: 'off',
       LORE_LOG_LEVEL: 'warn',
+      LORE_EMBEDDINGS: 'none', // lexical, as the API of startTestApi (test/helpers/app.ts)
       ...this.opts.env,
       ...extra,
     };

@@ -17,23 +17,41 @@ function hashVector(text: string): number[] {
   return v;
 }
 
-function fakeEmbedder(): Promise<{ url: string; calls: () => number; fail: (on: boolean) => void; close: () => Promise<void> }> {
+interface FakeEmbedder {
+  url: string;
+  calls: () => number;
+  fail: (on: boolean) => void;
+  /** While held, requests wait unanswered (a slow encoder); release answers them. */
+  hold: () => void;
+  release: () => void;
+  close: () => Promise<void>;
+}
+
+function fakeEmbedder(): Promise<FakeEmbedder> {
   let calls = 0;
   let failing = false;
+  let held: (() => void)[] | null = null;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       calls += 1;
-      if (failing) {
-        res.writeHead(500).end('down');
+      if (held) {
+        held.push(() => answer(body, res));
         return;
       }
-      const input = JSON.parse(body).input as string[];
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: hashVector(t) })) }));
+      answer(body, res);
     });
   });
+  const answer = (body: string, res: http.ServerResponse) => {
+    if (failing) {
+      res.writeHead(500).end('down');
+      return;
+    }
+    const input = JSON.parse(body).input as string[];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: hashVector(t) })) }));
+  };
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
@@ -41,7 +59,16 @@ function fakeEmbedder(): Promise<{ url: string; calls: () => number; fail: (on: 
         url: `http://127.0.0.1:${port}/v1`,
         calls: () => calls,
         fail: (on) => (failing = on),
-        close: () => new Promise((r) => server.close(() => r())),
+        hold: () => (held ??= []),
+        release: () => {
+          const waiting = held ?? [];
+          held = null;
+          for (const go of waiting) go();
+        },
+        close: () => {
+          server.closeAllConnections();
+          return new Promise((r) => server.close(() => r()));
+        },
       });
     }),
   );
@@ -83,6 +110,30 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     assert.equal(top.score_breakdown.strategy, 'hybrid_rrf');
     assert.equal(top.score_breakdown.vector.rank, 1);
     assert.ok(api.modules.memory.services.index.hasVector(w.body.nodes[0].id));
+  });
+
+  it('a write is acknowledged and recallable before its vector exists (embedding is off the write path)', async () => {
+    const id = { tenant_id: 'e', scope: uniqueName('emb') };
+    const index = api.modules.memory.services.index;
+    // An earlier node with its vector: recall of the scope would use vectors if the new one had one.
+    const w0 = await api.post('/v1/memory/write', { ...id, input_text: 'the plover runs along the shore' });
+    await eventually('first vector', async () => index.hasVector(w0.body.nodes[0].id));
+    emb.hold();
+    try {
+      const w = await api.post('/v1/memory/write', { ...id, input_text: 'the kingfisher dives into the millpond' });
+      assert.equal(w.status, 200, 'acknowledged while the encoder has not answered');
+      const nodeId = w.body.nodes[0].id;
+      const r = await api.post('/v1/memory/recall_text', { ...id, query_text: 'kingfisher millpond' });
+      assert.equal(r.body.results[0].id, nodeId);
+      assert.equal(r.body.results[0].score_breakdown.vector, null);
+      assert.equal(index.hasVector(nodeId), false, 'recalled before its vector exists');
+      const h = await api.get('/health');
+      assert.ok(h.body.embeddings.pending >= 1, JSON.stringify(h.body.embeddings));
+      emb.release();
+      await eventually('the vector once the encoder answers', async () => index.hasVector(nodeId));
+    } finally {
+      emb.release();
+    }
   });
 
   it('when the provider fails, writes still succeed and recall falls back to BM25', async () => {

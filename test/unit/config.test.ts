@@ -18,7 +18,11 @@ describe('config', () => {
     assert.match(c.sandbox.dir, /^\/var\/tmp\/lore-sandbox-[0-9a-f]{12}$/);
     assert.equal(c.sandbox.idRange.max - c.sandbox.idRange.min, 65_535);
     assert.notDeepEqual(loadConfig({ LORE_DATA_DIR: '/srv/other' }).sandbox.idRange, c.sandbox.idRange);
-    assert.equal(c.embeddings.provider, 'none');
+    // The onnx encoder with the catalog's default model, where it can run (not chosen on purpose).
+    assert.deepEqual([c.embeddings.provider, c.embeddings.explicit, c.embeddings.model], ['onnx', false, 'all-minilm-l6-v2-q']);
+    assert.equal(c.embeddings.modelsDir, join(homedir(), '.cache/lore/models'));
+    assert.equal(c.embeddings.modelsRepository, 'https://repo1.maven.org/maven2');
+    assert.deepEqual([loadConfig({ LORE_EMBEDDINGS: 'none' }).embeddings.provider, loadConfig({ LORE_EMBEDDINGS: 'none' }).embeddings.explicit], ['none', true]);
     assert.equal(c.role, 'all');
     assert.ok(Object.isFrozen(c) && Object.isFrozen(c.temporal));
   });
@@ -58,8 +62,11 @@ describe('config', () => {
     assert.equal(loadConfig({ LORE_EMBEDDINGS: 'ollama', LORE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider, 'ollama');
   });
 
-  it('the onnx encoder needs a model file', () => {
-    assert.throws(() => loadConfig({ LORE_EMBEDDINGS: 'onnx' }), /LORE_EMBEDDINGS_MODEL/);
+  it('the onnx encoder takes a model of the catalog by name, or a model file', () => {
+    assert.deepEqual([loadConfig({ LORE_EMBEDDINGS: 'onnx' }).embeddings.model, loadConfig({ LORE_EMBEDDINGS: 'onnx' }).embeddings.explicit], ['all-minilm-l6-v2-q', true]);
+    assert.equal(loadConfig({ LORE_EMBEDDINGS_MODEL: 'bge-small-en-v1.5-q' }).embeddings.model, 'bge-small-en-v1.5-q');
+    assert.equal(loadConfig({ LORE_EMBEDDINGS_MODEL: '~/m/model.onnx' }).embeddings.model, join(homedir(), 'm/model.onnx'));
+    assert.throws(() => loadConfig({ LORE_MODELS_REPOSITORY: 'not a url' }), /LORE_MODELS_REPOSITORY/);
     const c = loadConfig({ LORE_EMBEDDINGS: 'onnx', LORE_EMBEDDINGS_MODEL: '/models/all-minilm-l6-v2-q.onnx', LORE_EMBEDDINGS_LOCAL_DIR: '/opt/ort/node_modules' });
     assert.deepEqual([c.embeddings.provider, c.embeddings.model, c.embeddings.localModuleDir], ['onnx', '/models/all-minilm-l6-v2-q.onnx', '/opt/ort/node_modules']);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FamilyIndex, unitVector } from '../../src/domain/learning/family-index';
-import { denseSimilarity, MINILM_DENSE, relevance, THRESHOLDS, USE_DENSE } from '../../src/domain/learning/score';
+import { BGE_DENSE, denseSimilarity, E5_DENSE, MINILM_DENSE, relevance, THRESHOLDS, USE_DENSE } from '../../src/domain/learning/score';
 import { taskTerms } from '../../src/domain/learning/similarity';
 import { denseProfileFor } from '../../src/domain/learning/vectors';
 import type { FamilySignature } from '../../src/domain/learning/types';
@@ -23,6 +23,10 @@ const v = (...xs: number[]) => unitVector(xs);
 describe('learning: hub-corrected dense scoring', () => {
   it('the onnx encoder gets the hub profile; the others keep the USE rule', () => {
     assert.equal(denseProfileFor({ provider: 'onnx', id: 'onnx:all-minilm-l6-v2-q:mean' }), MINILM_DENSE);
+    assert.equal(denseProfileFor({ provider: 'onnx', id: 'onnx:model:mean' }), MINILM_DENSE, 'an onnx model of unknown family');
+    assert.equal(denseProfileFor({ provider: 'onnx', id: 'onnx:bge-small-en-v1.5-q:cls' }), BGE_DENSE);
+    assert.equal(denseProfileFor({ provider: 'onnx', id: 'onnx:e5-small-v2:mean' }), E5_DENSE);
+    assert.ok(BGE_DENSE.cosFloor < MINILM_DENSE.cosFloor && E5_DENSE.leadSpan < BGE_DENSE.leadSpan, 'calibrated per model');
     assert.equal(denseProfileFor({ provider: 'local', id: 'local:energetic-ai/use-en' }), USE_DENSE);
     assert.equal(denseProfileFor({ provider: 'openai', id: 'openai:x' }), USE_DENSE);
     assert.equal(denseSimilarity(0.75, 0.5), denseSimilarity(0.75, 0.5, USE_DENSE), 'USE stays the default');

@@ -24,7 +24,17 @@ export const HealthOutput = z.object({
     isolation: z.string(),
     detail: z.string().optional(),
   }),
-  embeddings: z.object({ provider: z.string(), status: z.string() }),
+  embeddings: z.object({
+    provider: z.string(),
+    /** off (LORE_EMBEDDINGS=none), on, or unavailable (configured or the default, but it cannot run here: see detail). */
+    status: z.string(),
+    model: z.string().nullable().optional(),
+    /** Nodes waiting for their vector (recall finds them lexically meanwhile). */
+    pending: z.number().int().optional(),
+    /** How long the longest-waiting of them has waited, in ms. */
+    lag_ms: z.number().int().optional(),
+    detail: z.string().optional(),
+  }),
   data_dir: z.string().nullable(),
 });
 export type HealthOutput = z.infer<typeof HealthOutput>;

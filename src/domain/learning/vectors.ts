@@ -2,7 +2,7 @@ import type { Embedder } from '../../retrieval';
 import type { Log } from '../../log';
 import type { ScopeRef } from '../../store/scope';
 import { unitVector } from './family-index';
-import { MINILM_DENSE, USE_DENSE, type DenseProfile } from './score';
+import { BGE_DENSE, E5_DENSE, MINILM_DENSE, USE_DENSE, type DenseProfile } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import type { WorkflowSlot } from './workflow-model';
 
@@ -29,11 +29,17 @@ export function workflowEmbeddingTexts(w: WorkflowSlot): string[] {
 }
 
 /**
- * The dense calibration for an embedder (score.ts, DenseProfile): the onnx encoder is calibrated
- * with all-MiniLM-L6-v2 (hub scoring); everything else uses the Universal Sentence Encoder's.
+ * The dense calibration for an embedder (score.ts, DenseProfile), by its model: the onnx encoder's
+ * id is `onnx:<model file or folder name>:<pooling>`. bge and e5 models have their own; any other
+ * onnx model gets all-MiniLM-L6-v2's (the default, hub scoring); the other providers the
+ * Universal Sentence Encoder's.
  */
 export function denseProfileFor(embedder: Pick<Embedder, 'provider' | 'id'>): DenseProfile {
-  return embedder.provider === 'onnx' ? MINILM_DENSE : USE_DENSE;
+  if (embedder.provider !== 'onnx') return USE_DENSE;
+  const model = embedder.id.split(':')[1] ?? '';
+  if (/bge/i.test(model)) return BGE_DENSE;
+  if (/(^|[^a-z0-9])e5/i.test(model)) return E5_DENSE;
+  return MINILM_DENSE;
 }
 
 export class GoalVectors {
@@ -76,6 +82,14 @@ export class GoalVectors {
     for (const w of state.workflows.values()) this.enqueue(state, w);
   }
 
+  /**
+   * Drops what is queued (shutdown): vectors are computed again at the next start, and a slow
+   * background encoder must not hold a stop up.
+   */
+  stop(): void {
+    this.queue.length = 0;
+  }
+
   /** Resolves when everything queued so far has a vector (benchmarks and tests). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -86,7 +100,7 @@ export class GoalVectors {
       const batch = this.queue.splice(0, BATCH);
       try {
         // (the onnx encoder runs each text alone, so a goal's vector does not depend on its batch)
-        const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts));
+        const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts), { background: true });
         let at = 0;
         for (const b of batch) {
           const vs = vectors.slice(at, at + b.texts.length).map((v) => unitVector(v));

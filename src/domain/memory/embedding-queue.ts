@@ -14,7 +14,9 @@ export interface EmbedTarget {
 }
 
 export class EmbeddingQueue {
-  private readonly jobs = new Map<string, { text: string; key: number }>();
+  private readonly jobs = new Map<string, { text: string; key: number; at: number }>();
+  /** Jobs taken for the batch being embedded now (still pending for whoever asks). */
+  private inFlight: { at: number }[] = [];
   private running = false;
   private stopped = false;
   private failures = 0;
@@ -29,18 +31,29 @@ export class EmbeddingQueue {
     private readonly batchSize = 32,
   ) {}
 
+  /** Nodes waiting for their vector, the batch being embedded included. */
   get pending(): number {
-    return this.jobs.size;
+    return this.jobs.size + this.inFlight.length;
   }
 
-  stats(): { pending: number; embedded: number; consecutive_failures: number; provider: string } {
-    return { pending: this.jobs.size, embedded: this.embedded, consecutive_failures: this.failures, provider: this.embedder.id };
+  /** How long the longest-waiting node has waited for its vector (0 when none waits). */
+  lagMs(now = Date.now()): number {
+    let oldest = Infinity;
+    for (const j of this.inFlight) oldest = Math.min(oldest, j.at);
+    for (const j of this.jobs.values()) oldest = Math.min(oldest, j.at); // diagnostics only: O(pending)
+    return oldest === Infinity ? 0 : Math.max(0, now - oldest);
+  }
+
+  stats(): { pending: number; lag_ms: number; embedded: number; consecutive_failures: number; provider: string } {
+    return { pending: this.pending, lag_ms: this.lagMs(), embedded: this.embedded, consecutive_failures: this.failures, provider: this.embedder.id };
   }
 
   enqueue(id: string, text: string, key: number): void {
     if (this.stopped) return;
-    this.jobs.delete(id); // re-insert at the end: latest text, fair order
-    this.jobs.set(id, { text: text.slice(0, 32_000), key });
+    // Re-inserted at the end with its latest text (fair order); it has waited since it was first queued.
+    const at = this.jobs.get(id)?.at ?? Date.now();
+    this.jobs.delete(id);
+    this.jobs.set(id, { text: text.slice(0, 32_000), key, at });
     if (!this.running && !this.timer) this.timer = setTimeout(() => void this.pump(), 0);
   }
 
@@ -67,15 +80,18 @@ export class EmbeddingQueue {
       while (this.jobs.size > 0 && !this.stopped) {
         const batch = [...this.jobs.entries()].slice(0, this.batchSize);
         for (const [id] of batch) this.jobs.delete(id);
+        this.inFlight = batch.map(([, j]) => j);
         try {
-          const vectors = await this.embedder.embed(batch.map(([, j]) => j.text));
+          const vectors = await this.embedder.embed(batch.map(([, j]) => j.text), { background: true });
           batch.forEach(([id, j], i) => {
             if (this.target.setVector(id, j.key, vectors[i]!)) this.embedded += 1;
           });
+          this.inFlight = [];
           this.failures = 0;
         } catch (err) {
           // Put the jobs back (unless rewritten meanwhile) and back off; recall stays lexical.
           for (const [id, j] of batch) if (!this.jobs.has(id)) this.jobs.set(id, j);
+          this.inFlight = [];
           this.failures += 1;
           if (this.failures === 1 || this.failures % 20 === 0) {
             this.log.warn(`embeddings (${this.embedder.id}) failed ${this.failures}x, retrying: ${(err as Error).message}`);

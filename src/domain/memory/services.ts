@@ -1,6 +1,7 @@
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { createEmbedder, embedderConfigFrom, type Embedder } from '../../retrieval';
+import type { Embedder } from '../../retrieval';
+import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
@@ -38,6 +39,11 @@ export interface MemoryServices {
   onWrite(listener: WriteListener): () => void;
   /** Diagnostics: index size, catch-up watermark and holes, embedding queue. */
   stats(): Record<string, unknown>;
+  /**
+   * The process's sentence encoder, decided at start (retrieval/embedders/resolve.ts): learning
+   * embeds goals with the same one. Before start: none, status off.
+   */
+  encoder(): { embedder: Embedder | null; status: EncoderStatus & { pending?: number; lag_ms?: number } };
 }
 
 export interface MemoryRuntime {
@@ -86,6 +92,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   };
   let background: NodeJS.Timeout | null = null;
   let embedder: Embedder | null = null;
+  let encoderStatus: EncoderStatus = { provider: deps.config.embeddings.provider, status: 'off', model: deps.config.embeddings.model };
   let queue: EmbeddingQueue | null = null;
 
   const services: MemoryServices = {
@@ -110,19 +117,25 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       catch_up: catchUp.stats,
       embeddings: queue ? queue.stats() : { provider: 'none' },
     }),
+    encoder: () => ({ embedder, status: queue ? { ...encoderStatus, pending: queue.pending, lag_ms: queue.lagMs() } : encoderStatus }),
   };
 
   return {
     services,
     async start() {
       const t0 = Date.now();
-      if (deps.config.embeddings.provider !== 'none') {
-        embedder = await createEmbedder(embedderConfigFrom(deps.config.embeddings));
-        if (embedder) {
-          const q = new EmbeddingQueue(embedder, index, log);
-          queue = q;
-          index.onTextChanged = (id, text, key) => q.enqueue(id, text, key);
-        }
+      const resolved = await resolveEncoder(deps.config.embeddings);
+      embedder = resolved.embedder;
+      encoderStatus = resolved.status;
+      if (resolved.status.status === 'unavailable') {
+        // Configured on purpose: an error. The default (onnx where it can run): a warning.
+        const say = deps.config.embeddings.explicit ? log.error.bind(log) : log.warn.bind(log);
+        say(`embeddings (${resolved.status.provider}) unavailable: ${resolved.status.detail}`);
+      }
+      if (embedder) {
+        const q = new EmbeddingQueue(embedder, index, log);
+        queue = q;
+        index.onTextChanged = (id, text, key) => q.enqueue(id, text, key);
       }
       // Build the index from the store in creation order (sequence context uses write order).
       // Nothing local yet: applyRemote never answers 'raced'.
@@ -146,7 +159,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
           });
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
-      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${deps.config.embeddings.provider})`);
+      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${encoderStatus.provider} ${encoderStatus.status}${embedder ? `, ${embedder.id}` : ''})`);
       // Access counts another process logged and did not fold (it stopped or died) are folded here.
       access.foldLater();
     },

@@ -2,12 +2,13 @@
 
 import { createLocalEmbedder, localEmbedderAvailable } from "./local";
 import { createOnnxEmbedder, onnxEmbedderAvailable } from "./onnx";
+import { createOnnxProcessEmbedder } from "./onnx-process";
 import { createOllamaEmbedder } from "./ollama";
 import { createOpenAIEmbedder } from "./openai";
-import { EmbeddingError, type Embedder, type EmbedderConfig, type EmbeddingProvider } from "./types";
+import { EmbeddingError, type EmbedOptions, type Embedder, type EmbedderConfig, type EmbeddingProvider } from "./types";
 
 export { EmbeddingError, localEmbedderAvailable, onnxEmbedderAvailable };
-export type { Embedder, EmbedderConfig, EmbeddingProvider };
+export type { EmbedOptions, Embedder, EmbedderConfig, EmbeddingProvider };
 
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder | null> {
   switch (config.provider) {
@@ -20,7 +21,7 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder |
     case "local":
       return createLocalEmbedder(config);
     case "onnx":
-      return createOnnxEmbedder(config);
+      return config.inline ? createOnnxEmbedder(config) : createOnnxProcessEmbedder(config);
     default:
       throw new EmbeddingError("config", `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local | onnx)`);
   }

@@ -9,13 +9,21 @@ export interface Embedder {
   /** Dimensions, once known (after the first call for remote providers). */
   readonly dim: number | undefined;
   /** One vector per input text, in input order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>;
   /**
    * onnx only: one text's sentence vector (as embed gives it) and, from the same model run, the
    * model's contextual vector of each of its word pieces ([CLS] and [SEP] left out), unnormalised.
    */
   embedTokens?(text: string): Promise<TokenEmbedding>;
   close?(): Promise<void>;
+}
+
+export interface EmbedOptions {
+  /**
+   * Work nobody is waiting for (node and goal vectors): the onnx encoder runs it in a child
+   * process of lower priority (onnx-process.ts). Other providers treat both alike.
+   */
+  background?: boolean;
 }
 
 export interface TokenEmbedding {
@@ -47,6 +55,8 @@ export interface EmbedderConfig {
   textPrefix?: string;
   /** onnx only: intra-op threads (default 1). */
   threads?: number;
+  /** onnx only: run background work in this process too (no child process: benchmarks, and the child itself). */
+  inline?: boolean;
 }
 
 export type EmbeddingErrorCode = "timeout" | "network" | "http" | "bad_response" | "config" | "unavailable";
