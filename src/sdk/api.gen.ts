@@ -145,6 +145,8 @@ export interface LoreApi {
       run(body: RouteRequest<R['replay.playbooks.run']>): Promise<RouteResponse<R['replay.playbooks.run']>>;
       /** POST /v1/memory/replay/playbooks/dispatch: Start the same playbook-run workflow and return at once with its run id (poll replay/runs/get; watch it in the Temporal UI). */
       dispatch(body: RouteRequest<R['replay.playbooks.dispatch']>): Promise<RouteResponse<R['replay.playbooks.dispatch']>>;
+      /** POST /v1/memory/replay/playbooks/runs/steps/complete: Report the result of the host step a guided playbook run waits for (its pending_step). Lore judges it against the expected signature and the run goes on. Waits up to wait_ms for the run to need the host again or end. */
+      completeStep(body: RouteRequest<R['replay.playbooks.completeStep']>): Promise<RouteResponse<R['replay.playbooks.completeStep']>>;
     };
   };
   automations: {
@@ -259,6 +261,7 @@ export function bindApi(call: Caller): LoreApi {
         repairReview: (body) => call('POST', '/v1/memory/replay/playbooks/repair/review', body ?? {}),
         run: (body) => call('POST', '/v1/memory/replay/playbooks/run', body ?? {}),
         dispatch: (body) => call('POST', '/v1/memory/replay/playbooks/dispatch', body ?? {}),
+        completeStep: (body) => call('POST', '/v1/memory/replay/playbooks/runs/steps/complete', body ?? {}),
       },
     },
     automations: {
