@@ -6,8 +6,7 @@
  * outside the roots is invalid_request. Plus the copy itself (syncWorkspace) without a sandbox.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, lstatSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,27 +14,8 @@ import { resolveWorkspace } from '../../src/domain/sandbox/workspace';
 import { syncWorkspace, workspaceManifestPath } from '../../src/sandbox/isolation/workspace';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
+import { treeDigest } from '../helpers/tree';
 import { createSession, run } from './helpers';
-
-/** Every entry under dir: kind, mode and content hash (or link target), and with `times` the mtime, by relative path. */
-export function treeDigest(dir: string, times = true): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of readdirSync(join(dir, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      const p = join(dir, r);
-      const st = lstatSync(p);
-      const mode = (st.mode & 0o7777).toString(8);
-      if (st.isSymbolicLink()) out[r] = `link ${readlinkSync(p)}`;
-      else if (st.isDirectory()) {
-        out[r] = `dir ${mode}`;
-        walk(r);
-      } else out[r] = `file ${mode} ${createHash('sha256').update(readFileSync(p)).digest('hex')}${times ? ` ${st.mtimeMs}` : ''}`;
-    }
-  };
-  walk('');
-  return out;
-}
 
 function makeProject(root: string, name: string): string {
   const dir = join(root, name);

@@ -32,9 +32,11 @@ const workflowOf = (run: RunDoc) => run.playbook?.workflow_id || playbookRunWork
 function refuse(run: RunDoc, stepIndex: number, steps: StepDoc[]): LoreError {
   const pending = pendingStepOf(run, steps);
   const step = steps.find((s) => s.step_index === stepIndex);
-  const state = !step ? 'no_such_step' : step.host_report ? 'reported' : step.status;
+  const state = !step ? 'no_such_step' : step.status === 'pending' && step.host_report ? 'reported' : step.status;
   const details = { run_id: run.run_id, step_index: stepIndex, pending_step_index: pending?.step_index ?? null };
-  if (state === 'reported') return invalidState(`step ${stepIndex} of playbook run '${run.run_id}' was reported already`, state, details);
+  if (state === 'reported' || (step?.host_report && pending?.step_index !== stepIndex)) {
+    return invalidState(`step ${stepIndex} of playbook run '${run.run_id}' was reported already${state === 'reported' ? '' : ` (it is ${state})`}`, state, details);
+  }
   if (pending === null) {
     return invalidState(`playbook run '${run.run_id}' is not waiting for the host${step ? ` (step ${stepIndex} is ${step.status})` : ''}`, state, details);
   }
