@@ -186,6 +186,30 @@ describe('a guided run of a recorded agent run, against its project', () => {
     assert.equal(assertError(await complete({ run_id: 'timeout-1', step_index: 0, status: 'success' }), 409, 'invalid_state').error.details.state, 'ended');
   });
 
+  it('a command step’s artifacts are looked for in the sandbox’s /work: present with the recorded sha256, or not; never through a link out', { timeout: 300_000 }, async () => {
+    const built = 'built\n';
+    await recordRun(api, 'build-rec', 'build the app', [
+      { tool_name: 'Bash', tool_input: { command: 'mkdir -p dist && printf "built\\n" > dist/app.js && ln -sf /etc/hostname dist/host' }, output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha(built) }] } },
+    ]);
+    const c = await compile(api, 'build-rec', 'build-pb');
+    assert.deepEqual(c.playbook.steps[0].expected_output_signature.artifacts, [{ path: 'dist/app.js', sha256: sha(built) }]);
+    const good = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'build-pb', version: 1, mode: 'strict' });
+    assert.equal(good.status, 'success', JSON.stringify(good.steps));
+    assert.ok(good.run.steps[0].match.checks.some((k: any) => k.check === 'artifact' && k.passed && /with the recorded sha256/.test(k.detail)));
+    const rep = await ok(api, '/v1/memory/replay/playbooks/repair', {
+      playbook_id: 'build-pb',
+      patch: { steps: [{ op: 'replace', step_index: 0, step: { expected_output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha('other\n') }, { path: 'dist/missing.js' }, { path: 'dist/host' }] } } }] },
+    });
+    const bad = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'build-pb', version: rep.version, mode: 'strict' });
+    assert.equal(bad.status, 'failure');
+    const why = bad.steps[0].reasons.join(' ');
+    assert.match(why, /artifact dist\/app\.js exists but its sha256 is/);
+    assert.match(why, /artifact dist\/missing\.js does not exist/);
+    assert.match(why, /artifact dist\/host: the path leads out of the working directory/);
+    const badShape = await api.post('/v1/memory/replay/playbooks/repair', { playbook_id: 'build-pb', patch: { steps: [{ op: 'replace', step_index: 0, step: { expected_output_signature: { artifacts: [{ path: '../etc/passwd' }] } } }] } });
+    assert.deepEqual(assertError(badShape, 422, 'validation_failed').error.details.issues.map((i: any) => i.path), ['steps.0.expected_output_signature.artifacts']);
+  });
+
   it('refusals: unknown run 404, a recorded run 409, bad input 400, a workspace outside the roots 400', async () => {
     assertError(await complete({ run_id: 'no-such-run', step_index: 0, status: 'success' }), 404, 'not_found');
     await recordRun(api, 'plain-recorded', 'a recorded run', [{ tool_name: 'Read', tool_input: { file_path: 'x' } }]);
