@@ -45,6 +45,8 @@ export interface SyncResult {
 
 /** A workspace this large is refused rather than walked at every run. */
 export const MAX_WORKSPACE_ENTRIES = 200_000;
+/** Entries of one directory looked at (and copied) at once. */
+const CONCURRENCY = 32;
 
 type Kind = 'f' | 'd' | 'l';
 interface Ident {
@@ -167,52 +169,59 @@ export async function syncWorkspace(source: string, workdir: string, owner: Work
   const result: SyncResult = { copied: 0, removed: 0, kept: 0, entries: 0, skipped: 0 };
   const seen = new Set<string>();
 
-  // Depth-first over the workspace; a directory's own entry is settled before its children.
+  /** One workspace entry against its copy; true when it is a directory to walk into. */
+  const settle = async (rel: string): Promise<boolean> => {
+    const sp = path.join(src, rel);
+    const dp = path.join(workdir, rel);
+    const sst = await lstatOrNull(sp);
+    if (!sst) return false; // removed while we walked
+    const kind = kindOf(sst);
+    if (!kind) {
+      result.skipped += 1;
+      return false;
+    }
+    if (++result.entries > maxEntries) throw new Error(`workspace ${source} has more than ${maxEntries} entries; a workspace is copied at every run, so name a smaller directory`);
+    seen.add(rel);
+    const s = await identOf(sp, sst);
+    const prev = m.entries[rel];
+    const dst = await lstatOrNull(dp);
+    const dKind = dst ? kindOf(dst) : null;
+    if (prev && prev.k !== kind && dst && dKind === prev.k && same(prev.k, prev.d, await identOf(dp, dst))) {
+      // The host replaced a file by a directory (or the like) and the command left the old copy alone.
+      await fsp.rm(dp, { recursive: true, force: true });
+      m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
+      result.copied += 1;
+    } else if (!prev) {
+      if (!dst) {
+        m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
+        result.copied += 1;
+      } else if (kind === 'd' && dKind === 'd') {
+        // A directory both sides have (artifacts/, or one a command made first): merge into it.
+        m.entries[rel] = { k: 'd', s, d: await identOf(dp, dst) };
+      } else {
+        result.kept += 1; // a command made this path first: its version stays
+        return false;
+      }
+    } else if (!dst || dKind !== prev.k || !same(prev.k, prev.d, await identOf(dp, dst))) {
+      result.kept += 1; // a command deleted, replaced or changed the copy: its change stays
+      if (!dst || dKind !== 'd') return false; // nor is anything under a deleted directory brought back
+    } else if (!same(kind, prev.s, s) || (kind !== 'd' && prev.s.mode !== s.mode)) {
+      m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
+      result.copied += 1;
+    }
+    return kind === 'd';
+  };
+
+  // Directory by directory; a directory's own entry is settled before its children, and the
+  // entries of one directory (independent of each other) a batch at a time.
   const stack: string[] = [''];
   while (stack.length > 0) {
     const dirRel = stack.pop()!;
-    const names = (await fsp.readdir(path.join(src, dirRel))).sort().reverse();
-    for (const name of names) {
-      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
-      const sp = path.join(src, rel);
-      const dp = path.join(workdir, rel);
-      const sst = await lstatOrNull(sp);
-      if (!sst) continue; // removed while we walked
-      const kind = kindOf(sst);
-      if (!kind) {
-        result.skipped += 1;
-        continue;
-      }
-      if (++result.entries > maxEntries) throw new Error(`workspace ${source} has more than ${maxEntries} entries; a workspace is copied at every run, so name a smaller directory`);
-      seen.add(rel);
-      const s = await identOf(sp, sst);
-      const prev = m.entries[rel];
-      const dst = await lstatOrNull(dp);
-      const dKind = dst ? kindOf(dst) : null;
-      if (prev && prev.k !== kind && dst && dKind === prev.k && same(prev.k, prev.d, await identOf(dp, dst))) {
-        // The host replaced a file by a directory (or the like) and the command left the old copy alone.
-        await fsp.rm(dp, { recursive: true, force: true });
-        m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
-        result.copied += 1;
-      } else if (!prev) {
-        if (!dst) {
-          m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
-          result.copied += 1;
-        } else if (kind === 'd' && dKind === 'd') {
-          // A directory both sides have (artifacts/, or one a command made first): merge into it.
-          m.entries[rel] = { k: 'd', s, d: await identOf(dp, dst) };
-        } else {
-          result.kept += 1; // a command made this path first: its version stays
-          continue;
-        }
-      } else if (!dst || dKind !== prev.k || !same(prev.k, prev.d, await identOf(dp, dst))) {
-        result.kept += 1; // a command deleted, replaced or changed the copy: its change stays
-        if (!dst || dKind !== 'd') continue; // nor is anything under a deleted directory brought back
-      } else if (!same(kind, prev.s, s) || (kind !== 'd' && prev.s.mode !== s.mode)) {
-        m.entries[rel] = { k: kind, s, d: await place(sp, dp, kind, s, owner) };
-        result.copied += 1;
-      }
-      if (kind === 'd') stack.push(rel);
+    const rels = (await fsp.readdir(path.join(src, dirRel))).sort().map((name) => (dirRel === '' ? name : `${dirRel}/${name}`));
+    for (let i = 0; i < rels.length; i += CONCURRENCY) {
+      const batch = rels.slice(i, i + CONCURRENCY);
+      const dirs = await Promise.all(batch.map(settle));
+      batch.forEach((rel, j) => dirs[j] && stack.push(rel));
     }
   }
 
