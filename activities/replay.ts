@@ -1,4 +1,4 @@
-import { beginRun, completeStep, finishRun, prepareStep, recordShadowValidation, skipStep } from '../src/domain/replay/runner';
+import { awaitHostStep, beginRun, completeHostStep, completeStep, finishRun, prepareStep, recordShadowValidation, skipStep } from '../src/domain/replay/runner';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -14,6 +14,8 @@ export function createReplayActivities(deps: ActivityDeps) {
     replaySkipStep: (input: Parameters<typeof skipStep>[1]) => skipStep(c, input),
     replayPrepareStep: (input: Parameters<typeof prepareStep>[1]) => prepareStep(c, input),
     replayCompleteStep: (input: Parameters<typeof completeStep>[1]) => completeStep(c, input),
+    replayAwaitHostStep: (input: Parameters<typeof awaitHostStep>[1]) => awaitHostStep(c, input),
+    replayCompleteHostStep: (input: Parameters<typeof completeHostStep>[1]) => completeHostStep(c, input),
     replayFinishRun: (input: Parameters<typeof finishRun>[1]) => finishRun(c, input),
     replayRecordShadowValidation: (input: Parameters<typeof recordShadowValidation>[1]) => recordShadowValidation(c, input),
   };

@@ -8,7 +8,8 @@ import { startSandboxHost, type SandboxHost } from '../src/domain/sandbox/host';
 import { toRunnerLimits } from '../src/domain/sandbox/limits';
 import { LogWriter } from '../src/domain/sandbox/log-writer';
 import { isTerminal, type RunDoc, type RunStatus } from '../src/domain/sandbox/records';
-import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, withWorkdirLock, type RunOutcome } from '../src/sandbox/isolation/index';
+import { resolveWorkspace } from '../src/domain/sandbox/workspace';
+import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, syncWorkspace, withWorkdirLock, type RunOutcome } from '../src/sandbox/isolation/index';
 import type { RunPatch } from '../src/store/sandbox/index';
 import { scopeRef } from '../src/store/scope';
 import type { ActivityDeps } from './deps';
@@ -105,6 +106,21 @@ export function createSandboxActivities(deps: ActivityDeps) {
       workdir = await withWorkdirLock(session.workdir_name, () => prepareWorkdir(config.sandbox.dir, session.workdir_name));
     } catch (err) {
       return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
+    }
+    if (session.workspace) {
+      // The workdir mirrors the workspace copy-on-write: the host's latest edits are copied in
+      // before the command starts (docs/sandbox.md, "Workspaces"). Checked against this worker's
+      // own LORE_SANDBOX_WORKSPACE_ROOTS first.
+      beat.phase = 'copying the workspace';
+      try {
+        const where = resolveWorkspace(config, session.workspace).path;
+        const owner = workdir.sessionId !== null ? { uid: workdir.sessionId, gid: workdir.sessionId } : null;
+        const hostPath = workdir.hostPath;
+        const copied = await withWorkdirLock(session.workdir_name, () => syncWorkspace(where, hostPath, owner));
+        log.debug({ run_id: run.run_id, ...copied }, 'sandbox: workspace brought up to date');
+      } catch (err) {
+        return summary(await end({ status: 'failed', reason: `the workspace ${session.workspace.path} could not be copied into the session workdir: ${(err as Error).message}` }));
+      }
     }
 
     // Why the activity was asked to stop: the caller cancelled, or the worker is shutting down.

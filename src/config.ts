@@ -71,6 +71,15 @@ export interface Config {
     readonly idRange: { readonly min: number; readonly max: number };
     /** A session workdir idle this long (no run created) is removed by the worker; 0 keeps workdirs. */
     readonly workdirTtlMs: number;
+    /**
+     * Absolute host directories under which a sandbox session (or a playbook run, or a shadow
+     * validation) may name a workspace to see copy-on-write. Empty (the default): no workspaces.
+     */
+    readonly workspaceRoots: readonly string[];
+  };
+  readonly replay: {
+    /** How long a guided playbook run waits for the host to report a host step; 0 waits without a limit. */
+    readonly hostStepTimeoutMs: number;
   };
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
@@ -188,6 +197,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
   const workdirTtlMs = parseDuration(workdirTtlRaw);
   if (workdirTtlMs === null) problems.push(`LORE_SANDBOX_WORKDIR_TTL=${JSON.stringify(workdirTtlRaw)}: use a duration such as 7d, 12h or off`);
 
+  const workspaceRoots = (optional('LORE_SANDBOX_WORKSPACE_ROOTS') ?? '')
+    .split(':')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+    .map((r) => (r.startsWith('~') ? expandHome(r) : r));
+  for (const r of workspaceRoots) {
+    if (!isAbsolute(r)) problems.push(`LORE_SANDBOX_WORKSPACE_ROOTS: ${JSON.stringify(r)} is not an absolute path (list absolute directories separated by ':')`);
+    else if (resolve(r) === '/') problems.push('LORE_SANDBOX_WORKSPACE_ROOTS: / would let a workspace be any directory of the host; name the directories that hold projects');
+  }
+
+  const hostStepRaw = read('LORE_PLAYBOOK_HOST_STEP_TIMEOUT', z.string(), '24h');
+  const hostStepTimeoutMs = parseDuration(hostStepRaw);
+  if (hostStepTimeoutMs === null) problems.push(`LORE_PLAYBOOK_HOST_STEP_TIMEOUT=${JSON.stringify(hostStepRaw)}: use a duration such as 24h, 30m or off`);
+
   const apiKeys = parseApiKeys(env.LORE_API_KEYS ?? '');
   const allowInsecureBind = read('LORE_ALLOW_INSECURE_BIND', bool('LORE_ALLOW_INSECURE_BIND'), 'false');
   const loopback = LOOPBACK.has(host);
@@ -261,7 +284,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
         max: read('LORE_SANDBOX_ID_MAX', sandboxId('LORE_SANDBOX_ID_MAX'), String(defaultIdRange(dataDir).max)),
       },
       workdirTtlMs: workdirTtlMs ?? 7 * 86_400_000,
+      workspaceRoots: workspaceRoots.map((r) => resolve(r)),
     },
+    replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
   };
   const ids = config.sandbox.idRange;

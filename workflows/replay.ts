@@ -8,15 +8,32 @@
  * command is visible in the Temporal UI. Steps run in order; the first step that does not match
  * its expected output signature (after its max_attempts) stops the run.
  *
+ * Guided runs wait at each host step for the host's report (signal HOST_STEP_SIGNAL, sent by
+ * playbooks/runs/steps/complete), up to a timeout, then judge it and go on. Runs that began before
+ * that (histories without the patch marker) stop at the first host step as they did.
+ *
  * playbookShadowValidationWorkflow: the same execution in strict mode on a fresh sandbox session,
- * host steps skipped, then the result recorded on the validated version.
+ * host steps not run (reported `not_run`), then the result recorded on the validated version.
  *
  * Behaviour changes for running histories go behind patched().
  */
-import { CancellationScope, executeChild, isCancellation, proxyActivities } from '@temporalio/workflow';
+
+/** Patch ids (docs/replay.md, "Versioning"): each names a behaviour change of running histories. */
+const PATCH_GUIDED_HOST_STEPS = 'lore-guided-host-steps-wait-for-the-host';
+const PATCH_SHADOW_NOT_RUN = 'lore-shadow-validation-host-steps-not-run';
+
+export const hostStepSignal = defineSignal<[HostStepReport]>(HOST_STEP_SIGNAL);
+import { CancellationScope, condition, defineSignal, executeChild, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReplayActivities } from '../activities/replay';
 import type { ShadowValidation } from '../src/domain/replay/types';
-import type { PlanStepRef, PlaybookRunInput, PlaybookRunResult } from '../src/domain/replay/workflow-types';
+import {
+  DEFAULT_HOST_STEP_TIMEOUT_MS,
+  HOST_STEP_SIGNAL,
+  type HostStepReport,
+  type PlanStepRef,
+  type PlaybookRunInput,
+  type PlaybookRunResult,
+} from '../src/domain/replay/workflow-types';
 import { sandboxRunWorkflow } from './sandbox';
 import { SA } from './search-attributes';
 
@@ -67,8 +84,27 @@ async function runCommandStep(input: PlaybookRunInput, runKey: string, step: Pla
   return false;
 }
 
+/**
+ * One host step of a guided run: marked pending, then a wait for the host's report (the signal)
+ * up to the timeout, then judged. True when the report matched the expected signature.
+ */
+async function runHostStep(ref: Ref, runKey: string, step: PlanStepRef, reports: Map<number, HostStepReport>, timeoutMs: number): Promise<boolean> {
+  await book.replayAwaitHostStep({ ...ref, run_key: runKey, step_index: step.step_index });
+  const arrived = () => reports.has(step.step_index);
+  if (timeoutMs > 0) await condition(arrived, timeoutMs);
+  else await condition(arrived);
+  const done = await book.replayCompleteHostStep({ ...ref, run_key: runKey, step_index: step.step_index, report: reports.get(step.step_index) ?? null, timeout_ms: timeoutMs });
+  return done.matched;
+}
+
 async function executePlaybook(input: PlaybookRunInput, skipHostSteps: boolean): Promise<PlaybookRunResult> {
   const ref: Ref = { tenant_id: input.tenant_id, scope: input.scope };
+  // The host's reports, by step index; the first report of a step counts. Kept whenever it
+  // arrives (it may come in the same task as the activity that marked the step pending).
+  const reports = new Map<number, HostStepReport>();
+  setHandler(hostStepSignal, (r) => {
+    if (!reports.has(r.step_index)) reports.set(r.step_index, r);
+  });
   const begin = await book.replayBeginRun(input);
   if (begin.ended) return begin.ended;
   const runKey = begin.run_key;
@@ -89,7 +125,15 @@ async function executePlaybook(input: PlaybookRunInput, skipHostSteps: boolean):
           await book.replaySkipStep({ ...ref, run_key: runKey, step_index: step.step_index, reason: 'host step: shadow validation runs command steps only' });
           continue;
         }
-        // guided: the host does this step and everything after it (they may depend on it).
+        if (patched(PATCH_GUIDED_HOST_STEPS)) {
+          // guided: wait for the host to do this step and report it, then go on.
+          if (!(await runHostStep(ref, runKey, step, reports, begin.host_step_timeout_ms ?? DEFAULT_HOST_STEP_TIMEOUT_MS))) {
+            status = 'failure';
+            break;
+          }
+          continue;
+        }
+        // Runs begun before the patch: the host does this step and everything after it.
         pendingFrom = step.step_index;
         status = 'partial';
         reason = `step ${step.step_index} needs the host`;
@@ -143,6 +187,8 @@ export async function playbookShadowValidationWorkflow(input: ShadowValidationIn
     );
   }
   const failedSteps = result.steps.filter((s) => s.status === 'failed');
+  // Host steps never ran: say so (`not_run`), so they are never read as passed.
+  const notRun = patched(PATCH_SHADOW_NOT_RUN);
   const validation: ShadowValidation = {
     mode: 'execute_sandbox',
     status: result.status === 'success' ? 'passed' : result.status === 'partial' && failedSteps.length === 0 ? 'partial' : 'failed',
@@ -150,7 +196,11 @@ export async function playbookShadowValidationWorkflow(input: ShadowValidationIn
     workflow_id: input.workflow_id,
     started_at: input.started_at,
     finished_at: null,
-    steps: result.steps.map((s) => ({ step_index: s.step_index, status: s.status, matched: s.matched, reasons: s.reasons })),
+    steps: result.steps.map((s) =>
+      notRun && s.kind === 'host' && s.status === 'skipped'
+        ? { step_index: s.step_index, status: 'not_run', matched: null, reasons: ['host step: only the host can do it; shadow validation runs command steps'] }
+        : { step_index: s.step_index, status: s.status, matched: s.matched, reasons: s.reasons },
+    ),
     issues: failedSteps.map((s) => `step ${s.step_index} (${s.tool_name}): ${s.reasons.join('; ') || 'failed'}`),
     summary: result.summary,
   };

@@ -50,9 +50,9 @@ export interface LoreApi {
     recover(body: RouteRequest<R['handoff.recover']>): Promise<RouteResponse<R['handoff.recover']>>;
   };
   packs: {
-    /** POST /v1/memory/packs/export: Export the scope as a versioned pack (nodes with revisions and edges, and a content hash): the whole scope up to 20,000 nodes, or with limit one page and a cursor. */
+    /** POST /v1/memory/packs/export: Export the scope as a versioned pack (nodes with revisions and edges, their archived payloads, playbooks with all versions, automation definitions, and a content hash): the whole scope up to 20,000 nodes, or with limit one page and a cursor. */
     export(body: RouteRequest<R['packs.export']>): Promise<RouteResponse<R['packs.export']>>;
-    /** POST /v1/memory/packs/import: Import a pack into the scope through a Temporal workflow (idempotent upserts by node id). Waits up to wait_ms for the result; otherwise returns the import id and status to poll. */
+    /** POST /v1/memory/packs/import: Import a pack into the scope through a Temporal workflow (idempotent: nodes upserted by id; payloads, playbook versions and automations added when absent, reported as conflicts when present with other content). Waits up to wait_ms for the result; otherwise returns the import id and status to poll. */
     import(body: RouteRequest<R['packs.import']>): Promise<RouteResponse<R['packs.import']>>;
     /** POST /v1/memory/packs/import/status: Status, progress and counts of a pack import. */
     importStatus(body: RouteRequest<R['packs.importStatus']>): Promise<RouteResponse<R['packs.importStatus']>>;
@@ -145,6 +145,8 @@ export interface LoreApi {
       run(body: RouteRequest<R['replay.playbooks.run']>): Promise<RouteResponse<R['replay.playbooks.run']>>;
       /** POST /v1/memory/replay/playbooks/dispatch: Start the same playbook-run workflow and return at once with its run id (poll replay/runs/get; watch it in the Temporal UI). */
       dispatch(body: RouteRequest<R['replay.playbooks.dispatch']>): Promise<RouteResponse<R['replay.playbooks.dispatch']>>;
+      /** POST /v1/memory/replay/playbooks/runs/steps/complete: Report the result of the host step a guided playbook run waits for (its pending_step). Lore judges it against the expected signature and the run goes on. Waits up to wait_ms for the run to need the host again or end. */
+      completeStep(body: RouteRequest<R['replay.playbooks.completeStep']>): Promise<RouteResponse<R['replay.playbooks.completeStep']>>;
     };
   };
   automations: {
@@ -259,6 +261,7 @@ export function bindApi(call: Caller): LoreApi {
         repairReview: (body) => call('POST', '/v1/memory/replay/playbooks/repair/review', body ?? {}),
         run: (body) => call('POST', '/v1/memory/replay/playbooks/run', body ?? {}),
         dispatch: (body) => call('POST', '/v1/memory/replay/playbooks/dispatch', body ?? {}),
+        completeStep: (body) => call('POST', '/v1/memory/replay/playbooks/runs/steps/complete', body ?? {}),
       },
     },
     automations: {

@@ -50,12 +50,12 @@ describe('packs: export and import (a Temporal workflow)', () => {
 
   it('exports a versioned, self-describing pack of the scope', () => {
     assert.equal(pack.format, 'lore.pack');
-    assert.equal(pack.version, 1);
+    assert.equal(pack.version, 2);
     assert.deepEqual(pack.source, src);
     assert.equal(pack.nodes.length, 7, 'doc, a, b, session, 2 events, handoff');
     assert.equal(pack.revisions.length, 1);
     assert.equal(pack.edges.length, 4, '2 written + 2 event→session');
-    assert.deepEqual(pack.counts, { nodes: 7, revisions: 1, edges: 4 });
+    assert.deepEqual(pack.counts, { nodes: 7, revisions: 1, edges: 4, cold_payloads: 0, playbook_versions: 0, automations: 0 });
     assert.equal(pack.content_hash, contentHash(pack.nodes, pack.revisions, pack.edges));
     assert.ok(pack.nodes.every((n) => !('seq' in n)), 'the process-local write sequence is not part of a pack');
   });
@@ -66,7 +66,19 @@ describe('packs: export and import (a Temporal workflow)', () => {
     assert.equal(imp.status, 200, JSON.stringify(imp.body));
     assert.equal(imp.body.status, 'completed');
     assert.equal(imp.body.remap_ids, false);
-    assert.deepEqual(imp.body.counts, { nodes_created: 7, nodes_updated: 0, nodes_unchanged: 0, revisions_written: 1, edges_written: 4, conflicts: 0 });
+    assert.deepEqual(imp.body.counts, {
+      nodes_created: 7,
+      nodes_updated: 0,
+      nodes_unchanged: 0,
+      revisions_written: 1,
+      edges_written: 4,
+      cold_payloads_written: 0,
+      playbook_versions_created: 0,
+      playbook_versions_unchanged: 0,
+      automations_created: 0,
+      automations_unchanged: 0,
+      conflicts: 0,
+    });
     assert.deepEqual(imp.body.progress, { chunks_total: 1, chunks_done: 1 });
     const back = await other.post('/v1/memory/packs/export', { ...dst });
     assert.equal(back.body.pack.content_hash, pack.content_hash);
@@ -169,7 +181,7 @@ describe('packs: export and import (a Temporal workflow)', () => {
   it('rejects bad packs and unknown imports', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('pack-bad') };
     assertError(await api.post('/v1/memory/packs/import', { ...id }), 400, 'invalid_request');
-    assertError(await api.post('/v1/memory/packs/import', { ...id, pack: { ...pack, version: 2 } }), 400, 'invalid_request');
+    assertError(await api.post('/v1/memory/packs/import', { ...id, pack: { ...pack, version: 3 } }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/packs/import', { ...id, pack: { ...pack, format: 'zip' } }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/packs/import', { ...id, pack: { ...pack, nodes: [{ id: 'x' }] } }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/packs/import', { ...id, pack, wait_ms: -1 }), 400, 'invalid_request');

@@ -42,7 +42,7 @@ describe('record → compile → promote → run (strict) with parameters', () =
     assert.equal(compiled.playbook.status, 'draft');
     assert.deepEqual(compiled.playbook.parameters, [{ name: 'greeting', default: 'hello-lore', required: false }]);
     assert.equal(compiled.playbook.steps[0].tool_input.argv[2], 'printf "%s\\n" "{{greeting}}" > note.txt && echo wrote note.txt');
-    assert.equal(compiled.playbook.steps[2].expected_output_signature.summary, '{{greeting}}');
+    assert.equal(compiled.playbook.steps[2].expected_output_signature.description, '{{greeting}}');
 
     const promoted = await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'note-pb', target_status: 'active', note: 'recorded run worked' });
     assert.equal(promoted.status, 'active');
@@ -118,18 +118,25 @@ describe('record → compile → promote → run (strict) with parameters', () =
     assert.equal(stable.stable_reason, 'playbook_active');
   });
 
-  it('a strict run whose output no longer matches fails at that step and skips the rest', async () => {
+  it('a run whose output no longer shows a recorded marker fails at that step and skips the rest; prose never fails a run', async () => {
     await recordRun(api, 'rec-mismatch', 'print a version', [
-      { tool_name: 'command', tool_input: { argv: ['echo', 'v1'] }, output_signature: { kind: 'stdout', summary: 'v2' } },
+      { tool_name: 'command', tool_input: { argv: ['echo', 'v1'] }, output_signature: { kind: 'stdout', summary: 'printed v2', markers: ['v2'] } },
       { tool_name: 'command', tool_input: { argv: ['echo', 'after'] }, output_signature: { kind: 'stdout', summary: 'after' } },
     ]);
     await compile(api, 'rec-mismatch', 'mismatch-pb');
-    const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode: 'strict' });
-    assert.equal(r.status, 'failure');
-    assert.deepEqual(r.steps.map((s: any) => s.status), ['failed', 'skipped']);
-    assert.match(r.steps[0].reasons.join(' '), /does not contain the expected summary "v2"/);
-    // guided enforces exit codes only: the same playbook passes there.
-    const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode: 'guided' });
+    for (const mode of ['strict', 'guided']) {
+      const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode });
+      assert.equal(r.status, 'failure', mode);
+      assert.deepEqual(r.steps.map((s: any) => s.status), ['failed', 'skipped']);
+      assert.match(r.steps[0].reasons.join(' '), /marker "v2" does not appear/);
+    }
+    // The same commands with prose summaries that their output does not contain: they pass on their exit status.
+    await recordRun(api, 'rec-prose', 'print a version', [
+      { tool_name: 'command', tool_input: { argv: ['echo', 'v1'] }, output_signature: { kind: 'stdout', summary: 'the version was printed', exit_code: 0 } },
+      { tool_name: 'command', tool_input: { argv: ['echo', 'after'] }, output_signature: { kind: 'stdout', summary: 'done' } },
+    ]);
+    await compile(api, 'rec-prose', 'prose-pb');
+    const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'prose-pb', version: 1, mode: 'strict' });
     assert.equal(g.status, 'success', JSON.stringify(g.steps));
     assert.equal(g.run.learning.state, 'not_eligible', 'version 1 is not active: not learned from');
   });

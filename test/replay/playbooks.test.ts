@@ -45,7 +45,7 @@ describe('compile_from_run', () => {
     assert.equal(c.playbook.status, 'draft');
     assert.equal(c.playbook.source_run_id, 'c-mixed');
     assert.deepEqual(c.playbook.steps.map((s: any) => [s.step_index, s.tool_name, s.source_step_index]), [[0, 'edit_file', 0], [1, 'run_tests', 2]]);
-    assert.deepEqual(c.playbook.steps[1].expected_output_signature, { kind: 'text', summary: 'passed' });
+    assert.deepEqual(c.playbook.steps[1].expected_output_signature, { kind: 'text', description: 'passed' }, 'a prose summary is kept as the description');
     assert.deepEqual(c.skipped_steps, [{ step_index: 1, reason: 'its result was failed' }]);
     assert.deepEqual(c.playbook.status_history.map((h: any) => [h.from, h.to, h.via]), [[null, 'draft', 'compile']]);
   });
@@ -70,7 +70,7 @@ describe('compile_from_run', () => {
     assert.deepEqual(bad.error.details.issues.map((i: any) => i.path), ['parameters.who']);
     const c = await compile(api, 'c-params', 'pb-params', { parameters: { greeting: 'hello' } });
     assert.deepEqual(c.playbook.steps[0].tool_input.argv, ['echo', '{{greeting}} world', 'othello'], 'whole words only: othello is left alone');
-    assert.equal(c.playbook.steps[0].expected_output_signature.summary, '{{greeting}} world othello');
+    assert.equal(c.playbook.steps[0].expected_output_signature.description, '{{greeting}} world othello');
     assert.deepEqual(c.playbook.parameters, [
       { name: 'greeting', default: 'hello', required: false },
       { name: 'suffix', default: null, required: true },
@@ -240,7 +240,7 @@ describe('repair', () => {
     assert.equal(v1.playbook.steps.length, 2, 'the patched version is unchanged');
   });
 
-  it('guided: command steps run, a host step and everything after it are pending for the caller', async () => {
+  it('guided: command steps run; at a host step the run waits for the host, then goes on', async () => {
     await recordRun(api, 'g-src', 'build then open the editor', [
       { tool_name: 'command', tool_input: { argv: ['echo', 'built'] }, output_signature: { summary: 'built' } },
       { tool_name: 'open_editor', tool_input: { file_path: 'src/app.ts' } },
@@ -249,12 +249,18 @@ describe('repair', () => {
     await compile(api, 'g-src', 'pb-guided');
     const strict = assertError(await post('run', { playbook_id: 'pb-guided', version: 1, mode: 'strict' }), 422, 'validation_failed');
     assert.match(JSON.stringify(strict.error.details.issues), /needs the host; strict mode runs command steps only/);
-    const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'pb-guided', version: 1, mode: 'guided' });
-    assert.equal(g.status, 'partial');
-    assert.deepEqual(g.steps.map((s: any) => s.status), ['success', 'pending', 'pending']);
-    assert.deepEqual(g.pending_steps.map((s: any) => s.step_index), [1, 2]);
-    assert.deepEqual(g.pending_steps[0].tool_input, { file_path: 'src/app.ts' });
+    const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'pb-guided', version: 1, mode: 'guided', run_id: 'g-run' });
+    assert.equal(g.completed, false, 'the answer comes as soon as the run waits for the host');
+    assert.equal(g.status, 'open');
+    assert.deepEqual(g.steps.map((s: any) => s.status), ['success', 'pending', 'queued']);
+    assert.equal(g.pending_step.step_index, 1);
+    assert.deepEqual(g.pending_step.tool_input, { file_path: 'src/app.ts' });
     assert.equal(g.steps[0].stdout, 'built');
+    const done = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'g-run', step_index: 1, status: 'success', output_signature: { summary: 'opened' } });
+    assert.equal(done.step.status, 'success');
+    assert.equal(done.completed, true);
+    assert.equal(done.run.status, 'success');
+    assert.deepEqual(done.run.steps.map((s: any) => s.status), ['success', 'success', 'success']);
   });
 
   it('dispatch with a run_id is idempotent; a different request under that run_id conflicts', async () => {

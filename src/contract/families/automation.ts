@@ -34,7 +34,7 @@ const capped = (max: number, what: string) =>
 
 /** What a request may send: checked item by item by the graph validator. */
 export const GraphInput = z.object({
-  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe('graph nodes: {node_id, kind, playbook_id?, version?, approval_key?, inputs?, condition?, artifacts?}'),
+  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe('graph nodes: {node_id, kind, playbook_id?, version?, mode?, approval_key?, inputs?, condition?, artifacts?}'),
   edges: capped(MAX_GRAPH_EDGES, 'edges').default([]).describe('graph edges: {from, to, type: on_success (default) | on_false}'),
 });
 
@@ -47,6 +47,7 @@ export const GraphNode = z.object({
   name: z.string().optional(),
   playbook_id: z.string().optional(),
   version: z.number().int().optional(),
+  mode: z.enum(['guided']).optional().describe('playbook nodes: guided waits for the host at host steps (absent: strict)'),
   approval_key: z.string().optional(),
   inputs: z.record(z.string(), z.unknown()),
   condition: z.object({ left: z.unknown(), op: z.enum(CONDITION_OPS), right: z.unknown().optional() }).optional(),
@@ -80,6 +81,15 @@ const RunOptions = z.object({
 
 const NodeError = z.object({ code: z.string(), message: z.string() });
 
+const HostWait = z.object({
+  node_id: z.string(),
+  replay_run_id: z.string().describe('the playbook run: replay/runs/get shows its pending_step; report it with replay/playbooks/runs/steps/complete'),
+  step_index: z.number().int(),
+  tool_name: z.string(),
+  waiting_since: Timestamp,
+  reported: z.boolean(),
+});
+
 export const RunNode = z.object({
   node_id: z.string(),
   kind: z.enum(NODE_KINDS),
@@ -93,6 +103,7 @@ export const RunNode = z.object({
     .object({ approval_key: z.string(), requested_at: Timestamp.nullable(), resumed_at: Timestamp.nullable(), resumed_by: z.string().nullable(), reason: z.string().nullable() })
     .nullable(),
   child_workflow_id: z.string().nullable().describe('the playbook run workflow of a playbook node'),
+  host_step: HostWait.nullable().optional().describe('a guided playbook node: the host step its run waits for'),
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
   updated_at: Timestamp,
@@ -119,6 +130,7 @@ export const RunRecord = z.object({
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
   updated_at: Timestamp,
+  waiting_for_host: z.array(HostWait).optional().describe('runs/get: guided playbook nodes whose run waits for the host at a host step'),
   nodes: z.array(RunNode).optional().describe('per-node details, in graph order (include_nodes)'),
 });
 export type RunRecordWire = z.infer<typeof RunRecord>;

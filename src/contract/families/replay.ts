@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields } from '../common';
 import { route } from '../route';
+import { WorkspaceInput } from './sandbox';
 
 /**
  * Replay and playbooks (interface spec "Replay and playbooks", contract.md §6). The data model,
@@ -19,20 +20,55 @@ const JsonObject = (maxBytes = MAX_JSON_BYTES) =>
     if (bytes > maxBytes) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is ${maxBytes}`, params: { lore: TOO_LARGE } });
   });
 
-/** An output signature: the fields Lore compares are typed, anything else is kept as given. */
+const signatureSize = (v: unknown, ctx: z.RefinementCtx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
+  if (bytes > MAX_SIGNATURE_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is ${MAX_SIGNATURE_BYTES}`, params: { lore: TOO_LARGE } });
+};
+
+/**
+ * An output signature (docs/replay.md, "Signatures"): the fields Lore checks are typed, anything
+ * else is kept as given. `summary` (or `stdout`) is prose: compile keeps it as the description.
+ */
 const OutputSignatureIn = z
   .looseObject({
     kind: z.string().max(200).optional(),
+    summary: z.string().optional().describe('prose; kept as the description, never compared'),
+    description: z.string().optional().describe('prose; never compared'),
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
+    exit_code: z.number().int().nullable().optional().describe('the exit status'),
+    output_match: z.enum(['contains', 'exact', 'none']).optional().describe('read by earlier versions; ignored'),
+    error_signature: z.string().max(4096).optional().describe('text the error output must contain (a step that fails a known way)'),
+    markers: z.array(z.string().min(1).max(4096)).max(100).optional().describe('strings that must each appear in the output'),
+    json: z
+      .array(z.object({ path: z.string().min(1).max(1000).describe('e.g. "$.result.count" or "result.items.0"'), equals: z.unknown() }))
+      .max(50)
+      .optional()
+      .describe('values the JSON output must hold'),
+    artifacts: z
+      .array(z.object({ path: z.string().min(1).max(1024).describe('relative to the working directory'), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits').optional() }))
+      .max(100)
+      .optional()
+      .describe('files that must exist afterwards (with this content when sha256 is given)'),
+  })
+  .superRefine(signatureSize);
+
+/** What the host reports for a host step: its output fields, any JSON value it produced (`json`), the files it wrote (`artifacts`). */
+const HostSignatureIn = z
+  .looseObject({
+    exit_code: z.number().int().nullable().optional(),
     summary: z.string().optional(),
     stdout: z.string().optional(),
     stderr: z.string().optional(),
-    exit_code: z.number().int().nullable().optional(),
-    output_match: z.enum(['contains', 'exact', 'none']).optional(),
+    markers: z.array(z.string().max(4096)).max(100).optional().describe('markers the host saw (each counts as present)'),
+    json: z.unknown().optional().describe('a JSON value the step produced (checked against the expected json paths)'),
+    artifacts: z
+      .array(z.object({ path: z.string().min(1).max(1024), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits').optional() }))
+      .max(100)
+      .optional()
+      .describe('files the step wrote (used when the run has no workspace to look in)'),
   })
-  .superRefine((v, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
-    if (bytes > MAX_SIGNATURE_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON; the limit is ${MAX_SIGNATURE_BYTES}`, params: { lore: TOO_LARGE } });
-  });
+  .superRefine(signatureSize);
 
 const StepIndex = z.number().int().min(0).max(100_000);
 const Version = z.number().int().min(1);
@@ -66,7 +102,19 @@ export const StepRecord = z.object({
   metadata: Obj.nullable(),
   started_at: Timestamp.nullable(),
   ended_at: Timestamp.nullable(),
+  waiting_since: Timestamp.nullable().describe('guided host steps: when the run began to wait for the host'),
 });
+
+const PendingStep = z
+  .object({
+    step_index: z.number().int(),
+    tool_name: z.string(),
+    tool_input: Obj.describe('with the run’s parameters filled in'),
+    expected_output_signature: Obj.nullable().describe('what the report is judged against (docs/replay.md, Signatures)'),
+    waiting_since: Timestamp,
+    reported: z.boolean().describe('the host has reported it and the run is judging the report'),
+  })
+  .describe('the host step an open guided run waits for: do it, then report it with playbooks/runs/steps/complete');
 
 export const RunRecord = z.object({
   run_id: z.string(),
@@ -85,8 +133,10 @@ export const RunRecord = z.object({
       params: Obj,
       active_at_start: z.boolean(),
       sandbox_session_id: z.string().nullable(),
+      workspace: z.object({ path: z.string() }).nullable().describe('the host directory its command steps saw copy-on-write'),
     })
     .nullable(),
+  pending_step: PendingStep.nullable(),
   metadata: Obj.nullable(),
   actor: z.string(),
   created_at: Timestamp,
@@ -193,6 +243,14 @@ const runFields = {
   run_id: CallerId.optional().describe('chosen by the caller (default: a server uuid); the same id with the same request attaches to the existing run'),
   goal: BoundedText(4096).optional(),
   metadata: JsonObject().optional(),
+  workspace: WorkspaceInput.optional(),
+  host_step_timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400_000)
+    .optional()
+    .describe('guided: how long the run waits for the host at each host step (default LORE_PLAYBOOK_HOST_STEP_TIMEOUT, 24 h); 0 waits without a limit'),
 };
 
 const RunAnswer = z.object({
@@ -206,7 +264,8 @@ const RunAnswer = z.object({
   message: z.string().optional(),
   summary: z.string(),
   steps: z.array(StepResult),
-  pending_steps: z.array(StepResult).optional().describe('guided: the steps the host has to do, in order, with resolved inputs'),
+  pending_steps: z.array(StepResult).optional().describe('runs begun by earlier versions: the steps left to the host when the run stopped'),
+  pending_step: PendingStep.nullable().optional().describe('guided: the host step the run waits for (the answer comes as soon as it waits)'),
   totals: z.object({ steps: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), skipped: z.number().int(), pending: z.number().int() }).optional(),
   outputs: z.record(z.string(), z.string()).optional().describe('stdout of each command step that ran, by step_index'),
   plan: PlanOut.optional().describe('simulate: the resolved plan'),
@@ -401,6 +460,7 @@ export const replayRoutes = {
           .transform((m) => (m === 'execute' ? 'execute_sandbox' : m === 'readiness' ? 'dry_run' : m))
           .describe('execute_sandbox runs the steps in the sandbox (alias execute); dry_run checks them statically (alias readiness)'),
         shadow_validation_params: Params.optional(),
+        workspace: WorkspaceInput.optional().describe('execute_sandbox: the project the validation’s command steps see copy-on-write'),
         target_status_on_approve: PromoteTarget.default('shadow'),
         wait_ms: z.number().int().min(1000).max(900_000).default(300_000).describe('how long to wait for an execute_sandbox validation; past it the result is recorded when it ends'),
       })
@@ -441,5 +501,31 @@ export const replayRoutes = {
       steps: z.array(StepResult).optional(),
     }),
     errors: ['not_found', 'invalid_state', 'conflict', 'validation_failed', 'sandbox_disabled'],
+  }),
+  'replay.playbooks.completeStep': route({
+    name: 'replay.playbooks.completeStep',
+    path: '/v1/memory/replay/playbooks/runs/steps/complete',
+    summary:
+      'Report the result of the host step a guided playbook run waits for (its pending_step). Lore judges it against the expected signature and the run goes on. Waits up to wait_ms for the run to need the host again or end.',
+    input: z.object({
+      ...identityFields,
+      run_id: CallerId,
+      step_index: StepIndex,
+      status: z.enum(['success', 'failed', 'failure'], { error: "status must be 'success' or 'failed'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
+      output_signature: HostSignatureIn.optional(),
+      error: BoundedText(8192).optional().describe('what went wrong, when status is failed'),
+      wait_ms: z.number().int().min(0).max(900_000).default(30_000).describe('how long to wait for the run to reach its next host step or end; 0 answers once the report is accepted'),
+    }),
+    output: z.object({
+      run_id: z.string(),
+      step_index: z.number().int(),
+      accepted: z.literal(true),
+      step: StepRecord.describe('the step as judged (or still pending when the wait ran out)'),
+      completed: z.boolean().describe('the run has ended'),
+      pending_step: PendingStep.nullable().describe('the next host step the run waits for'),
+      message: z.string().optional(),
+      run: RunRecord,
+    }),
+    errors: ['not_found', 'invalid_state'],
   }),
 } as const;

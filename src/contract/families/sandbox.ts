@@ -83,6 +83,11 @@ export const Action = z.object({
   env: CommandEnv.optional().describe('extra environment for the command; nothing of the runtime’s environment is passed'),
 });
 
+/** A host directory the sandbox sees copy-on-write (docs/sandbox.md, "Workspaces"). */
+export const WorkspaceInput = z
+  .object({ path: z.string().min(1).max(4096).describe('absolute host path of a directory under one of LORE_SANDBOX_WORKSPACE_ROOTS') })
+  .describe('a project directory the commands see copy-on-write at /work: they read it and the host’s latest edits, their writes stay in the sandbox, the directory is never modified');
+
 const Isolation = z.object({
   kind: z.enum(['bubblewrap', 'none']),
   version: z.string().nullable().describe('bubblewrap version'),
@@ -102,6 +107,10 @@ export const SessionRecord = z.object({
   shell_allowed: z.boolean(),
   allowed_commands: z.array(z.string()).nullable().describe('local-safe: the argv[0] allowlist; null when any program may run'),
   workdir: z.string().describe('path of the session workdir inside the sandbox (cwd of every run); files under artifacts/ form each run’s artifact bundle'),
+  workspace: z
+    .object({ path: z.string().describe('the resolved host path'), view: z.enum(['copy']).describe('how the sandbox sees it: a copy brought up to date before each run') })
+    .nullable()
+    .describe('the workspace the workdir mirrors, null for a plain (empty) workdir'),
   actor: z.string(),
   created_at: Timestamp,
   last_run_at: Timestamp.nullable().describe('when the latest run of the session was created; null before the first'),
@@ -163,6 +172,7 @@ export const sandboxRoutes = {
       profile: z.enum(SANDBOX_PROFILES, { error: "profile must be 'default' or 'local-safe'" }).default('default'),
       session_id: CallerId.optional().describe('chosen by the caller; the same id and profile again returns the existing session'),
       limits: LimitsInput.optional().describe('defaults for runs of this session (each within its cap)'),
+      workspace: WorkspaceInput.optional(),
     }),
     output: z.object({ session_id: z.string(), created: z.boolean(), session: SessionRecord }),
     errors: ['conflict', 'sandbox_disabled', 'overloaded'],

@@ -26,6 +26,8 @@ export interface GraphNode {
   name?: string;
   playbook_id?: string;
   version?: number;
+  /** Playbook nodes: `guided` waits for the host at host steps; absent means strict (command steps only). */
+  mode?: 'guided';
   approval_key?: string;
   /** Values may be reference strings `$nodes.<node_id>.<path>`, resolved when the node starts. */
   inputs: Record<string, unknown>;

@@ -30,7 +30,13 @@ export function playbookChildWorkflowId(ctx: PlaybookNodeContext): string {
   return playbookRunWorkflowId(ctx.run_key);
 }
 
-/** The child workflow's input for one playbook node: strict mode, the node's resolved inputs as parameters. */
+/** The replay run key of a playbook node's child workflow id (null for anything else). */
+export function runKeyOfChild(childWorkflowId: string | null): string | null {
+  const prefix = playbookRunWorkflowId('');
+  return childWorkflowId && childWorkflowId.startsWith(prefix) ? childWorkflowId.slice(prefix.length) : null;
+}
+
+/** The child workflow's input for one playbook node: its mode (strict unless guided), the node's resolved inputs as parameters. */
 export function playbookRunInput(ctx: PlaybookNodeContext, node: GraphNode, inputs: Record<string, unknown>): PlaybookRunInput {
   return {
     tenant_id: ctx.tenant_id,
@@ -40,7 +46,7 @@ export function playbookRunInput(ctx: PlaybookNodeContext, node: GraphNode, inpu
     run_id: playbookReplayRunId(ctx, node.node_id),
     playbook_id: node.playbook_id!,
     version: node.version ?? null,
-    mode: 'strict',
+    mode: node.mode ?? 'strict',
     params: inputs,
     purpose: 'automation',
     metadata: { automation_id: ctx.automation_id, automation_run_id: ctx.automation_run_id, node_id: node.node_id },

@@ -10,6 +10,8 @@ import type { Graph, GraphNode } from './graph';
 export interface PlaybookCatalog {
   /** Every reason the node's playbook cannot run; paths relative to the node (e.g. "inputs.branch"). */
   issues(ref: ScopeRef, node: GraphNode): Promise<Issue[]>;
+  /** The host step a playbook run (by its replay run key) waits for, or null. */
+  hostWait?(ref: ScopeRef, runKey: string): Promise<{ replay_run_id: string; step_index: number; tool_name: string; waiting_since: string; reported: boolean } | null>;
 }
 
 /** The issues of every playbook node, with paths into the request. */

@@ -5,7 +5,8 @@ import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from './graph';
-import { toRunWire, type RunDoc } from './records';
+import { runKeyOfChild } from './playbook-node';
+import { toRunWire, type NodeDoc, type RunDoc } from './records';
 
 type Routes = typeof automationRoutes;
 
@@ -43,7 +44,32 @@ export async function reconcile(c: AutomationCtx, runs: AutomationRuns, run: Run
 export async function getRun(c: AutomationCtx, ref: ScopeRef, runId: string, includeNodes: boolean) {
   const { runs, nodes } = storesFor(c.db, ref);
   const run = await reconcile(c, runs, await loadRun(runs, runId));
-  return { run: toRunWire(run, includeNodes ? await nodes.list(run._id) : undefined) };
+  const all = includeNodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
+  const waits = isTerminalRun(run.status) ? [] : await hostWaits(c, ref, all);
+  const wire = toRunWire(run, includeNodes ? all : undefined);
+  return {
+    run: {
+      ...wire,
+      waiting_for_host: waits,
+      ...(wire.nodes ? { nodes: wire.nodes.map((n) => ({ ...n, host_step: waits.find((w) => w.node_id === n.node_id) ?? null })) } : {}),
+    },
+  };
+}
+
+/**
+ * Which running playbook nodes wait for the host: their playbook run (a guided child) shows a
+ * pending host step. Read from the replay family at read time; the run's own status stays
+ * `running` (a host step is work in progress, not an approval).
+ */
+async function hostWaits(c: AutomationCtx, ref: ScopeRef, nodes: NodeDoc[]) {
+  const out = [];
+  for (const n of nodes) {
+    if (n.kind !== 'playbook' || n.state !== 'running' || !c.playbooks?.hostWait) continue;
+    const key = runKeyOfChild(n.child_workflow_id);
+    const w = key ? await c.playbooks.hostWait(ref, key) : null;
+    if (w) out.push({ node_id: n.node_id, ...w });
+  }
+  return out;
 }
 
 export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.list']>) {

@@ -96,6 +96,11 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
       if (item.version === undefined || item.version === null) add(`${at}.version`, 'playbook nodes need version (an integer ≥ 1)');
       else if (typeof item.version !== 'number' || !Number.isInteger(item.version) || item.version < 1) add(`${at}.version`, 'version must be an integer ≥ 1');
       else node.version = item.version;
+      // Stored only when guided, so graphs made before modes existed keep their content hash.
+      if (item.mode !== undefined && item.mode !== null && item.mode !== 'strict') {
+        if (item.mode === 'guided') node.mode = 'guided';
+        else add(`${at}.mode`, `mode must be 'strict' (command steps only, the default) or 'guided' (the run waits for the host at host steps)`);
+      }
     } else if (kind === 'approval') {
       if (typeof item.approval_key !== 'string' || item.approval_key === '') add(`${at}.approval_key`, 'approval nodes need approval_key');
       else if (!CALLER_ID.test(item.approval_key)) add(`${at}.approval_key`, 'approval_key must be 1-200 chars of [A-Za-z0-9._:@/+=-]');

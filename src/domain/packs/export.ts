@@ -2,7 +2,8 @@ import { LoreError } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import type { MemoryEdge, NodeRevision } from '../memory/node';
 import type { MemoryServices } from '../memory/services';
-import { PACK_FORMAT, PACK_VERSION, contentHash, toPackNode, type Pack, type PackNode } from './format';
+import { exportAutomations, exportColdPayloads, exportPlaybooks } from './continuation';
+import { PACK_FORMAT, PACK_VERSION, contentHash, noExtras, toPackNode, type Pack, type PackNode } from './format';
 
 /** A whole-scope export above this many nodes must be paged (limit + cursor). */
 export const MAX_WHOLE_EXPORT_NODES = 20_000;
@@ -14,11 +15,14 @@ const PAGE = 1000;
  * in id order with their revisions and the edges leaving them, and a cursor for the next page:
  * each page is itself a complete pack that imports on its own (a large scope moves page by page
  * within the request body limit). Either way the store is read in bounded pages.
+ *
+ * Each page carries the archived payloads of its nodes (cold store); the first page also carries
+ * the scope's playbooks (every version, and the active one) and automation definitions.
  */
 export async function exportPack(
   m: MemoryServices,
   ref: ScopeRef,
-  opts: { includeRevisions: boolean; includeEdges: boolean; limit?: number; after?: string },
+  opts: { includeRevisions: boolean; includeEdges: boolean; includeColdPayloads?: boolean; includePlaybooks?: boolean; includeAutomations?: boolean; limit?: number; after?: string },
   now: Date,
 ): Promise<{ pack: Pack; last: string | null; more: boolean }> {
   const store = m.nodes(ref);
@@ -50,17 +54,31 @@ export async function exportPack(
     node_id, revision, title, text, summary, slots, tags, content_hash, actor, superseded_at, created_at,
   }));
   edges = edges.map(({ id, src, dst, type, actor, created_at }) => ({ id, src, dst, type, actor, created_at }));
+  const extras = noExtras();
+  const db = m.store.db;
+  const firstPage = opts.after === undefined;
+  if (opts.includeColdPayloads ?? true) extras.cold_payloads = await exportColdPayloads(db, ref, nodes.map((n) => n.id));
+  if (firstPage && (opts.includePlaybooks ?? true)) extras.playbooks = await exportPlaybooks(db, ref);
+  if (firstPage && (opts.includeAutomations ?? true)) extras.automations = await exportAutomations(db, ref);
   return {
     pack: {
       format: PACK_FORMAT,
       version: PACK_VERSION,
       exported_at: now.toISOString(),
       source: { tenant_id: ref.tenant_id, scope: ref.scope },
-      counts: { nodes: nodes.length, revisions: revisions.length, edges: edges.length },
-      content_hash: contentHash(nodes, revisions, edges),
+      counts: {
+        nodes: nodes.length,
+        revisions: revisions.length,
+        edges: edges.length,
+        cold_payloads: extras.cold_payloads.length,
+        playbook_versions: extras.playbooks.reduce((n, p) => n + p.versions.length, 0),
+        automations: extras.automations.length,
+      },
+      content_hash: contentHash(nodes, revisions, edges, extras),
       nodes,
       revisions,
       edges,
+      ...extras,
     },
     last: nodes.length > 0 ? nodes[nodes.length - 1]!.id : null,
     more,

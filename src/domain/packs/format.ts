@@ -1,33 +1,70 @@
 import { createHash } from 'node:crypto';
 import type { StoredNode } from '../../store/memory/nodes';
+import type { DefinitionDoc } from '../automation/records';
+import { RELOCATION_SLOT } from '../lifecycle/slots';
 import type { MemoryEdge, MemoryNode, NodeRevision } from '../memory/node';
 import { orderedDerivedUuid } from '../memory/derived-id';
+import type { PlaybookDoc } from '../replay/types';
 
 /**
  * The pack format (docs/memory.md, "Packs"): one tenant+scope's nodes (with every bookkeeping
- * field but the process-local write sequence), their earlier revisions and the edges, plus a
- * content hash over all three so two packs can be compared without diffing them.
+ * field but the process-local write sequence), their earlier revisions and the edges, and what
+ * continuing the work elsewhere needs: the archived payloads of those nodes from the cold store,
+ * the playbooks with every version and status (and which is active), and the automation
+ * definitions. A content hash over all of it lets two packs be compared without diffing them.
  *
- *   { format: "lore.pack", version: 1, exported_at, source: {tenant_id, scope},
- *     counts: {nodes, revisions, edges}, content_hash, nodes: [...], revisions: [...], edges: [...] }
+ *   { format: "lore.pack", version: 2, exported_at, source: {tenant_id, scope},
+ *     counts: {nodes, revisions, edges, cold_payloads, playbook_versions, automations}, content_hash,
+ *     nodes, revisions, edges, cold_payloads, playbooks, automations }
+ *
+ * Version 1 packs (nodes, revisions and edges only) still import.
  */
 
 export const PACK_FORMAT = 'lore.pack';
-export const PACK_VERSION = 1;
+export const PACK_VERSION = 2;
 
 export type PackNode = Omit<MemoryNode, 'seq'>;
 
-export interface Pack {
+/** An archived payload (a cold-store document) with its exact text; sha256 is over its UTF-8 bytes. */
+export interface PackColdPayload {
+  node_id: string;
+  revision: number;
+  client_id: string | null;
+  content_hash: string;
+  sha256: string;
+  payload_bytes: number;
+  relocated_at: string;
+  run_id: string;
+  text: string;
+}
+
+export type PackPlaybookVersion = Omit<PlaybookDoc, '_id'>;
+export interface PackPlaybook {
+  playbook_id: string;
+  active_version: number | null;
+  versions: PackPlaybookVersion[];
+}
+export type PackAutomation = Omit<DefinitionDoc, '_id'>;
+
+export interface PackExtras {
+  cold_payloads: PackColdPayload[];
+  playbooks: PackPlaybook[];
+  automations: PackAutomation[];
+}
+
+export interface Pack extends PackExtras {
   format: typeof PACK_FORMAT;
-  version: typeof PACK_VERSION;
+  version: 1 | 2;
   exported_at: string;
   source: { tenant_id: string; scope: string };
-  counts: { nodes: number; revisions: number; edges: number };
+  counts: { nodes: number; revisions: number; edges: number; cold_payloads: number; playbook_versions: number; automations: number };
   content_hash: string;
   nodes: PackNode[];
   revisions: NodeRevision[];
   edges: MemoryEdge[];
 }
+
+export const noExtras = (): PackExtras => ({ cold_payloads: [], playbooks: [], automations: [] });
 
 /** JSON with object keys sorted at every level: equal values give equal strings. */
 export function canonical(value: unknown): string {
@@ -48,7 +85,11 @@ export function toPackNode(n: StoredNode): PackNode {
   return { ...rest, commit_id: rest.commit_id ?? null };
 }
 
-export function contentHash(nodes: PackNode[], revisions: NodeRevision[], edges: MemoryEdge[]): string {
+/**
+ * sha256 over the canonical JSON of every part, each in a fixed order. The extra sections are
+ * hashed only when a pack has any, so a pack of nodes alone hashes as it did in version 1.
+ */
+export function contentHash(nodes: PackNode[], revisions: NodeRevision[], edges: MemoryEdge[], extras: PackExtras = noExtras()): string {
   const h = createHash('sha256');
   const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
   for (const n of [...nodes].sort(byId((x) => x.id))) h.update(canonical(n)).update('\n');
@@ -56,6 +97,14 @@ export function contentHash(nodes: PackNode[], revisions: NodeRevision[], edges:
   for (const r of [...revisions].sort(byId((x) => `${x.node_id}:${String(x.revision).padStart(10, '0')}`))) h.update(canonical(r)).update('\n');
   h.update('--edges\n');
   for (const e of [...edges].sort(byId((x) => x.id))) h.update(canonical(e)).update('\n');
+  if (extras.cold_payloads.length + extras.playbooks.length + extras.automations.length > 0) {
+    h.update('--cold_payloads\n');
+    for (const c of [...extras.cold_payloads].sort(byId((x) => `${x.node_id}:${String(x.revision).padStart(10, '0')}`))) h.update(canonical(c)).update('\n');
+    h.update('--playbooks\n');
+    for (const p of [...extras.playbooks].sort(byId((x) => x.playbook_id))) h.update(canonical(p)).update('\n');
+    h.update('--automations\n');
+    for (const a of [...extras.automations].sort(byId((x) => x.automation_id))) h.update(canonical(a)).update('\n');
+  }
   return h.digest('hex');
 }
 
@@ -72,7 +121,19 @@ export function idMapper(remap: boolean, tenant: string, scope: string): (id: st
   return (id) => orderedDerivedUuid(id, 'pack-import', tenant, scope, id);
 }
 
+/** A cold-store key (`<node id>:<revision>`) under mapped node ids. */
+export function mapColdKey(key: string, map: (id: string) => string): string {
+  const i = key.lastIndexOf(':');
+  return i <= 0 ? key : `${map(key.slice(0, i))}${key.slice(i)}`;
+}
+
+/** A node under mapped ids; an archived node's pointer to its cold-store payload follows its id. */
 export function mapNode(n: PackNode, map: (id: string) => string): PackNode {
+  const rel = n.slots?.[RELOCATION_SLOT] as { cold_key?: unknown } | undefined;
+  if (rel && typeof rel.cold_key === 'string') {
+    const cold_key = mapColdKey(rel.cold_key, map);
+    if (cold_key !== rel.cold_key) return { ...n, id: map(n.id), slots: { ...n.slots, [RELOCATION_SLOT]: { ...rel, cold_key } } };
+  }
   return { ...n, id: map(n.id) };
 }
 

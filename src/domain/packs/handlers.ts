@@ -26,10 +26,11 @@ const view = (r: ImportRecord) => ({
   remap_ids: r.remap_ids,
   source: r.source,
   content_hash: r.content_hash,
-  totals: r.totals,
+  // Records of imports made before packs carried payloads, playbooks and automations lack these counters.
+  totals: { cold_payloads: 0, playbook_versions: 0, automations: 0, ...r.totals },
   progress: { chunks_total: r.chunks_total, chunks_done: r.chunks_done },
-  counts: r.counts,
-  conflicts: r.conflicts,
+  counts: { ...emptyCounts(), ...r.counts },
+  conflicts: r.conflicts.map((c) => ({ id: c.id, client_id: c.client_id, kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation', reason: c.reason ?? null })),
   error: r.error,
   created_at: r.created_at,
   updated_at: r.updated_at,
@@ -56,7 +57,20 @@ export function createPacksHandlers(deps: { memory: MemoryServices; engine: Engi
     'packs.export': async (input, ctx) => {
       const ref = scopeRef(ctx.tenant_id, ctx.scope);
       const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'packs.export') : undefined;
-      const r = await exportPack(memory, ref, { includeRevisions: input.include_revisions, includeEdges: input.include_edges, limit: input.limit, after }, clock.now());
+      const r = await exportPack(
+        memory,
+        ref,
+        {
+          includeRevisions: input.include_revisions,
+          includeEdges: input.include_edges,
+          includeColdPayloads: input.include_cold_payloads,
+          includePlaybooks: input.include_playbooks,
+          includeAutomations: input.include_automations,
+          limit: input.limit,
+          after,
+        },
+        clock.now(),
+      );
       return { pack: r.pack, next_cursor: r.more && r.last ? encodeCursor('packs.export', r.last) : null };
     },
 
@@ -74,7 +88,14 @@ export function createPacksHandlers(deps: { memory: MemoryServices; engine: Engi
         remap_ids: await needsRemap(ref, pack.nodes.map((n) => n.id)),
         source: pack.source,
         content_hash: pack.content_hash,
-        totals: { nodes: pack.nodes.length, revisions: pack.revisions.length, edges: pack.edges.length },
+        totals: {
+          nodes: pack.nodes.length,
+          revisions: pack.revisions.length,
+          edges: pack.edges.length,
+          cold_payloads: pack.cold_payloads.length,
+          playbook_versions: pack.playbooks.reduce((n, p) => n + p.versions.length, 0),
+          automations: pack.automations.length,
+        },
         chunks_total: chunks.length,
         chunks_done: 0,
         counts: emptyCounts(),

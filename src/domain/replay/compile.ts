@@ -4,6 +4,7 @@ import { uuidv7 } from '../ids';
 import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { placeholdersIn, templateLiterals } from './params';
+import { deriveSignature } from './signature';
 import type { PlaybookDoc, PlaybookParameter, PlaybookStep, SandboxProfile, StepDoc } from './types';
 import { validateContent, validationFailed } from './validate';
 import { playbookView } from './views';
@@ -14,8 +15,9 @@ import { playbookView } from './views';
  * Steps: the recorded steps whose result is `success` (and `partial` ones with allow_partial),
  * in step_index order, renumbered 0..n-1 (source_step_index keeps the recorded index). A failed
  * or skipped step in a run that still succeeded is usually a retried mistake, so it is left out
- * and listed in skipped_steps. The expected output signature is what step/after recorded (else
- * what step/before expected).
+ * and listed in skipped_steps. The expected output signature is derived from what step/after
+ * recorded (else what step/before expected): the checks it supports (exit status, error
+ * signature, markers, JSON values, artifacts); a prose summary becomes its description (signature.ts).
  *
  * Parameters: `parameters {name: literal}` turns every occurrence of the literal in the steps'
  * inputs and expected signatures into `{{name}}` with the literal as default (params.ts); a
@@ -49,7 +51,8 @@ function stepsFrom(recorded: StepDoc[], allowPartial: boolean, maxAttempts: numb
       step_index: kept.length,
       tool_name: s.tool_name,
       tool_input: s.tool_input,
-      expected_output_signature: s.output_signature ?? s.expected_output_signature ?? null,
+      // What the recording supports: checks from its signature; its prose is the description only.
+      expected_output_signature: deriveSignature(s.output_signature ?? s.expected_output_signature ?? null),
       max_attempts: maxAttempts,
       source_step_index: s.step_index,
     });

@@ -3,13 +3,14 @@ import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../ids';
 import { requireEnabled } from '../sandbox/context';
+import { optionalWorkspace } from '../sandbox/workspace';
 import { nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { planIssues, planOf, planView, type Plan } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion } from './playbook-runs';
 import type { Json, PlaybookDoc, RunDoc } from './types';
 import { validationFailed } from './validate';
-import { runView } from './views';
+import { pendingStepOf, runView } from './views';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from './workflow-types';
 
 /**
@@ -29,6 +30,8 @@ export interface RunRequest {
   run_id?: string | undefined;
   goal?: string | undefined;
   metadata?: Json | undefined;
+  workspace?: { path: string } | undefined;
+  host_step_timeout_ms?: number | undefined;
 }
 
 export interface Started {
@@ -62,6 +65,7 @@ export async function startPlaybookRun(c: ReplayCtx, ref: ScopeRef, req: RunRequ
   const issues = planIssues(plan, req.mode);
   if (issues.length > 0) throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
   if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
+  const workspace = optionalWorkspace(c.config, req.workspace);
 
   const key = uuidv7(c.clock.now().getTime());
   const workflowId = playbookRunWorkflowId(key);
@@ -79,6 +83,8 @@ export async function startPlaybookRun(c: ReplayCtx, ref: ScopeRef, req: RunRequ
     purpose,
     goal: req.goal ?? null,
     metadata: req.metadata ?? null,
+    workspace,
+    host_step_timeout_ms: req.host_step_timeout_ms ?? null,
   };
   const goal = await goalOf(c, ref, doc.source_run_id, doc.name, req.goal);
   const { run, created } = await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal));
@@ -122,11 +128,36 @@ async function answerOf(c: ReplayCtx, ref: ScopeRef, s: Started, result: Playboo
     ...(message ? { message } : {}),
     summary: run.summary ?? r.summary,
     steps: r.steps,
-    pending_steps: r.steps.filter((x) => x.status === 'pending'),
+    pending_steps: run.state === 'ended' ? r.steps.filter((x) => x.status === 'pending') : [],
+    pending_step: pendingStepOf(run, all),
     totals: r.totals,
     outputs: r.outputs,
     run: runView(run, all),
   };
+}
+
+/** How often a guided run's wait looks whether the run now waits for the host. */
+const HOST_WAIT_SLICE_MS = 1000;
+
+/**
+ * A guided run's result, or null as soon as the run waits for the host (the caller answers then:
+ * nobody else can move the run on). Strict runs wait for the result only.
+ */
+async function resultOrHostWait(c: ReplayCtx, ref: ScopeRef, s: Started, mode: 'strict' | 'guided', waitMs: number): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
+  if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
+  const { runs, steps } = storesFor(c.db, ref);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new WaitTimeout(s.workflowId);
+    try {
+      return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, Math.min(HOST_WAIT_SLICE_MS, left)), waiting: false };
+    } catch (err) {
+      if (!(err instanceof WaitTimeout)) throw err;
+    }
+    const run = await runs.getByKey(s.run._id);
+    if (run && run.state === 'open' && pendingStepOf(run, await steps.list(run._id))) return { result: null, waiting: true };
+  }
 }
 
 export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, req: RunRequest & { wait_ms: number }, actor: string) {
@@ -137,7 +168,9 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
   const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'run', actor);
   let result: PlaybookRunResult | null = null;
   try {
-    result = await c.engine.result<PlaybookRunResult>(started.workflowId, req.wait_ms);
+    const r = await resultOrHostWait(c, ref, started, started.run.playbook?.mode ?? req.mode, req.wait_ms);
+    if (r.waiting) return answerOf(c, ref, started, null, 'the run waits for the host at its pending_step: do it, then report it with playbooks/runs/steps/complete');
+    result = r.result;
   } catch (err) {
     if (err instanceof WaitTimeout) return answerOf(c, ref, started, null, `the run is still going after ${req.wait_ms} ms; it goes on (poll replay/runs/get)`);
     if (!(err instanceof LoreError)) throw err;

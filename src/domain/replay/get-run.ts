@@ -2,7 +2,8 @@ import type { ScopeRef } from '../../store/scope';
 import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import type { RunDoc } from './types';
-import { runView } from './views';
+import { resignalLostReport } from './host-steps';
+import { pendingStepOf, runView } from './views';
 
 /** How long a playbook run may stay open before a read asks the engine whether its workflow still exists. */
 const GRACE_MS = 15_000;
@@ -19,7 +20,9 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, ru
     await feed.feedRun(ref, run._id).catch(() => null);
     run = (await runs.getByKey(run._id)) ?? run;
   }
-  return { run: includeSteps ? runView(run, await steps.list(run._id)) : runView(run, null, await steps.count(run._id)) };
+  const all = includeSteps || run.state === 'open' ? await steps.list(run._id) : null;
+  if (all && run.state === 'open') await resignalLostReport(c, ref, run, all);
+  return { run: includeSteps ? runView(run, all!) : runView(run, null, await steps.count(run._id), all ? pendingStepOf(run, all) : null) };
 }
 
 export async function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
@@ -35,6 +38,7 @@ export async function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promi
   const at = nowIso(c);
   const why = !wf ? 'its workflow was never started (Lore stopped before handing it to the engine)' : `its workflow ${wf.state} without recording the end`;
   await steps.settle(run._id, ['running'], { status: 'failed', error: why, ended_at: at, updated_at: at });
+  await steps.settle(run._id, ['pending'], { status: 'skipped', error: 'the run ended while this step waited for the host', ended_at: at, updated_at: at });
   await steps.settle(run._id, ['queued'], { status: 'skipped', error: 'the run ended without reaching this step', updated_at: at });
   const ended = await runs.end(run._id, {
     status: wf?.state === 'cancelled' ? 'cancelled' : 'failure',

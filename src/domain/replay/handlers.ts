@@ -6,6 +6,7 @@ import { compileFromRun } from './compile';
 import type { ReplayCtx } from './context';
 import { dispatchPlaybook, runPlaybook } from './execute';
 import { getRun } from './get-run';
+import { reportHostStep } from './host-steps';
 import type { LearningFeed } from './learning-feed';
 import { getPlaybook, promotePlaybook } from './playbooks';
 import { endRun, startRun } from './record-run';
@@ -30,6 +31,7 @@ export function createReplayHandlers(c: ReplayCtx, feed: LearningFeed): Handlers
     'replay.playbooks.repair': (input, ctx) => repairPlaybook(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.repairReview': (input, ctx) => reviewRepair(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.run': (input, ctx) => runPlaybook(c, feed, refOf(ctx), { ...input, params: input.params ?? input.parameters ?? {} }, ctx.actor),
+    'replay.playbooks.completeStep': (input, ctx) => reportHostStep(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.dispatch': (input, ctx) =>
       dispatchPlaybook(c, refOf(ctx), { ...input, mode: input.mode ?? input.fallback_mode ?? 'strict', params: input.params ?? input.parameters ?? {} }, ctx.actor),
   };

@@ -28,6 +28,7 @@ export function newPlaybookRunDoc(c: ReplayStoreCtx, input: PlaybookRunInput, in
       purpose: input.purpose,
       params: input.params,
       max_steps: input.max_steps ?? null,
+      workspace: input.workspace ?? null,
       ...info,
     },
     metadata: input.metadata ?? null,
@@ -52,9 +53,15 @@ export async function insertPlaybookRun(c: ReplayStoreCtx, ref: ScopeRef, doc: R
   if (!existing) throw new LoreError('conflict', `replay run '${doc.run_id}' could not be created; retry`, { run_id: doc.run_id }, true);
   const a = existing.playbook;
   const b = doc.playbook!;
-  const same = a && a.playbook_id === b.playbook_id && a.mode === b.mode && (b.version === null || a.version === b.version) && sameJson(a.params, b.params);
+  const same =
+    a &&
+    a.playbook_id === b.playbook_id &&
+    a.mode === b.mode &&
+    (b.version === null || a.version === b.version) &&
+    sameJson(a.params, b.params) &&
+    (a.workspace?.path ?? null) === (b.workspace?.path ?? null);
   if (!same) {
-    throw new LoreError('conflict', `replay run '${doc.run_id}' exists with a different playbook, version, mode or params`, {
+    throw new LoreError('conflict', `replay run '${doc.run_id}' exists with a different playbook, version, mode, params or workspace`, {
       run_id: doc.run_id,
       playbook_id: a?.playbook_id ?? null,
       version: a?.version ?? null,

@@ -3,6 +3,7 @@ import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../ids';
 import { requireEnabled } from '../sandbox/context';
+import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { loadVersion, nowIso, storesFor, type ReplayCtx } from './context';
 import { planIssues, planOf } from './plan';
 import { announceActive, statusAnswer } from './playbooks';
@@ -36,6 +37,7 @@ export interface ReviewInput {
   shadow_validation_params?: Json | undefined;
   target_status_on_approve: PromoteTarget;
   wait_ms: number;
+  workspace?: { path: string } | undefined;
 }
 
 function dryRun(doc: PlaybookDoc, params: Json, at: string): ShadowValidation {
@@ -52,7 +54,7 @@ function dryRun(doc: PlaybookDoc, params: Json, at: string): ShadowValidation {
     finished_at: at,
     steps: plan.steps.map((s) => ({
       step_index: s.step_index,
-      status: s.kind === 'host' ? 'skipped' : s.problems.length > 0 ? 'failed' : 'checked',
+      status: s.kind === 'host' ? 'not_run' : s.problems.length > 0 ? 'failed' : 'checked',
       matched: null,
       reasons: s.kind === 'host' ? ['host step: not checked'] : s.problems,
     })),
@@ -65,7 +67,7 @@ function dryRun(doc: PlaybookDoc, params: Json, at: string): ShadowValidation {
 }
 
 /** Runs the version in the sandbox as a shadow-validation workflow and waits for its result (up to waitMs). */
-async function executeValidation(c: ReplayCtx, ref: ScopeRef, doc: PlaybookDoc, params: Json, actor: string, waitMs: number): Promise<ShadowValidation> {
+async function executeValidation(c: ReplayCtx, ref: ScopeRef, doc: PlaybookDoc, params: Json, actor: string, waitMs: number, workspace: Workspace | null): Promise<ShadowValidation> {
   const { playbooks } = storesFor(c.db, ref);
   const at = nowIso(c);
   const plan = planOf(doc, params);
@@ -90,6 +92,7 @@ async function executeValidation(c: ReplayCtx, ref: ScopeRef, doc: PlaybookDoc, 
     params: plan.params,
     purpose: 'shadow_validation',
     goal: `shadow validation of playbook ${doc.playbook_id} version ${doc.version}`,
+    workspace,
   };
   const goal = await goalOf(c, ref, doc.source_run_id, doc.name, run.goal);
   await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, run, { version: doc.version, workflow_id: workflowId, active_at_start: false, session_id: null }, goal));
@@ -126,6 +129,8 @@ export async function reviewRepair(c: ReplayCtx, ref: ScopeRef, input: ReviewInp
       version: doc.version,
     });
   }
+  // A workspace that cannot be used is the caller's mistake: refused before anything changes.
+  const workspace = input.action === 'approve' && input.auto_shadow_validate && input.shadow_validation_mode === 'execute_sandbox' ? optionalWorkspace(c.config, input.workspace) : null;
   const at = nowIso(c);
   const review = { action: input.action, actor, note: input.note ?? null, at };
   if (input.action === 'reject') {
@@ -141,7 +146,7 @@ export async function reviewRepair(c: ReplayCtx, ref: ScopeRef, input: ReviewInp
       await playbooks.update(doc.playbook_id, doc.version, { shadow_validation: validation, updated_at: at });
     } else {
       await runnableVersion(c, ref, doc.playbook_id, doc.version);
-      validation = await executeValidation(c, ref, doc, params, actor, input.wait_ms);
+      validation = await executeValidation(c, ref, doc, params, actor, input.wait_ms, workspace);
     }
   }
   let target = input.target_status_on_approve;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../../config';
 import { LoreError } from '../../contract/errors';
 import type { Log } from '../../log';
@@ -7,16 +8,21 @@ import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../sandbox/records';
 import { createSession } from '../sandbox/sessions';
+import { optionalWorkspace } from '../sandbox/workspace';
+import { probeArtifacts } from './artifact-probe';
 import { nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { planIssues, planOf } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
-import { matchCommand, reasonsOf, signatureOf, type CommandOutcome } from './signature';
+import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
-import type { SandboxAttempt, ShadowValidation, StepDoc } from './types';
+import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from './types';
 import { validationFailed } from './validate';
 import {
+  playbookRunWorkflowId,
   runSessionId,
+  shadowValidationWorkflowId,
   stepSandboxRunId,
+  type HostStepReport,
   type BeginResult,
   type CompleteStepResult,
   type FinishInput,
@@ -54,10 +60,12 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
   if (run && run.state === 'ended') {
     return { run_key: run._id, version: run.playbook?.version ?? 0, mode: input.mode, session_id: null, steps: [], max_steps: null, ended: resultOf(run, await steps.list(run._id)) };
   }
+  // Runs started inside another workflow (automation) are recorded here: name their workflow.
+  const workflowId = input.purpose === 'shadow_validation' ? shadowValidationWorkflowId(input.run_key) : playbookRunWorkflowId(input.run_key);
   const fail = async (err: unknown) => {
     if (!(err instanceof LoreError) || err.retryable) return;
     // Recorded either way, so the caller (e.g. an automation run) can read why it did not start.
-    run ??= (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: input.version, workflow_id: '', active_at_start: false, session_id: null }, input.goal ?? input.playbook_id))).run;
+    run ??= (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: input.version, workflow_id: workflowId, active_at_start: false, session_id: null }, input.goal ?? input.playbook_id))).run;
     const at = nowIso(c);
     await runs.end(run._id, { status: 'failure', summary: `failure: the run could not start: ${err.message}`.slice(0, 2000), ended_at: at, updated_at: at, learning: notEligible('the run did not start', at) });
   };
@@ -69,21 +77,28 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
     const issues = planIssues(plan, input.purpose === 'shadow_validation' ? 'guided' : input.mode);
     if (issues.length > 0) throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${input.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
     if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
-    resolved = { doc, active, plan };
+    // Checked against this worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
+    const workspace = optionalWorkspace(c.config, input.workspace);
+    resolved = { doc, active, plan, workspace };
   } catch (err) {
     await fail(err);
     throw err;
   }
-  const { doc, active, plan } = resolved;
+  const { doc, active, plan, workspace } = resolved;
   if (!run) {
     const goal = await goalOf(c, ref, doc.source_run_id, doc.name, input.goal);
-    run = (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: '', active_at_start: active, session_id: null }, goal))).run;
+    run = (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal))).run;
   }
   const runKey = run._id;
   let sessionId: string | null = null;
   if (plan.steps.some((s) => s.kind === 'command')) {
     sessionId = runSessionId(runKey);
-    await createSession(c, ref, { tenant_id: ref.tenant_id, scope: ref.scope, actor: input.actor, profile: doc.sandbox_profile, session_id: sessionId }, input.actor);
+    await createSession(
+      c,
+      ref,
+      { tenant_id: ref.tenant_id, scope: ref.scope, actor: input.actor, profile: doc.sandbox_profile, session_id: sessionId, ...(workspace ? { workspace } : {}) },
+      input.actor,
+    );
   }
   const at = nowIso(c);
   await steps.insertPlanned(
@@ -112,7 +127,7 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
     ),
   );
   await runs.updateOpen(runKey, {
-    playbook: { ...run.playbook!, version: doc.version, active_at_start: run.playbook!.active_at_start || active, session_id: sessionId },
+    playbook: { ...run.playbook!, version: doc.version, active_at_start: run.playbook!.active_at_start || active, session_id: sessionId, workspace },
     updated_at: at,
   });
   return {
@@ -123,6 +138,7 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
     steps: plan.steps.map((s) => ({ step_index: s.step_index, kind: s.kind, max_attempts: s.max_attempts, label: labelOf(s.tool_name, s.tool_input) })),
     max_steps: input.max_steps ?? null,
     ended: null,
+    host_step_timeout_ms: input.host_step_timeout_ms ?? c.config.replay.hostStepTimeoutMs,
   };
 }
 
@@ -186,6 +202,13 @@ async function outcomeOf(c: RunnerCtx, ref: ScopeRef, sandboxRunId: string): Pro
   return { status: sb.status, exit_code: sb.exit_code, signal: sb.signal, stdout: text.stdout.join(''), stderr: text.stderr.join(''), reason: sb.reason, truncated: sb.truncated };
 }
 
+/** The host path of a run's session workdir (the sandbox's /work), where a command step's artifacts are looked for. */
+async function workdirOf(c: RunnerCtx, ref: ScopeRef, sessionId: string | null): Promise<string | null> {
+  if (!sessionId) return null;
+  const session = await sandboxStores(c.db, ref).sessions.get(sessionId);
+  return session ? path.join(c.config.sandbox.dir, session.workdir_name) : null;
+}
+
 /** Reads how the attempt's sandbox run ended and matches it against the step's expected signature. */
 export async function completeStep(
   c: RunnerCtx,
@@ -196,7 +219,9 @@ export async function completeStep(
   const run = (await runs.getByKey(input.run_key))!;
   const step = (await steps.get(input.run_key, input.step_index))!;
   const outcome = await outcomeOf(c, ref, input.sandbox_run_id);
-  const match = matchCommand(step.expected_output_signature, outcome, run.playbook?.mode ?? 'strict');
+  const wanted = expectationOf(step.expected_output_signature).artifacts;
+  const facts = wanted.length > 0 ? await probeArtifacts(await workdirOf(c, ref, run.playbook?.session_id ?? null), wanted) : new Map();
+  const match = matchCommand(step.expected_output_signature, outcome, run.playbook?.mode ?? 'strict', facts);
   const reasons = reasonsOf(match);
   const at = nowIso(c);
   const attempts = step.attempts.map((a) =>
@@ -215,6 +240,70 @@ export async function completeStep(
   return { matched: match.matched, status: outcome.status, reasons };
 }
 
+/** A guided run reached a host step: it is `pending` (runs/get shows it as pending_step) until the host reports. */
+export async function awaitHostStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number }): Promise<void> {
+  const at = nowIso(c);
+  await storesFor(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], {
+    status: 'pending',
+    waiting_since: at,
+    host_report: null,
+    error: null,
+    started_at: at,
+    updated_at: at,
+  });
+}
+
+/** A host report's artifacts, for a run without a workspace to look in: listed counts as present. */
+function reportedArtifacts(sig: Json | null): ArtifactFacts {
+  const facts: ArtifactFacts = new Map();
+  const list = Array.isArray(sig?.artifacts) ? (sig!.artifacts as unknown[]) : [];
+  for (const a of list) {
+    if (a && typeof a === 'object' && typeof (a as Json).path === 'string') {
+      const h = (a as Json).sha256;
+      facts.set((a as Json).path as string, { exists: true, sha256: typeof h === 'string' ? h.toLowerCase() : null });
+    }
+  }
+  return facts;
+}
+
+/**
+ * Judges a host step: the host's report (null when the wait timed out) against the step's
+ * expected signature. Artifacts are looked for in the run's workspace when it has one, else in
+ * what the host reported. Idempotent: a step already judged is answered as it is.
+ */
+export async function completeHostStep(
+  c: RunnerCtx,
+  input: { tenant_id: string; scope: string; run_key: string; step_index: number; report: HostStepReport | null; timeout_ms: number },
+): Promise<CompleteStepResult> {
+  const ref = refOf(input);
+  const { runs, steps } = storesFor(c.db, ref);
+  const run = (await runs.getByKey(input.run_key))!;
+  const step = (await steps.get(input.run_key, input.step_index))!;
+  if (step.status !== 'pending') return { matched: step.status === 'success', status: step.status, reasons: step.error ? [step.error] : [] };
+  const at = nowIso(c);
+  if (input.report === null) {
+    const why = `no result from the host within ${Math.round(input.timeout_ms / 1000)} s (the host step timeout; LORE_PLAYBOOK_HOST_STEP_TIMEOUT or the run's host_step_timeout_ms)`;
+    await steps.transition(run._id, input.step_index, ['pending'], { status: 'failed', error: why, ended_at: at, updated_at: at });
+    return { matched: false, status: 'timed_out', reasons: [why] };
+  }
+  const r = input.report;
+  const wanted = expectationOf(step.expected_output_signature).artifacts;
+  const workspace = run.playbook?.workspace?.path ?? null;
+  const facts = wanted.length === 0 ? new Map() : workspace ? await probeArtifacts(workspace, wanted) : reportedArtifacts(r.output_signature);
+  const match = matchHost(step.expected_output_signature, { status: r.status, output_signature: r.output_signature, error: r.error }, run.playbook?.mode ?? 'guided', facts);
+  const reasons = reasonsOf(match);
+  await steps.transition(run._id, input.step_index, ['pending'], {
+    status: match.matched ? 'success' : 'failed',
+    output_signature: r.output_signature,
+    match,
+    error: match.matched ? null : reasons.join('; '),
+    host_report: { status: r.status, output_signature: r.output_signature, error: r.error, actor: r.actor, at: r.at, report_id: r.report_id },
+    ended_at: at,
+    updated_at: at,
+  });
+  return { matched: match.matched, status: r.status, reasons };
+}
+
 /**
  * Ends the run: steps still running failed (cancelled with it), steps not reached skipped (or
  * pending for the host in guided mode), and the run's status and summary. A successful run of
@@ -228,6 +317,13 @@ export async function finishRun(c: RunnerCtx, input: FinishInput): Promise<Playb
     const at = nowIso(c);
     const stopped = input.status === 'cancelled' ? 'cancelled with the run' : 'the run ended while it ran';
     await steps.settle(run._id, ['running'], { status: 'failed', error: stopped, ended_at: at, updated_at: at });
+    // A host step the run was waiting for when it ended (cancelled, or stopped by its workflow).
+    await steps.settle(run._id, ['pending'], {
+      status: 'skipped',
+      error: input.status === 'cancelled' ? 'the run was cancelled while this step waited for the host' : 'the run ended while this step waited for the host',
+      ended_at: at,
+      updated_at: at,
+    });
     if (input.pending_from !== null) {
       await steps.settle(run._id, ['queued'], { status: 'pending', error: 'needs the host: do this step (guided mode), then the ones after it', updated_at: at }, input.pending_from);
     }

@@ -1,6 +1,7 @@
 import { LoreError, type Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import type { ReplayCtx } from './context';
+import { storesFor, type ReplayCtx } from './context';
+import { pendingStepOf } from './views';
 import { startPlaybookRun } from './execute';
 import type { LearningFeed } from './learning-feed';
 import { getRun } from './get-run';
@@ -39,6 +40,8 @@ export interface ReplayServices {
   ): Promise<{ run_id: string; workflow_id: string; version: number; created: boolean }>;
   /** A replay run with its steps as replay/runs/get shows it (not_found when it does not exist). */
   getRun(ref: ScopeRef, runId: string): Promise<RunGet['run']>;
+  /** The host step a playbook run (by its server key, as in its workflow id) waits for; null when none. */
+  pendingHostStep(ref: ScopeRef, runKey: string): Promise<{ replay_run_id: string; step_index: number; tool_name: string; waiting_since: string; reported: boolean } | null>;
   /** The workflow type and id scheme of playbook runs, for starting one as a child workflow. */
   readonly workflow: { type: typeof PLAYBOOK_RUN_WORKFLOW; workflowIdOf: typeof playbookRunWorkflowId };
 }
@@ -74,6 +77,13 @@ export function createReplayServices(c: ReplayCtx, feed: LearningFeed): ReplaySe
     },
     async getRun(ref, runId) {
       return (await getRun(c, feed, ref, runId, true)).run;
+    },
+    async pendingHostStep(ref, runKey) {
+      const { runs, steps } = storesFor(c.db, ref);
+      const run = await runs.getByKey(runKey);
+      if (!run || run.state !== 'open') return null;
+      const p = pendingStepOf(run, await steps.list(run._id));
+      return p ? { replay_run_id: run.run_id, step_index: p.step_index, tool_name: p.tool_name, waiting_since: p.waiting_since, reported: p.reported } : null;
     },
     workflow: { type: PLAYBOOK_RUN_WORKFLOW, workflowIdOf: playbookRunWorkflowId },
   };

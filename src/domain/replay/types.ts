@@ -46,6 +46,8 @@ export interface PlaybookRunInfo {
   /** The sandbox session the run's command steps share (one fresh workdir per run). */
   session_id: string | null;
   max_steps: number | null;
+  /** The host directory the run's command steps see copy-on-write (absent in older records: none). */
+  workspace?: { path: string } | null;
 }
 
 export type LearningState = 'pending' | 'fed' | 'failed' | 'not_eligible';
@@ -78,7 +80,7 @@ export interface RunDoc {
 }
 
 export interface MatchCheck {
-  check: 'completed' | 'exit_code' | 'stdout' | 'stderr' | 'host';
+  check: 'completed' | 'exit_code' | 'status' | 'error_signature' | 'marker' | 'json' | 'artifact';
   passed: boolean;
   enforced: boolean;
   detail: string;
@@ -96,6 +98,18 @@ export interface SandboxAttempt {
   status: string;
   exit_code: number | null;
   reason: string | null;
+}
+
+/** What the host reported for a host step (the route stores it, then signals the workflow). */
+export interface HostReportDoc {
+  status: 'success' | 'failed';
+  output_signature: Json | null;
+  error: string | null;
+  actor: string;
+  at: string;
+  report_id: string;
+  /** Real time (ms) the workflow was last signalled with it: a report whose signal was lost is sent again. */
+  signalled_wall_ms?: number;
 }
 
 export interface StepDoc {
@@ -119,6 +133,10 @@ export interface StepDoc {
   started_at: string | null;
   ended_at: string | null;
   updated_at: string;
+  /** Guided host steps: when the run began to wait for the host (absent: never waited). */
+  waiting_since?: string | null;
+  /** Guided host steps: the host's report, set once (a second report is invalid_state). */
+  host_report?: HostReportDoc | null;
 }
 
 export interface PlaybookStep {

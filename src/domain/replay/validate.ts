@@ -1,6 +1,7 @@
 import type { Issue } from '../../contract/errors';
 import { LoreError } from '../../contract/errors';
 import { PARAM_NAME, placeholdersIn, substitute } from './params';
+import { signatureProblems } from './signature';
 import { checkedCommand, commandOf } from './steps';
 import { MAX_ATTEMPTS, MAX_PARAMETERS, MAX_PLAYBOOK_STEPS, type PlaybookParameter, type PlaybookStep } from './types';
 
@@ -35,6 +36,12 @@ export function validateContent(steps: PlaybookStep[], parameters: PlaybookParam
     }
     const names = placeholdersIn(s.tool_input);
     placeholdersIn(s.expected_output_signature, names);
+    // The signature's checks must have their shape; a field holding a placeholder is checked when a run fills it in.
+    const sig = s.expected_output_signature as Record<string, unknown> | null;
+    for (const p of signatureProblems(sig)) {
+      if (p.field !== '' && placeholdersIn(sig?.[p.field]).size > 0) continue;
+      issues.push({ path: `${at}.expected_output_signature${p.field ? `.${p.field}` : ''}`, message: p.message });
+    }
     for (const n of names) {
       used.add(n);
       if (!declared.has(n)) issues.push({ path: `${at}`, message: `placeholder {{${n}}} is not a declared parameter` });

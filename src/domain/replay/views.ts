@@ -28,10 +28,29 @@ export function stepView(s: StepDoc) {
     metadata: s.metadata,
     started_at: s.started_at,
     ended_at: s.ended_at,
+    waiting_since: s.waiting_since ?? null,
   };
 }
 
-export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number) {
+/** The host step an open guided run waits for (the store's view: the workflow marks it pending). */
+export function pendingStepOf(r: RunDoc, steps: StepDoc[]) {
+  if (r.state !== 'open') return null;
+  const s = steps.find((x) => x.status === 'pending' && x.waiting_since);
+  if (!s) return null;
+  return {
+    step_index: s.step_index,
+    tool_name: s.tool_name,
+    tool_input: s.tool_input,
+    expected_output_signature: s.expected_output_signature,
+    waiting_since: s.waiting_since!,
+    reported: Boolean(s.host_report),
+  };
+}
+
+export type PendingStepView = NonNullable<ReturnType<typeof pendingStepOf>>;
+
+/** A run as the routes show it; `pending` is needed when `steps` is not given (runs/get without steps). */
+export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number, pending?: PendingStepView | null) {
   return {
     run_id: r.run_id,
     goal: r.goal,
@@ -49,8 +68,10 @@ export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number) 
           params: r.playbook.params,
           active_at_start: r.playbook.active_at_start,
           sandbox_session_id: r.playbook.session_id,
+          workspace: r.playbook.workspace ?? null,
         }
       : null,
+    pending_step: steps ? pendingStepOf(r, steps) : (pending ?? null),
     metadata: r.metadata,
     actor: r.actor,
     created_at: r.created_at,

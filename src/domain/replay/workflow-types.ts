@@ -26,6 +26,25 @@ export const stepSandboxRunId = (runKey: string, stepIndex: number, attempt: num
 /** The sandbox session shared by a run's command steps (one fresh workdir per playbook run). */
 export const runSessionId = (runKey: string) => `pb-${runKey}`;
 
+/**
+ * The signal a guided run waits for at a host step: the host's result, sent by
+ * /v1/memory/replay/playbooks/runs/steps/complete (docs/replay.md, "Host steps").
+ */
+export const HOST_STEP_SIGNAL = 'playbook.hostStep';
+/** A run begun before the worker said its timeout (an older history) waits this long at a host step. */
+export const DEFAULT_HOST_STEP_TIMEOUT_MS = 24 * 3_600_000;
+
+export interface HostStepReport {
+  step_index: number;
+  status: 'success' | 'failed';
+  output_signature: Record<string, unknown> | null;
+  error: string | null;
+  actor: string;
+  at: string;
+  /** Unique per report (the workflow keeps the first report of a step). */
+  report_id: string;
+}
+
 export interface PlaybookRunInput {
   tenant_id: string;
   scope: string;
@@ -46,6 +65,10 @@ export interface PlaybookRunInput {
   /** Goal of the replay run (default: the playbook's source run goal, else its name). */
   goal?: string | null;
   metadata?: Record<string, unknown> | null;
+  /** A host directory the run's command steps see copy-on-write (docs/sandbox.md, "Workspaces"). */
+  workspace?: { path: string } | null;
+  /** How long the run waits for the host at each host step (guided); null: LORE_PLAYBOOK_HOST_STEP_TIMEOUT; 0: no limit. */
+  host_step_timeout_ms?: number | null;
 }
 
 /** Per-step outcome, as the workflow returns it (the run record holds the full detail). */
@@ -99,6 +122,8 @@ export interface BeginResult {
   max_steps: number | null;
   /** Set when the run had already ended (a repeated start): the workflow returns it as is. */
   ended: PlaybookRunResult | null;
+  /** How long to wait for the host at each host step; 0: no limit (absent in runs begun by older workers). */
+  host_step_timeout_ms?: number;
 }
 
 export interface PrepareStepResult {

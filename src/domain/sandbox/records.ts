@@ -31,6 +31,8 @@ export interface SessionDoc {
   isolation: SessionIsolation;
   limits: Limits;
   workdir_name: string;
+  /** The host directory the workdir mirrors copy-on-write (absent or null: a plain workdir). */
+  workspace?: { path: string } | null;
   actor: string;
   created_at: string;
   /** When the session's latest run was created (absent before its first run). */
@@ -123,6 +125,7 @@ export function toSessionWire(s: SessionDoc, extra: { limit_caps: Limits; shell_
     shell_allowed: extra.shell_allowed,
     allowed_commands: extra.allowed_commands,
     workdir: extra.workdir,
+    workspace: s.workspace ? { path: s.workspace.path, view: 'copy' } : null,
     actor: s.actor,
     created_at: s.created_at,
     last_run_at: s.last_run_at ?? null,

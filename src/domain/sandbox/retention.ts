@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { ownersMarkerPath, withWorkdirLock } from '../../sandbox/isolation/workdir';
+import { workspaceManifestPath } from '../../sandbox/isolation/workspace';
 import type { Database } from '../../store/database';
 import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
 import type { Clock } from '../clock';
@@ -77,6 +78,8 @@ export async function sweepWorkdirs(deps: SweepDeps): Promise<SweepResult> {
       // rm does not follow symbolic links a command left in the workdir: only the links go.
       await fsp.rm(dir, { recursive: true, force: true });
       await fsp.rm(ownersMarkerPath(dir), { force: true });
+      // Its workspace copies went with it: the next run copies the workspace afresh.
+      await fsp.rm(workspaceManifestPath(dir), { force: true });
       result.removed.push(ent.name);
     });
   }

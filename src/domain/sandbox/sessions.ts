@@ -10,6 +10,7 @@ import { limitCaps, resolveLimits } from './limits';
 import { profileInfo } from './profiles';
 import { toSessionWire, type SessionDoc } from './records';
 import { awaitHostReport, isolationFromReport } from './status';
+import { optionalWorkspace, type Workspace } from './workspace';
 
 type CreateInput = RouteInput<(typeof sandboxRoutes)['sandbox.createSession']>;
 
@@ -23,9 +24,10 @@ export function sessionWire(s: SessionDoc): SessionRecordWire {
  */
 export async function createSession(c: Pick<SandboxCtx, 'config' | 'db' | 'clock'>, ref: ScopeRef, input: CreateInput, actor: string) {
   const { sessions } = storesFor(c.db, ref);
+  const workspace = optionalWorkspace(c.config, input.workspace);
   if (input.session_id) {
     const existing = await sessions.get(input.session_id);
-    if (existing) return repeat(existing, input);
+    if (existing) return repeat(existing, input, workspace);
   }
   const report = await awaitHostReport(c.config, c.db);
   const id = uuidv7(c.clock.now().getTime());
@@ -36,19 +38,21 @@ export async function createSession(c: Pick<SandboxCtx, 'config' | 'db' | 'clock
     isolation: isolationFromReport(report),
     limits: resolveLimits(input.limits),
     workdir_name: `s-${id}`,
+    workspace,
     actor,
     created_at: c.clock.now().toISOString(),
   };
   const { session, created } = await sessions.create(doc);
-  if (!created) return repeat(session, input);
+  if (!created) return repeat(session, input, workspace);
   return { session_id: session.session_id, created: true, session: sessionWire(session) };
 }
 
-/** The same session_id again: the same session when the profile and limits agree, else conflict. */
-function repeat(existing: SessionDoc, input: CreateInput) {
+/** The same session_id again: the same session when the profile, limits and workspace agree, else conflict. */
+function repeat(existing: SessionDoc, input: CreateInput, workspace: Workspace | null) {
   const sameLimits = JSON.stringify(existing.limits) === JSON.stringify(resolveLimits(input.limits));
-  if (existing.profile !== input.profile || (input.limits !== undefined && !sameLimits)) {
-    throw new LoreError('conflict', `sandbox session '${existing.session_id}' exists with a different profile or limits`, {
+  const sameWorkspace = (existing.workspace?.path ?? null) === (workspace?.path ?? null);
+  if (existing.profile !== input.profile || (input.limits !== undefined && !sameLimits) || !sameWorkspace) {
+    throw new LoreError('conflict', `sandbox session '${existing.session_id}' exists with a different profile, limits or workspace`, {
       session_id: existing.session_id,
       profile: existing.profile,
     });

@@ -130,6 +130,28 @@ export class ColdStore {
     return { bytes, sha256: doc.sha256, stored_bytes: doc.stored_bytes, revision: doc.revision };
   }
 
+  /** Every payload stored for these nodes (packs export them with their nodes), checked against their digests. */
+  async forNodes(ref: ScopeRef, nodeIds: string[]): Promise<(Omit<ColdDoc, '_id' | 'payload' | 'codec'> & { text: string })[]> {
+    if (nodeIds.length === 0) return [];
+    const docs = await this.coll(ref).find({ node_id: { $in: nodeIds } } as Filter<ColdDoc>, { sort: { _id: 1 } });
+    return docs.map((d) => {
+      const bytes = gunzipSync(d.payload.buffer);
+      if (sha256(bytes) !== d.sha256) throw new ColdStoreCorruption(d._id);
+      return {
+        node_id: d.node_id,
+        revision: d.revision,
+        client_id: d.client_id,
+        payload_bytes: d.payload_bytes,
+        stored_bytes: d.stored_bytes,
+        sha256: d.sha256,
+        content_hash: d.content_hash,
+        relocated_at: d.relocated_at,
+        run_id: d.run_id,
+        text: bytes.toString('utf8'),
+      };
+    });
+  }
+
   /** The payload as text (UTF-8 round trip of what was stored). */
   async getText(ref: ScopeRef, key: string): Promise<string | null> {
     const r = await this.get(ref, key);

@@ -16,6 +16,12 @@ export interface ImportCounts {
   nodes_unchanged: number;
   revisions_written: number;
   edges_written: number;
+  /** Archived payloads stored in the cold store (or found there already). */
+  cold_payloads_written: number;
+  playbook_versions_created: number;
+  playbook_versions_unchanged: number;
+  automations_created: number;
+  automations_unchanged: number;
   conflicts: number;
 }
 
@@ -26,12 +32,16 @@ export interface ImportRecord {
   remap_ids: boolean;
   source: { tenant_id: string; scope: string };
   content_hash: string;
-  totals: { nodes: number; revisions: number; edges: number };
+  /** Absent counters (records of version-1 imports) are 0. */
+  totals: { nodes: number; revisions: number; edges: number; cold_payloads?: number; playbook_versions?: number; automations?: number };
   chunks_total: number;
   chunks_done: number;
   counts: ImportCounts;
-  /** Nodes not imported because their client_id belongs to another node here (first 100). */
-  conflicts: { id: string; client_id: string | null }[];
+  /**
+   * What was not imported (first 100): nodes whose client_id belongs to another node here, and
+   * payloads, playbook versions or automations that exist here with other content (`kind`, `reason`).
+   */
+  conflicts: { id: string; client_id: string | null; kind?: string; reason?: string }[];
   /**
    * The counts of each chunk done, by index: an activity retried after its chunk was counted (the
    * worker died before reporting it) answers with them, so the workflow's progress and result
@@ -49,6 +59,10 @@ export interface ImportChunk {
   nodes: unknown[];
   revisions: unknown[];
   edges: unknown[];
+  /** Absent in chunks stored by a version-1 import. */
+  cold_payloads?: unknown[];
+  playbooks?: unknown[];
+  automations?: unknown[];
 }
 
 type RecordDoc = Omit<ImportRecord, 'import_id'> & { _id: string };
@@ -63,7 +77,19 @@ export const chunksCollection = defineCollection({
   indexes: [{ key: { tenant_id: 1, scope: 1, import_id: 1, index: 1 }, name: 'scope_import_index', why: 'one chunk of an import; deleting an import’s chunks' }],
 });
 
-export const emptyCounts = (): ImportCounts => ({ nodes_created: 0, nodes_updated: 0, nodes_unchanged: 0, revisions_written: 0, edges_written: 0, conflicts: 0 });
+export const emptyCounts = (): ImportCounts => ({
+  nodes_created: 0,
+  nodes_updated: 0,
+  nodes_unchanged: 0,
+  revisions_written: 0,
+  edges_written: 0,
+  cold_payloads_written: 0,
+  playbook_versions_created: 0,
+  playbook_versions_unchanged: 0,
+  automations_created: 0,
+  automations_unchanged: 0,
+  conflicts: 0,
+});
 
 const toRecord = (d: RecordDoc): ImportRecord => {
   const { _id, ...rest } = d as RecordDoc & { tenant_id?: string; scope?: string };
@@ -98,7 +124,7 @@ export class PackImportStore {
 
   async chunk(ref: ScopeRef, importId: string, index: number): Promise<ImportChunk | null> {
     const d = await this.chunks(ref).findOne({ import_id: importId, index } as Filter<ChunkDoc>);
-    return d ? { index: d.index, nodes: d.nodes, revisions: d.revisions, edges: d.edges } : null;
+    return d ? { index: d.index, nodes: d.nodes, revisions: d.revisions, edges: d.edges, cold_payloads: d.cold_payloads ?? [], playbooks: d.playbooks ?? [], automations: d.automations ?? [] } : null;
   }
 
   async setStatus(ref: ScopeRef, importId: string, status: ImportStatus, at: Date, error: string | null = null): Promise<ImportRecord | null> {

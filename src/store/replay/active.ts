@@ -46,6 +46,21 @@ export class ReplayActive {
     }
   }
 
+  /**
+   * Makes `version` the active one only when the playbook has none (a pack import: what the
+   * target scope already activated stays). Returns the pointer as it is afterwards.
+   */
+  async setIfUnset(playbookId: string, version: number, at: string, newId: () => string): Promise<number | null> {
+    const inserted = await this.coll.insertNew({ _id: newId(), playbook_id: playbookId, version, updated_at: at });
+    if (!inserted) await this.coll.updateOne({ playbook_id: playbookId, version: null }, { $set: { version, updated_at: at } });
+    return this.get(playbookId);
+  }
+
+  /** Every pointer of the scope (packs export which version is active). */
+  async all(): Promise<{ playbook_id: string; version: number | null }[]> {
+    return (await this.coll.find({})).map((d) => ({ playbook_id: d.playbook_id, version: d.version }));
+  }
+
   /** Clears the pointer if it still names `version` (demoting the active version). True when it did. */
   async clearIf(playbookId: string, version: number, at: string): Promise<boolean> {
     const r = await this.coll.updateOne({ playbook_id: playbookId, version }, { $set: { version: null, updated_at: at } });

@@ -70,6 +70,14 @@ export class ReplayPlaybooks {
     return this.coll.findOneAndUpdate({ playbook_id: playbookId, version, status: expected }, update);
   }
 
+  /** Versions of every playbook of the scope, by (playbook_id, version), a page after `after` (packs export them). */
+  async page(after: { playbook_id: string; version: number } | null, limit: number): Promise<PlaybookDoc[]> {
+    const filter = after
+      ? { $or: [{ playbook_id: { $gt: after.playbook_id } }, { playbook_id: after.playbook_id, version: { $gt: after.version } }] }
+      : {};
+    return this.coll.find(filter as never, { sort: { playbook_id: 1, version: 1 }, limit });
+  }
+
   async update(playbookId: string, version: number, patch: PlaybookPatch): Promise<PlaybookDoc | null> {
     return this.coll.findOneAndUpdate({ playbook_id: playbookId, version }, { $set: patch });
   }

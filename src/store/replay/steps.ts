@@ -1,4 +1,4 @@
-import type { StepDoc } from '../../domain/replay/types';
+import type { HostReportDoc, StepDoc } from '../../domain/replay/types';
 import { Database, defineCollection, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
@@ -53,6 +53,24 @@ export class ReplaySteps {
   /** Moves every step of a run that is in `from` to `to` (ending a run: unreached steps are skipped). */
   async settle(runKey: string, from: StepDoc['status'][], patch: StepPatch, fromIndex = 0): Promise<void> {
     await this.coll.updateMany({ run_key: runKey, status: { $in: from }, step_index: { $gte: fromIndex } }, { $set: patch });
+  }
+
+  /**
+   * Stores the host's report of a pending host step, once: null when the step is not pending or
+   * was reported already (two reports racing: one wins).
+   */
+  async claimHostReport(runKey: string, stepIndex: number, report: HostReportDoc): Promise<StepDoc | null> {
+    return this.coll.findOneAndUpdate({ _id: stepId(runKey, stepIndex), status: 'pending', host_report: null }, { $set: { host_report: report } });
+  }
+
+  /** Takes back a report the workflow could not be told about (the signal failed). */
+  async releaseHostReport(runKey: string, stepIndex: number, reportId: string): Promise<void> {
+    await this.coll.updateOne({ _id: stepId(runKey, stepIndex), status: 'pending', 'host_report.report_id': reportId } as never, { $set: { host_report: null } });
+  }
+
+  /** Notes that a report's signal was sent (again) now, by the real clock. */
+  async noteSignalled(runKey: string, stepIndex: number, reportId: string, wallMs: number): Promise<void> {
+    await this.coll.updateOne({ _id: stepId(runKey, stepIndex), 'host_report.report_id': reportId } as never, { $set: { 'host_report.signalled_wall_ms': wallMs } } as never);
   }
 
   async list(runKey: string): Promise<StepDoc[]> {
