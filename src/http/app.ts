@@ -129,6 +129,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         ...identity,
         actor: typeof input.actor === 'string' ? input.actor : 'local-user',
         requestId: String(req.id),
+        keyTenant: key?.tenant ?? null,
         // Made on first use: most handlers never look, and a controller per request costs.
         get signal() {
           return (signal ??= clientGone(reply));

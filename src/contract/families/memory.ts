@@ -122,6 +122,7 @@ export const FindInput = z.object({
   tags: Tags.optional(),
   client_id: CallerId.optional(),
   client_ids: z.array(CallerId).max(100).optional(),
+  ids: z.array(z.string().min(1).max(200)).max(100).optional().describe('node ids (exact lookups, in the order given; unknown ids are left out)'),
   created_after: z.iso.datetime({ offset: true }).optional(),
   created_before: z.iso.datetime({ offset: true }).optional(),
   /** Leave text out of the listing (summaries only): smaller pages. */

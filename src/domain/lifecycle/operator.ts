@@ -10,6 +10,7 @@ import {
   RELOCATION_SLOT,
   SEMANTIC_SLOT,
   basisOf,
+  decisionHistory,
   noRelocation,
   payloadRelocated,
   readRelocation,
@@ -51,6 +52,7 @@ function semanticSlot(d: Decision, input: PageInput, node: StoredNode): Semantic
     tier_changed_at: d.tier_changed_at,
     policy: POLICY_VERSION,
     basis: basisOf(node, d.target_tier),
+    history: decisionHistory(readSemantic(node.slots)),
   };
 }
 
