@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/domain/clock';
-import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+import { startTestApi, uniqueName, type Reply, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated, type Identity } from '../helpers/isolation';
 import { DAY, runOperator, writeNodes } from './helpers';
 
@@ -112,7 +112,7 @@ describe('counts over time, scope registry and decision history', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 10; pages += 1) {
-      const res = await api.post('/v1/memory/scopes/list', { tenant_id: tenant, limit: 3, ...(cursor ? { cursor } : {}) });
+      const res: Reply = await api.post('/v1/memory/scopes/list', { tenant_id: tenant, limit: 3, ...(cursor ? { cursor } : {}) });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       seen.push(...res.body.scopes.map((s: any) => s.scope));
       for (const s of res.body.scopes) assert.equal(typeof s.first_seen_at, 'string');
@@ -124,7 +124,7 @@ describe('counts over time, scope registry and decision history', () => {
     const tenants: string[] = [];
     cursor = undefined;
     for (let pages = 0; pages < 100; pages += 1) {
-      const res = await api.post('/v1/memory/tenants/list', { limit: 2, ...(cursor ? { cursor } : {}) });
+      const res: Reply = await api.post('/v1/memory/tenants/list', { limit: 2, ...(cursor ? { cursor } : {}) });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.bound_tenant, null);
       tenants.push(...res.body.tenants);

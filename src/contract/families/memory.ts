@@ -87,6 +87,7 @@ export const RecallInput = z
     tags: Tags.optional(),
     include_archived: z.boolean().default(false),
     min_score: z.number().min(0).optional(),
+    record_access: z.boolean().default(true).describe('false: look without counting it as a use (the inspector): the hits’ access statistics, which forgetting weighs, stay as they are'),
   })
   .superRefine((v, ctx) => {
     const q = v.query_text ?? v.query;

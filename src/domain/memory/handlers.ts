@@ -62,6 +62,7 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
         tags: input.tags,
         include_archived: input.include_archived,
         min_score: input.min_score,
+        record_access: input.record_access,
       });
       return {
         results: r.hits.map((h) => ({
