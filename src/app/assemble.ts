@@ -33,6 +33,7 @@ export async function assembleApi(deps: AppDeps, metrics: Metrics): Promise<Asse
     metrics,
     openapi: () => openapi,
     log: deps.log,
+    tracing: deps.telemetry?.http ?? null,
   });
   registerInspector(app);
   return {
