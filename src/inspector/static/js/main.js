@@ -116,9 +116,8 @@ async function pick(sel, field, what) {
   const { page } = parseHash();
   where[field] = value;
   if (field === 'tenant') where.scope = 'default';
-  // Another scope: back to a list page (ids of the old scope mean nothing there).
-  const listPage = ['node', 'workflow', 'playbook', 'run', 'sandbox-run'].includes(page) ? { node: 'memory', workflow: 'learning', playbook: 'playbooks', run: 'runs', 'sandbox-run': 'runs' }[page] : page;
-  location.hash = href(`/${listPage}`);
+  // Another scope: back to the list page (ids of the old scope mean nothing in the new one).
+  location.hash = href(`/${pageSection(page)}`);
   await refreshPickers();
 }
 tenantSel.addEventListener('change', () => void pick(tenantSel, 'tenant', 'tenant'));

@@ -20,7 +20,7 @@ const STATES = [
 const KINDS = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session', 'session_event', 'playbook_learning'];
 
 export async function renderMemory(main, _args, query) {
-  const overview = h('div', { class: 'two' });
+  const overview = h('div');
   main.append(h('h1', {}, 'Memory'), overview, searchSection(query), nodesSection(query));
   await fill(overview, async () => {
     const [summary, history] = await Promise.all([scoped('/v1/memory/lifecycle/summary', { review_limit: 5 }), scoped('/v1/memory/lifecycle/history', { limit: 168 })]);

@@ -22,7 +22,7 @@ async function nodeView(id, body) {
 
   const rehydrate = async () => {
     // The one write the inspector makes, and only after the person says yes.
-    if (!window.confirm(`Rehydrate “${n.title ?? n.id}” from the archive to the warm tier? Its payload is restored from the cold store.`)) return;
+    if (!window.confirm(`Rehydrate “${n.title || n.id}” from the archive to the warm tier? Its payload is restored from the cold store.`)) return;
     try {
       const res = await scoped('/v1/memory/archive/rehydrate', { ids: [n.id], target_tier: 'warm', reason: 'rehydrated from the inspector' });
       const item = res.nodes[0];
@@ -36,7 +36,7 @@ async function nodeView(id, body) {
   return h(
     'div',
     {},
-    h('h1', {}, n.title ?? n.summary.slice(0, 100) ?? n.id),
+    h('h1', {}, n.title || n.summary.slice(0, 100) || n.id),
     h('p', { class: 'row' }, badge(n.tier), lifecycleOf(n), n.kind ? badge(n.kind, 'kind') : null, n.pinned ? badge('pinned') : null, h('code', { class: 'muted' }, n.id)),
     note,
     h(

@@ -4,12 +4,18 @@
 import { scoped, temporalLink } from '../api.js';
 import { badge, errorBox, externalLink, facts, fill, h, json, link, muted, num, pagedList, pre, section, table, time } from '../dom.js';
 
-/** A cell with the workflow's Temporal UI link (resolved once per page: /health is asked once). */
+/** A cell with the workflow's Temporal UI link (resolved once per page: /health is asked once); the id alone when the UI's address is unknown. */
 function temporalCell(workflowId, testid) {
   const el = h('span', {}, h('code', {}, workflowId));
-  void temporalLink(workflowId).then((url) => el.replaceChildren(externalLink(url, 'Temporal UI ↗', { 'data-testid': testid, title: workflowId })));
+  void temporalLink(workflowId).then((url) => {
+    if (url) el.replaceChildren(externalLink(url, 'Temporal UI ↗', { 'data-testid': testid, title: workflowId }));
+  });
   return el;
 }
+
+/** The run page's link, or why there is none. */
+const temporalButton = (url) =>
+  url ? externalLink(url, 'Open in the Temporal UI ↗', { 'data-testid': 'run-temporal-link' }) : h('span', { class: 'muted' }, '(no Temporal UI address: set LORE_TEMPORAL_UI_URL)');
 
 export async function renderRuns(main) {
   main.append(
@@ -74,7 +80,7 @@ export async function renderRun(main, args) {
       'div',
       {},
       h('h1', {}, `Run ${run.run_id}`),
-      h('p', { class: 'row' }, badge(run.status), ` of `, h('strong', {}, run.automation_name), ' ', externalLink(url, 'Open in the Temporal UI ↗', { 'data-testid': 'run-temporal-link' })),
+      h('p', { class: 'row' }, badge(run.status), ` of `, h('strong', {}, run.automation_name), ' ', temporalButton(url)),
       section(
         'Run',
         facts([
@@ -132,7 +138,7 @@ export async function renderSandboxRun(main, args) {
       'div',
       {},
       h('h1', {}, `Sandbox run ${run.run_id}`),
-      h('p', { class: 'row' }, badge(run.status), ' ', externalLink(url, 'Open in the Temporal UI ↗', { 'data-testid': 'run-temporal-link' })),
+      h('p', { class: 'row' }, badge(run.status), ' ', temporalButton(url)),
       section(
         'Run',
         facts([
