@@ -33,6 +33,8 @@ export interface Config {
     readonly taskQueue: string;
     readonly localPort: number;
     readonly localUiPort: number;
+    /** Base URL of the Temporal UI the inspector links runs into (LORE_TEMPORAL_UI_URL); null: the local dev server's UI, or none. */
+    readonly uiUrl: string | null;
   };
   readonly mongo: {
     /** null: Lore starts and supervises the local MongoDB wire-protocol server. */
@@ -83,6 +85,14 @@ export interface Config {
   };
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
+  /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
+  readonly tracing: {
+    readonly enabled: boolean;
+    /** The OTLP/HTTP traces URL spans are sent to (…/v1/traces). */
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly serviceName: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -158,6 +168,32 @@ function expandHome(p: string): string {
 }
 
 const expandHomeOrNull = (p: string | null): string | null => (p === null ? null : expandHome(p));
+
+/** An http(s) URL without a trailing slash, or null when it is not one. */
+export function httpUrl(raw: string): string | null {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `k=v,k2=v2` (values URL-encoded, as the OTLP exporter spec says). */
+export function parseOtlpHeaders(raw: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return null;
+    try {
+      out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
 
 export function parseApiKeys(raw: string): ApiKey[] {
   return raw
@@ -236,6 +272,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     embeddingsProvider !== 'onnx' ? modelSetting : modelSetting === null ? DEFAULT_ENCODER : catalogModel(modelSetting) ? modelSetting : expandHome(modelSetting);
   const modelsRepository = read('LORE_MODELS_REPOSITORY', z.url({ error: 'LORE_MODELS_REPOSITORY must be a URL (a Maven repository)' }), 'https://repo1.maven.org/maven2');
 
+  const temporalUiRaw = optional('LORE_TEMPORAL_UI_URL');
+  const temporalUiUrl = temporalUiRaw === null ? null : httpUrl(temporalUiRaw);
+  if (temporalUiRaw !== null && temporalUiUrl === null) problems.push(`LORE_TEMPORAL_UI_URL=${JSON.stringify(temporalUiRaw)}: use the Temporal UI's http(s) URL, e.g. http://127.0.0.1:8233`);
+
+  const tracing = readTracing(optional, problems);
+
   const config: Config = {
     version: LORE_VERSION,
     role,
@@ -254,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       taskQueue: read('LORE_TASK_QUEUE', z.string().min(1), 'lore'),
       localPort: read('LORE_TEMPORAL_PORT', port('LORE_TEMPORAL_PORT'), '7233'),
       localUiPort: read('LORE_TEMPORAL_UI_PORT', port('LORE_TEMPORAL_UI_PORT'), '8233'),
+      uiUrl: temporalUiUrl,
     },
     mongo: {
       uri: optional('MONGODB_URI'),
@@ -288,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     },
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
+    tracing,
   };
   const ids = config.sandbox.idRange;
   if (ids.max - ids.min < 63) {
@@ -295,6 +339,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
+}
+
+const OTLP_DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
+
+/**
+ * Tracing is on when LORE_TRACING=on, or (auto, the default) when an OTLP endpoint is set;
+ * OTEL_SDK_DISABLED=true and LORE_TRACING=off turn it off whatever else is set. The traces URL is
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces
+ * (the OTLP exporter spec's rule), else the OTLP default on localhost.
+ */
+function readTracing(optional: (name: string) => string | null, problems: string[]): Config['tracing'] {
+  const switchRaw = (optional('LORE_TRACING') ?? 'auto').toLowerCase();
+  const mode = ['on', 'true', '1', 'yes'].includes(switchRaw) ? 'on' : ['off', 'false', '0', 'no'].includes(switchRaw) ? 'off' : switchRaw === 'auto' ? 'auto' : null;
+  if (mode === null) problems.push(`LORE_TRACING=${JSON.stringify(switchRaw)}: use auto (on when OTEL_EXPORTER_OTLP_ENDPOINT is set), on or off`);
+  const tracesRaw = optional('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const baseRaw = optional('OTEL_EXPORTER_OTLP_ENDPOINT');
+  let url = OTLP_DEFAULT_TRACES_URL;
+  if (tracesRaw !== null) {
+    const u = httpUrl(tracesRaw);
+    if (u === null) problems.push(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${JSON.stringify(tracesRaw)}: use the collector's OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces`);
+    else url = u;
+  } else if (baseRaw !== null) {
+    const u = httpUrl(baseRaw);
+    if (u === null) problems.push(`OTEL_EXPORTER_OTLP_ENDPOINT=${JSON.stringify(baseRaw)}: use the collector's OTLP/HTTP base URL, e.g. http://127.0.0.1:4318`);
+    else url = `${u}/v1/traces`;
+  }
+  const headersRaw = optional('OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? optional('OTEL_EXPORTER_OTLP_HEADERS');
+  const headers = headersRaw === null ? {} : parseOtlpHeaders(headersRaw);
+  if (headers === null) problems.push('OTEL_EXPORTER_OTLP_HEADERS: use key=value pairs separated by commas (values URL-encoded)');
+  const sdkDisabled = (optional('OTEL_SDK_DISABLED') ?? 'false').toLowerCase() === 'true';
+  const endpointSet = tracesRaw !== null || baseRaw !== null;
+  const enabled = !sdkDisabled && (mode === 'on' || (mode === 'auto' && endpointSet));
+  return { enabled, url, headers: headers ?? {}, serviceName: optional('OTEL_SERVICE_NAME') ?? 'lore' };
 }
 
 /** Derived from package.json at build time would need a build; reading it once is enough. */

@@ -19,6 +19,7 @@ import { Supervisor } from './local/supervisor';
 import { ensureTemporalBinary, startTemporalServer } from './local/temporal-server';
 import { allCollections } from './store/collections';
 import { Database } from './store/database';
+import { startTelemetry } from './telemetry/index';
 import { WORKER_READY_MARKER } from './worker-ready';
 
 const LORE_BIN = fileURLToPath(new URL('../bin/lore.mjs', import.meta.url));
@@ -91,7 +92,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     }
 
     let temporalAddress = config.temporal.address;
-    let uiUrl: string | null = null;
+    let uiUrl: string | null = config.temporal.uiUrl;
     let temporalMode: 'local' | 'external' = 'external';
     if (!temporalAddress) {
       const binary = await ensureTemporalBinary(config.binDir, log);
@@ -112,7 +113,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
         },
       });
       temporalAddress = server.address;
-      uiUrl = server.uiUrl;
+      uiUrl ??= server.uiUrl;
       temporalMode = 'local';
     }
 
@@ -123,6 +124,9 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     // The sentence encoder's model, downloaded once (first start) before the modules load it.
     await ensureEncoderModel(config, log);
 
+    // Tracing (off unless configured): before the engine, whose client carries its interceptor.
+    const telemetry = await startTelemetry(config, 'api', log);
+    if (telemetry) cleanups.push(() => telemetry.shutdown());
     const metrics = new Metrics();
     const engine = await retry(
       'Temporal',
@@ -132,6 +136,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
           namespace: config.temporal.namespace,
           taskQueue: config.temporal.taskQueue,
           observer: metrics,
+          interceptors: telemetry?.clientInterceptors,
         });
         await e.serverVersion();
         return e;
@@ -170,6 +175,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
       runtime,
       // What the worker found (it alone runs sandbox commands, in its own uid range).
       sandboxStatus: sandboxStatusReader(config, db),
+      telemetry,
     };
     const api = await assembleApi(deps, metrics);
     cleanups.push(() => api.stop());
@@ -224,10 +230,20 @@ async function startWorkerRole(config: Config, log: Log): Promise<Runtime> {
   // Loaded here only: the API process never needs the Temporal worker package (native core, bundler).
   const { startWorker } = await import('./worker');
   const worker = await startWorker({ config, log });
+  // The worker started tracing (when on); spans still buffered go out once it has stopped.
+  const telemetry = await startTelemetry(config, 'worker', log);
   process.stdout.write(`${WORKER_READY_MARKER} task_queue=${config.temporal.taskQueue}\n`);
   log.info(`worker polling task queue '${config.temporal.taskQueue}' on ${config.temporal.address}`);
-  const stopped = worker.done;
-  return { stop: () => worker.shutdown(), stopped, apiUrl: null, deps: null };
+  const stopped = worker.done.finally(() => telemetry?.shutdown());
+  return {
+    stop: async () => {
+      await worker.shutdown();
+      await stopped;
+    },
+    stopped,
+    apiUrl: null,
+    deps: null,
+  };
 }
 
 function printBanner(config: Config, runtime: RuntimeInfo, apiUrl: string): void {

@@ -1,6 +1,16 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type ActivityInboundCallsInterceptor, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type ActivityInboundCallsInterceptor,
+  type ActivityInterceptorsFactory,
+  type InjectedSinks,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
+import type { Sinks } from '@temporalio/workflow';
 import { createActivities } from '../activities';
 import type { Config } from './config';
 import { systemClock, type Clock } from './domain/clock';
@@ -9,14 +19,15 @@ import { toApplicationFailure } from './engine/failures';
 import type { Log } from './log';
 import { allCollections } from './store/collections';
 import { Database } from './store/database';
+import { startTelemetry } from './telemetry/index';
 import { workflowBundle } from './workflow-bundle';
 
 export { WORKER_READY_MARKER } from './worker-ready';
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 /** This source tree's workflow bundle (cached; see workflow-bundle.ts): workers and replays use it. */
-export function currentWorkflowBundle(log: Log): Promise<WorkflowBundleOption> {
-  return workflowBundle({ workflowsPath: WORKFLOWS_PATH, root: dirname(dirname(WORKFLOWS_PATH)), log });
+export function currentWorkflowBundle(log: Log, interceptorModules: readonly string[] = []): Promise<WorkflowBundleOption> {
+  return workflowBundle({ workflowsPath: WORKFLOWS_PATH, root: dirname(dirname(WORKFLOWS_PATH)), log, interceptorModules });
 }
 
 let runtimeInstalled = false;
@@ -54,13 +65,20 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
   const db = opts.db ?? (await Database.connect(config.mongo.uri, config.mongo.database, { wireReads: config.mongo.wireReads }));
   await db.ensureIndexes(allCollections);
   const connection = await NativeConnection.connect({ address });
+  // Tracing (off unless configured): Temporal's interceptors, outermost, so a span covers an
+  // activity's whole run and records the failure the caller sees.
+  const telemetry = await startTelemetry(config, 'worker', log);
+  const tracing = telemetry ? await telemetry.worker() : null;
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowBundle: await currentWorkflowBundle(log),
+    workflowBundle: await currentWorkflowBundle(log, tracing?.workflowInterceptorModules),
     activities: createActivities({ config, db, clock: opts.clock ?? systemClock, log: log.child('activity') }),
-    interceptors: { activity: [() => ({ inbound: new LoreErrorInterceptor() })] },
+    interceptors: {
+      activity: [...((tracing?.activityInterceptors ?? []) as ActivityInterceptorsFactory[]), () => ({ inbound: new LoreErrorInterceptor() })],
+    },
+    ...(tracing ? { sinks: tracing.sinks as InjectedSinks<Sinks> } : {}),
     shutdownGraceTime: '10s',
     // Activity cancellation reaches a running activity with its next heartbeat; the sandbox
     // activity heartbeats every 500 ms, so a cancelled command dies within about a second.

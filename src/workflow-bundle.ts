@@ -28,13 +28,16 @@ export interface WorkflowBundleSource {
   /** The repository root: sources are hashed under it, the cache lives in its node_modules. */
   root: string;
   log: Log;
+  /** Workflow interceptor modules bundled in (tracing's); a bundle with them is cached apart from one without. */
+  interceptorModules?: readonly string[];
 }
 
 /** The cache key: a hash of everything the bundle is made of. */
-export function workflowBundleKey(root: string): string {
+export function workflowBundleKey(root: string, interceptorModules: readonly string[] = []): string {
   const h = createHash('sha256');
   const sdk = createRequire(path.join(root, 'package.json'))('@temporalio/worker/package.json') as { version: string };
   h.update(`${sdk.version}\0${process.version}\0${root}\0`);
+  for (const m of interceptorModules) h.update(`\0interceptor\0${m}\0`);
   for (const f of ['tsconfig.json', 'package-lock.json']) {
     const p = path.join(root, f);
     h.update(`\0${f}\0`);
@@ -48,6 +51,7 @@ function bundle(src: WorkflowBundleSource): Promise<{ code: string }> {
   const { log } = src;
   return bundleWorkflowCode({
     workflowsPath: src.workflowsPath,
+    ...(src.interceptorModules && src.interceptorModules.length > 0 ? { workflowInterceptorModules: [...src.interceptorModules] } : {}),
     logger: { trace() {}, debug() {}, info() {}, log() {}, warn: (m: string) => log.debug(m), error: (m: string) => log.error(m) },
   });
 }
@@ -61,7 +65,7 @@ export async function workflowBundle(src: WorkflowBundleSource): Promise<Workflo
   let file: string;
   try {
     dir = path.join(fs.realpathSync(path.join(src.root, 'node_modules')), '.cache', 'lore', 'workflow-bundles');
-    file = path.join(dir, `${workflowBundleKey(src.root)}.js`);
+    file = path.join(dir, `${workflowBundleKey(src.root, src.interceptorModules)}.js`);
   } catch (err) {
     src.log.debug(`workflow bundle: no cache (${(err as Error).message}); bundling in memory`);
     return bundle(src);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { routes } from '../contract';
 import { buildOpenApi } from '../contract/openapi';
 import { buildApp } from '../http/app';
+import { registerInspector } from '../inspector/serve';
 import type { Metrics } from '../http/metrics';
 import type { AppDeps } from './deps';
 import { createHandlers } from './handlers';
@@ -32,7 +33,9 @@ export async function assembleApi(deps: AppDeps, metrics: Metrics): Promise<Asse
     metrics,
     openapi: () => openapi,
     log: deps.log,
+    tracing: deps.telemetry?.http ?? null,
   });
+  registerInspector(app);
   return {
     app,
     modules,

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock';
 import type { Engine } from '../engine/engine';
 import type { Log } from '../log';
 import type { Database } from '../store/database';
+import type { Telemetry } from '../telemetry/index';
 
 /** What the running process knows about the services it uses (for /health and the banner). */
 export interface RuntimeInfo {
@@ -35,4 +36,6 @@ export interface AppDeps {
   engineProbe: EngineProbe;
   runtime: RuntimeInfo;
   sandboxStatus: () => Promise<SandboxStatus>;
+  /** Tracing, when on (src/telemetry); null or absent when off. */
+  telemetry?: Telemetry | null;
 }

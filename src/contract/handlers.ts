@@ -9,6 +9,8 @@ export interface CallContext {
   readonly requestId: string;
   /** Aborted when the client goes away; long handlers may stop early. */
   readonly signal: AbortSignal;
+  /** The tenant the caller's API key is bound to (null: an unbound key, or no keys configured). */
+  readonly keyTenant?: string | null;
 }
 
 type EchoKeys = 'tenant_id' | 'scope';

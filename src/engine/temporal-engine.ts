@@ -1,6 +1,7 @@
 import {
   Client,
   Connection,
+  type WorkflowClientInterceptor,
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
@@ -55,9 +56,17 @@ export class TemporalEngine implements Engine {
     private readonly observer: EngineObserver,
   ) {}
 
-  static async connect(opts: { address: string; namespace: string; taskQueue: string; observer: EngineObserver }): Promise<TemporalEngine> {
+  static async connect(opts: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    observer: EngineObserver;
+    /** Workflow client interceptors (tracing: src/telemetry puts the trace context into workflow headers). */
+    interceptors?: unknown[];
+  }): Promise<TemporalEngine> {
     const connection = await Connection.connect({ address: opts.address, connectTimeout: 10_000 });
-    const client = new Client({ connection, namespace: opts.namespace });
+    const workflow = (opts.interceptors ?? []) as WorkflowClientInterceptor[];
+    const client = new Client({ connection, namespace: opts.namespace, ...(workflow.length > 0 ? { interceptors: { workflow } } : {}) });
     return new TemporalEngine(client, connection, opts.namespace, opts.taskQueue, opts.observer);
   }
 

@@ -6,6 +6,7 @@ import type { RouteDef } from '../contract/route';
 import { authenticate, authorizeTenant, type ApiKey } from './auth';
 import { envelope, fromFastifyError, fromZodError, internalError } from './errors';
 import type { Metrics } from './metrics';
+import type { HttpTracing, RequestSpan } from '../telemetry/index';
 
 type AnyHandler = (input: any, ctx: CallContext) => Promise<Record<string, unknown>>;
 
@@ -26,6 +27,8 @@ export interface AppOptions {
   /** Served at GET /openapi.json. */
   openapi: () => unknown;
   log: Logger;
+  /** Server spans for every request when tracing is on (src/telemetry); absent: no tracing code runs. */
+  tracing?: HttpTracing | null;
 }
 
 /**
@@ -87,7 +90,38 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     opts.metrics.observeRequest(req.method, routeLabel, reply.statusCode, reply.elapsedTime / 1000);
   });
 
+  // Tracing (off unless configured): a server span per request, ended with the route and status.
+  const spans = new WeakMap<FastifyRequest, RequestSpan>();
+  const tracing = opts.tracing ?? null;
+  if (tracing) {
+    app.addHook('onRequest', async (req) => {
+      const addr = req.socket?.localAddress ?? null;
+      spans.set(
+        req,
+        tracing.start({
+          method: req.method,
+          path: req.url.split('?')[0]!,
+          headers: req.headers,
+          scheme: req.protocol === 'https' ? 'https' : 'http',
+          serverAddress: addr,
+          serverPort: req.socket?.localPort ?? null,
+          clientAddress: req.ip ?? null,
+          protocolVersion: req.raw.httpVersion,
+        }),
+      );
+    });
+    app.addHook('onResponse', async (req, reply) => {
+      spans.get(req)?.end(req.routeOptions?.url ?? null, reply.statusCode);
+      spans.delete(req);
+    });
+    app.addHook('onRequestAbort', async (req) => {
+      spans.get(req)?.end(req.routeOptions?.url ?? null, 499);
+      spans.delete(req);
+    });
+  }
+
   const fail = (reply: FastifyReply, req: FastifyRequest, err: LoreError) => {
+    spans.get(req)?.failed(err.code);
     if (err.code === 'overloaded') reply.header('retry-after', String(err.details.retry_after_s ?? 1));
     return reply.code(err.status).type('application/json').send(envelope(err, String(req.id)));
   };
@@ -129,12 +163,14 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         ...identity,
         actor: typeof input.actor === 'string' ? input.actor : 'local-user',
         requestId: String(req.id),
+        keyTenant: key?.tenant ?? null,
         // Made on first use: most handlers never look, and a controller per request costs.
         get signal() {
           return (signal ??= clientGone(reply));
         },
       };
-      const result = await handler(input, ctx);
+      const span = spans.get(req);
+      const result = span ? await span.runHandler(name, identity, () => handler(input, ctx)) : await handler(input, ctx);
       const body = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : result;
       if (opts.validateResponses) {
         const checked = def.output.safeParse(body);

@@ -21,6 +21,8 @@ export interface LoreApi {
       run(body: RouteRequest<R['memory.lifecycle.run']>): Promise<RouteResponse<R['memory.lifecycle.run']>>;
       /** POST /v1/memory/lifecycle/summary: The scope’s forgetting summary (counts by action, lifecycle state, relocation, tier and rehydration mode, and a recommended action) and the nodes waiting for review. */
       summary(body: RouteRequest<R['memory.lifecycle.summary']>): Promise<RouteResponse<R['memory.lifecycle.summary']>>;
+      /** POST /v1/memory/lifecycle/history: The scope’s node counts by tier and lifecycle state over time: one sample per hour in which they changed (oldest first, at most limit, from since), and the current counts. */
+      history(body: RouteRequest<R['memory.lifecycle.history']>): Promise<RouteResponse<R['memory.lifecycle.history']>>;
     };
     /** POST /v1/memory/archive/rehydrate: Bring archived nodes back to target_tier (warm or hot) with their payload restored byte for byte from the cold store. Never moves a node colder; unknown ids are listed under not_found. */
     archiveRehydrate(body: RouteRequest<R['memory.archiveRehydrate']>): Promise<RouteResponse<R['memory.archiveRehydrate']>>;
@@ -30,6 +32,14 @@ export interface LoreApi {
     nodesPin(body: RouteRequest<R['memory.nodesPin']>): Promise<RouteResponse<R['memory.nodesPin']>>;
     /** POST /v1/memory/anchor/payload/rehydrate: Read only the payload detail a task needs, from the node or the cold store, without restoring the node: summary, partial (the first max_chars characters), full, or differential (what the payload adds to the summary, or what changed since base_revision). */
     rehydratePayload(body: RouteRequest<R['memory.rehydratePayload']>): Promise<RouteResponse<R['memory.rehydratePayload']>>;
+    scopes: {
+      /** POST /v1/memory/scopes/list: The scopes of a tenant that hold memory (every scope a Lore process has seen a node of), in name order, with when each was first seen and its last lifecycle run; cursor pagination. */
+      list(body: RouteRequest<R['memory.scopes.list']>): Promise<RouteResponse<R['memory.scopes.list']>>;
+    };
+    tenants: {
+      /** POST /v1/memory/tenants/list: Tenants that hold memory, each once (in the scope registry’s order, by `<tenant>/`), with cursor pagination. A request made with an API key bound to a tenant sees that tenant only. */
+      list(body: RouteRequest<R['memory.tenants.list']>): Promise<RouteResponse<R['memory.tenants.list']>>;
+    };
   };
   sessions: {
     /** POST /v1/memory/sessions/create: Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent. */
@@ -94,6 +104,20 @@ export interface LoreApi {
     evolutionReviewPack(body: RouteRequest<R['learning.evolutionReviewPack']>): Promise<RouteResponse<R['learning.evolutionReviewPack']>>;
     /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run of the task and recovered handoff for an anchor; without a handoff, assembled from the evidence that names the anchor (not_found when nothing does). */
     continuityReviewPack(body: RouteRequest<R['learning.continuityReviewPack']>): Promise<RouteResponse<R['learning.continuityReviewPack']>>;
+    workflows: {
+      /** POST /v1/memory/workflows/list: Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination. */
+      list(body: RouteRequest<R['learning.workflows.list']>): Promise<RouteResponse<R['learning.workflows.list']>>;
+      /** POST /v1/memory/workflows/get: One learned workflow by its node id (workflow_id) or client_id, with its evidence, steps, distillation origin and origin counts. */
+      get(body: RouteRequest<R['learning.workflows.get']>): Promise<RouteResponse<R['learning.workflows.get']>>;
+    };
+    patterns: {
+      /** POST /v1/memory/patterns/list: Tool patterns of the scope, newest first, optionally of one class (observed, trusted, contested, suppressed), each with its run counts and history; cursor pagination. */
+      list(body: RouteRequest<R['learning.patterns.list']>): Promise<RouteResponse<R['learning.patterns.list']>>;
+    };
+    policies: {
+      /** POST /v1/memory/policies/list: Persisted policy memories of the scope, newest first, optionally in one state (active, contested, retired), each with its contract and governance history; cursor pagination. */
+      list(body: RouteRequest<R['learning.policies.list']>): Promise<RouteResponse<R['learning.policies.list']>>;
+    };
   };
   sandbox: {
     /** POST /v1/memory/sandbox/sessions: Create a sandbox session: a private workdir, a profile (default or local-safe) and default limits. Says which isolation is in force. */
@@ -104,6 +128,10 @@ export interface LoreApi {
     execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
     /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. */
     getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
+    runs: {
+      /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
+      list(body: RouteRequest<R['sandbox.runs.list']>): Promise<RouteResponse<R['sandbox.runs.list']>>;
+    };
     /** POST /v1/memory/sandbox/runs/logs: Output of a run as ordered log entries with sequence numbers; page with cursor. */
     runLogs(body: RouteRequest<R['sandbox.runLogs']>): Promise<RouteResponse<R['sandbox.runLogs']>>;
     /** POST /v1/memory/sandbox/runs/artifact: The run’s bundle: its output, its result, and the files it wrote under artifacts/ (utf8 or base64). */
@@ -133,6 +161,8 @@ export interface LoreApi {
       compileFromRun(body: RouteRequest<R['replay.playbooks.compileFromRun']>): Promise<RouteResponse<R['replay.playbooks.compileFromRun']>>;
       /** POST /v1/memory/replay/playbooks/get: One version of a playbook (default latest) with the list of its versions and which one is active. */
       get(body: RouteRequest<R['replay.playbooks.get']>): Promise<RouteResponse<R['replay.playbooks.get']>>;
+      /** POST /v1/memory/replay/playbooks/list: Playbooks of the scope in playbook_id order: each with its latest version, that version’s status and name, and which version is active; cursor pagination. */
+      list(body: RouteRequest<R['replay.playbooks.list']>): Promise<RouteResponse<R['replay.playbooks.list']>>;
       /** POST /v1/memory/replay/playbooks/candidate: Readiness of a version (default latest) for shadow and active, with every check and the reason it fails. */
       candidate(body: RouteRequest<R['replay.playbooks.candidate']>): Promise<RouteResponse<R['replay.playbooks.candidate']>>;
       /** POST /v1/memory/replay/playbooks/promote: Set the status of one version (default latest) without creating a version. At most one version is active; the previous one becomes shadow. */
@@ -188,11 +218,18 @@ export function bindApi(call: Caller): LoreApi {
       lifecycle: {
         run: (body) => call('POST', '/v1/memory/lifecycle/run', body ?? {}),
         summary: (body) => call('POST', '/v1/memory/lifecycle/summary', body ?? {}),
+        history: (body) => call('POST', '/v1/memory/lifecycle/history', body ?? {}),
       },
       archiveRehydrate: (body) => call('POST', '/v1/memory/archive/rehydrate', body ?? {}),
       nodesActivate: (body) => call('POST', '/v1/memory/nodes/activate', body ?? {}),
       nodesPin: (body) => call('POST', '/v1/memory/nodes/pin', body ?? {}),
       rehydratePayload: (body) => call('POST', '/v1/memory/anchor/payload/rehydrate', body ?? {}),
+      scopes: {
+        list: (body) => call('POST', '/v1/memory/scopes/list', body ?? {}),
+      },
+      tenants: {
+        list: (body) => call('POST', '/v1/memory/tenants/list', body ?? {}),
+      },
     },
     sessions: {
       create: (body) => call('POST', '/v1/memory/sessions/create', body ?? {}),
@@ -230,12 +267,25 @@ export function bindApi(call: Caller): LoreApi {
       rulesEvaluate: (body) => call('POST', '/v1/memory/rules/evaluate', body ?? {}),
       evolutionReviewPack: (body) => call('POST', '/v1/memory/evolution/review-pack', body ?? {}),
       continuityReviewPack: (body) => call('POST', '/v1/memory/continuity/review-pack', body ?? {}),
+      workflows: {
+        list: (body) => call('POST', '/v1/memory/workflows/list', body ?? {}),
+        get: (body) => call('POST', '/v1/memory/workflows/get', body ?? {}),
+      },
+      patterns: {
+        list: (body) => call('POST', '/v1/memory/patterns/list', body ?? {}),
+      },
+      policies: {
+        list: (body) => call('POST', '/v1/memory/policies/list', body ?? {}),
+      },
     },
     sandbox: {
       createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),
       getSession: (body) => call('POST', '/v1/memory/sandbox/sessions/get', body ?? {}),
       execute: (body) => call('POST', '/v1/memory/sandbox/execute', body ?? {}),
       getRun: (body) => call('POST', '/v1/memory/sandbox/runs/get', body ?? {}),
+      runs: {
+        list: (body) => call('POST', '/v1/memory/sandbox/runs/list', body ?? {}),
+      },
       runLogs: (body) => call('POST', '/v1/memory/sandbox/runs/logs', body ?? {}),
       runArtifact: (body) => call('POST', '/v1/memory/sandbox/runs/artifact', body ?? {}),
       cancelRun: (body) => call('POST', '/v1/memory/sandbox/runs/cancel', body ?? {}),
@@ -255,6 +305,7 @@ export function bindApi(call: Caller): LoreApi {
       playbooks: {
         compileFromRun: (body) => call('POST', '/v1/memory/replay/playbooks/compile_from_run', body ?? {}),
         get: (body) => call('POST', '/v1/memory/replay/playbooks/get', body ?? {}),
+        list: (body) => call('POST', '/v1/memory/replay/playbooks/list', body ?? {}),
         candidate: (body) => call('POST', '/v1/memory/replay/playbooks/candidate', body ?? {}),
         promote: (body) => call('POST', '/v1/memory/replay/playbooks/promote', body ?? {}),
         repair: (body) => call('POST', '/v1/memory/replay/playbooks/repair', body ?? {}),

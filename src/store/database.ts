@@ -1,6 +1,7 @@
 import { MongoClient, type Collection, type Db, type Document, type Filter, type IndexDescription } from 'mongodb';
 import { ScopedCollection, type Scoped } from './scoped-collection';
 import type { ScopeRef } from './scope';
+import { traceStore } from './tracing';
 import { WireReads, wireReadsTarget, type WireFind, type WireReadsStats } from './wire-reads';
 
 export interface CollectionSpec {
@@ -58,6 +59,10 @@ export class Database {
    * fails as usual). `T` is the stored document's shape.
    */
   async findAll<T extends Document>(spec: CollectionSpec, q: WireFind): Promise<T[]> {
+    return traceStore(() => ({ collection: spec.name, operation: 'find', database: this.db.databaseName }), () => this.findAllNow<T>(spec, q));
+  }
+
+  private async findAllNow<T extends Document>(spec: CollectionSpec, q: WireFind): Promise<T[]> {
     if (this.wire) {
       try {
         return await this.wire.find<T>(spec.name, q);

@@ -11,6 +11,7 @@ import type {
 } from 'mongodb';
 import { isDuplicateKey } from './mongo-errors';
 import type { ScopeRef } from './scope';
+import { traceStore, type StoreCall } from './tracing';
 
 export type Scoped<T> = T & { tenant_id: string; scope: string };
 
@@ -44,6 +45,11 @@ export class ScopedCollection<T extends Document> {
     readonly ref: ScopeRef,
   ) {}
 
+  /** The span description of one call (built only when tracing is on). */
+  private call(operation: string): () => StoreCall {
+    return () => ({ collection: this.coll.collectionName, operation, database: this.coll.dbName, tenant_id: this.ref.tenant_id, scope: this.ref.scope });
+  }
+
   private filter(filter: Filter<T> = {}): Filter<Scoped<T>> {
     return { ...(filter as Document), tenant_id: this.ref.tenant_id, scope: this.ref.scope } as Filter<Scoped<T>>;
   }
@@ -53,7 +59,7 @@ export class ScopedCollection<T extends Document> {
   }
 
   async findOne(filter: Filter<T>, options: FindOptions = {}): Promise<WithId<Scoped<T>> | null> {
-    return this.coll.findOne(this.filter(filter), options);
+    return traceStore(this.call('findOne'), () => this.coll.findOne(this.filter(filter), options));
   }
 
   async find(filter: Filter<T>, options: FindOptions = {}): Promise<WithId<Scoped<T>>[]> {
@@ -61,7 +67,7 @@ export class ScopedCollection<T extends Document> {
     if (options.sort) cursor.sort(options.sort);
     if (options.skip) cursor.skip(options.skip);
     if (options.limit) cursor.limit(options.limit);
-    return cursor.toArray();
+    return traceStore(this.call('find'), () => cursor.toArray());
   }
 
   /** Streams matching documents in batches (for exports and index builds). */
@@ -76,11 +82,11 @@ export class ScopedCollection<T extends Document> {
   }
 
   async count(filter: Filter<T> = {}): Promise<number> {
-    return this.coll.countDocuments(this.filter(filter));
+    return traceStore(this.call('countDocuments'), () => this.coll.countDocuments(this.filter(filter)));
   }
 
   async insertOne(doc: T): Promise<void> {
-    await this.coll.insertOne(this.stamp(doc));
+    await traceStore(this.call('insertOne'), () => this.coll.insertOne(this.stamp(doc)));
   }
 
   /** Inserts `doc`; null when a unique index already holds its key (the caller decides: idempotent repeat or conflict). */
@@ -95,18 +101,18 @@ export class ScopedCollection<T extends Document> {
   }
 
   async insertMany(docs: T[]): Promise<void> {
-    if (docs.length > 0) await this.coll.insertMany(docs.map((d) => this.stamp(d)), { ordered: true });
+    if (docs.length > 0) await traceStore(this.call('insertMany'), () => this.coll.insertMany(docs.map((d) => this.stamp(d)), { ordered: true }));
   }
 
   async updateOne(filter: Filter<T>, update: UpdateFilter<T>, options: { upsert?: boolean } = {}): Promise<{ matched: number; modified: number; upserted: boolean }> {
     assertNoScopeChange(update as Document);
-    const r = await this.coll.updateOne(this.filter(filter), update as UpdateFilter<Scoped<T>>, options);
+    const r = await traceStore(this.call('updateOne'), () => this.coll.updateOne(this.filter(filter), update as UpdateFilter<Scoped<T>>, options));
     return { matched: r.matchedCount, modified: r.modifiedCount, upserted: r.upsertedCount > 0 };
   }
 
   async updateMany(filter: Filter<T>, update: UpdateFilter<T>): Promise<number> {
     assertNoScopeChange(update as Document);
-    const r = await this.coll.updateMany(this.filter(filter), update as UpdateFilter<Scoped<T>>);
+    const r = await traceStore(this.call('updateMany'), () => this.coll.updateMany(this.filter(filter), update as UpdateFilter<Scoped<T>>));
     return r.modifiedCount;
   }
 
@@ -116,11 +122,13 @@ export class ScopedCollection<T extends Document> {
     options: Pick<FindOneAndUpdateOptions, 'upsert' | 'returnDocument' | 'projection' | 'sort'> = {},
   ): Promise<WithId<Scoped<T>> | null> {
     assertNoScopeChange(update as Document);
-    return this.coll.findOneAndUpdate(this.filter(filter), update as UpdateFilter<Scoped<T>>, {
-      returnDocument: 'after',
-      ...options,
-      includeResultMetadata: false,
-    });
+    return traceStore(this.call('findOneAndUpdate'), () =>
+      this.coll.findOneAndUpdate(this.filter(filter), update as UpdateFilter<Scoped<T>>, {
+        returnDocument: 'after',
+        ...options,
+        includeResultMetadata: false,
+      }),
+    );
   }
 
   /** Bulk writes inside the scope: filters are scoped, inserted documents stamped. */
@@ -139,16 +147,16 @@ export class ScopedCollection<T extends Document> {
       }
       throw new Error('store: unsupported bulk operation');
     });
-    await this.coll.bulkWrite(scopedOps as AnyBulkWriteOperation<Scoped<T>>[], { ordered });
+    await traceStore(this.call('bulkWrite'), () => this.coll.bulkWrite(scopedOps as AnyBulkWriteOperation<Scoped<T>>[], { ordered }));
   }
 
   async deleteMany(filter: Filter<T>): Promise<number> {
-    const r = await this.coll.deleteMany(this.filter(filter));
+    const r = await traceStore(this.call('deleteMany'), () => this.coll.deleteMany(this.filter(filter)));
     return r.deletedCount;
   }
 
   /** Aggregation inside the scope: a leading $match on the scope is always prepended. */
   async aggregate<R extends Document>(pipeline: Document[]): Promise<R[]> {
-    return this.coll.aggregate<R>([{ $match: this.filter({}) }, ...pipeline]).toArray();
+    return traceStore(this.call('aggregate'), () => this.coll.aggregate<R>([{ $match: this.filter({}) }, ...pipeline]).toArray());
   }
 }

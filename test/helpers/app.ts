@@ -14,6 +14,7 @@ import { Metrics } from '../../src/http/metrics';
 import { createLog, silentLog, type Log } from '../../src/log';
 import { allCollections } from '../../src/store/collections';
 import { Database } from '../../src/store/database';
+import { startTelemetry } from '../../src/telemetry/index';
 import type { WorkerHandle } from '../../src/worker';
 import { startTestServices, type TestServices } from './services';
 
@@ -112,11 +113,14 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
   const db = await Database.connect(config.mongo.uri!, config.mongo.database, { wireReads: config.mongo.wireReads });
   await db.ensureIndexes(allCollections);
   const metrics = new Metrics();
+  // Tracing when the test's environment turns it on (as main.ts does); null otherwise.
+  const telemetry = await startTelemetry(config, 'api', log);
   const engine = await TemporalEngine.connect({
     address: config.temporal.address!,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     observer: metrics,
+    interceptors: telemetry?.clientInterceptors,
   });
   const deps: AppDeps = {
     config,
@@ -129,10 +133,11 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       role: 'all',
       startedAt: Date.now(),
       dataDir,
-      temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: null },
+      temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: config.temporal.uiUrl },
       mongo: { mode: 'external', address: config.mongo.uri!, database: config.mongo.database },
     },
     sandboxStatus: sandboxStatusReader(config, db),
+    telemetry,
   };
   const api = await assembleApi(deps, metrics);
   let worker: WorkerHandle | null = null;

@@ -54,6 +54,11 @@ describe('POST /v1/memory/find and /v1/memory/resolve', () => {
     assert.deepEqual(await texts({ client_ids: ['a', 'b'], tiers: ['warm'] }), ['b']);
     assert.deepEqual(await texts({ created_after: t1 }), ['b', 'c']);
     assert.deepEqual(await texts({ created_after: t0, created_before: t1 }), ['a']);
+    const idOf = async (cid: string) => (await api.post('/v1/memory/resolve', { ...id, client_id: cid })).body.node.id as string;
+    const [a, c] = [await idOf('a'), await idOf('c')];
+    assert.deepEqual(await texts({ ids: [c, a, '0190d8a0-0000-7000-8000-000000000000'] }), ['a', 'c']);
+    assert.deepEqual(await texts({ ids: [a, c], types: ['evidence'] }), ['a']);
+    assert.deepEqual(await texts({ ids: [a, c], client_ids: ['c'] }), ['c']);
     const noText = await api.post('/v1/memory/find', { ...id, client_id: 'a', include_text: false });
     assert.equal(noText.body.nodes[0].text, '');
     assert.equal(noText.body.nodes[0].summary, 'a');
@@ -66,6 +71,7 @@ describe('POST /v1/memory/find and /v1/memory/resolve', () => {
     assertError(await api.post('/v1/memory/find', { ...id, tiers: ['tepid'] }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/find', { ...id, created_after: 'yesterday' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/find', { ...id, client_ids: 'a' }), 400, 'invalid_request');
+    assertError(await api.post('/v1/memory/find', { ...id, ids: Array.from({ length: 101 }, (_, i) => `n${i}`) }), 400, 'invalid_request');
   });
 
   it('resolve by id, client_id and URI gives the node, its edges and its revisions', async () => {
@@ -122,6 +128,7 @@ describe('POST /v1/memory/find and /v1/memory/resolve', () => {
       },
       sees: async (viewer) => {
         const listed = (await api.post('/v1/memory/find', { ...viewer })).body.nodes.length > 0;
+        if ((await api.post('/v1/memory/find', { ...viewer, ids: [nodeId] })).body.nodes.length > 0) return true;
         const byId = (await api.post('/v1/memory/resolve', { ...viewer, id: nodeId })).status === 200;
         const byClient = (await api.post('/v1/memory/resolve', { ...viewer, client_id: 'iso' })).status === 200;
         return listed || byId || byClient;

@@ -107,6 +107,23 @@ describe('POST /v1/memory/recall_text', () => {
     assert.equal(node.access.last_at, api.clock.now().toISOString());
   });
 
+  it('record_access: false looks without counting a use (the inspector)', async () => {
+    const id = scope();
+    const w = await api.post('/v1/memory/write', { ...id, input_text: 'caracal sighting log' });
+    for (let i = 0; i < 3; i += 1) {
+      const looked = await api.post('/v1/memory/recall_text', { ...id, query_text: 'caracal', record_access: false });
+      assert.equal(looked.body.results[0].id, w.body.nodes[0].id);
+    }
+    // One counted read after them: once it shows, the three looks (recorded earlier, if at all) would have too.
+    await api.post('/v1/memory/recall_text', { ...id, query_text: 'caracal' });
+    const node = await eventually('access count', async () => {
+      const r = await api.post('/v1/memory/resolve', { ...id, id: w.body.nodes[0].id });
+      return r.body.node.access.count >= 1 ? r.body.node : null;
+    });
+    assert.equal(node.access.count, 1);
+    assertError(await api.post('/v1/memory/recall_text', { ...id, query_text: 'caracal', record_access: 'no' }), 400, 'invalid_request');
+  });
+
   it('an empty scope or a query with no known words returns no results, not an error', async () => {
     const id = scope();
     const empty = await api.post('/v1/memory/recall_text', { ...id, query_text: 'anything' });

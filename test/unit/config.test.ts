@@ -71,6 +71,27 @@ describe('config', () => {
     assert.deepEqual([c.embeddings.provider, c.embeddings.model, c.embeddings.localModuleDir], ['onnx', '/models/all-minilm-l6-v2-q.onnx', '/opt/ort/node_modules']);
   });
 
+  it('tracing is off unless an OTLP endpoint or LORE_TRACING=on says otherwise', () => {
+    assert.equal(loadConfig({}).tracing.enabled, false);
+    const base = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' });
+    assert.deepEqual([base.tracing.enabled, base.tracing.url, base.tracing.serviceName], [true, 'http://collector:4318/v1/traces', 'lore']);
+    const full = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces', OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,team=core', OTEL_SERVICE_NAME: 'lore-prod' });
+    assert.deepEqual([full.tracing.url, full.tracing.headers, full.tracing.serviceName], ['https://b/otlp/traces', { 'x-key': 'a b', team: 'core' }, 'lore-prod']);
+    assert.equal(loadConfig({ LORE_TRACING: 'on' }).tracing.url, 'http://localhost:4318/v1/traces');
+    assert.equal(loadConfig({ LORE_TRACING: 'on' }).tracing.enabled, true);
+    assert.equal(loadConfig({ LORE_TRACING: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318' }).tracing.enabled, false);
+    assert.equal(loadConfig({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318' }).tracing.enabled, false);
+    assert.throws(() => loadConfig({ LORE_TRACING: 'maybe' }), /LORE_TRACING/);
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /OTEL_EXPORTER_OTLP_ENDPOINT/);
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }), /OTEL_EXPORTER_OTLP_HEADERS/);
+  });
+
+  it('LORE_TEMPORAL_UI_URL is an http(s) URL', () => {
+    assert.equal(loadConfig({}).temporal.uiUrl, null);
+    assert.equal(loadConfig({ LORE_TEMPORAL_UI_URL: 'http://localhost:8080/' }).temporal.uiUrl, 'http://localhost:8080');
+    assert.throws(() => loadConfig({ LORE_TEMPORAL_UI_URL: 'localhost:8080' }), /LORE_TEMPORAL_UI_URL/);
+  });
+
   it('parses sizes and durations', () => {
     assert.equal(parseBytes('2mb'), 2 * 1024 * 1024);
     assert.equal(parseBytes('512 KiB'), 512 * 1024);

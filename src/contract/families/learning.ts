@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BoundedText, CallerId, echoFields, identityFields } from '../common';
 import { route } from '../route';
 import { ForgettingSummary } from '../shapes/forgetting';
+import { learningListRoutes } from './learning-lists';
 import {
   EvidenceView,
   FirstAction,
@@ -455,6 +456,7 @@ export const learningRoutes = {
     input: z.object({ ...identityFields, ...taskInputFields, anchor: z.string().min(1).max(1024) }),
     output: z.object({ ...echoFields, continuity_review_pack: ContinuityReviewPack }),
   }),
+  ...learningListRoutes,
 } as const;
 
 export { ToolList, ToolScoreView, PolicyHints, DerivedPolicy };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields } from '../common';
 import { route } from '../route';
 import { ForgettingSummary } from '../shapes/forgetting';
+import { lifecycleReadRoutes } from './lifecycle-reads';
 import { NodeKindEnum, NodeTypeEnum, TierEnum } from './memory-schemas';
 
 /**
@@ -260,4 +261,5 @@ export const lifecycleRoutes = {
     }),
     errors: ['not_found'],
   }),
+  ...lifecycleReadRoutes,
 } as const;

@@ -88,6 +88,7 @@ export const RecallInput = z
     include_archived: z.boolean().default(false),
     include_retired: z.boolean().default(false).describe('include nodes the lifecycle operator retired (feedback says they are wrong); they are flagged retired'),
     min_score: z.number().min(0).optional(),
+    record_access: z.boolean().default(true).describe('false: look without counting it as a use (the inspector): the hits’ access statistics, which forgetting weighs, stay as they are'),
   })
   .superRefine((v, ctx) => {
     const q = v.query_text ?? v.query;
@@ -124,6 +125,7 @@ export const FindInput = z.object({
   tags: Tags.optional(),
   client_id: CallerId.optional(),
   client_ids: z.array(CallerId).max(100).optional(),
+  ids: z.array(z.string().min(1).max(200)).max(100).optional().describe('node ids (exact lookups, in the order given; unknown ids are left out)'),
   created_after: z.iso.datetime({ offset: true }).optional(),
   created_before: z.iso.datetime({ offset: true }).optional(),
   /** Leave text out of the listing (summaries only): smaller pages. */

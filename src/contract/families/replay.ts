@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields } from '../common';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
 import { WorkspaceInput } from './sandbox';
 
@@ -389,6 +389,26 @@ export const replayRoutes = {
       versions: z.array(z.object({ version: z.number().int(), status: PlaybookStatus, repair_of: z.number().int().nullable(), created_at: Timestamp })),
     }),
     errors: ['not_found'],
+  }),
+  'replay.playbooks.list': route({
+    name: 'replay.playbooks.list',
+    path: '/v1/memory/replay/playbooks/list',
+    summary: 'Playbooks of the scope in playbook_id order: each with its latest version, that version’s status and name, and which version is active; cursor pagination.',
+    input: z.object({ ...identityFields, ...pageInputFields }),
+    output: z.object({
+      playbooks: z.array(
+        z.object({
+          playbook_id: z.string(),
+          name: z.string(),
+          latest_version: z.number().int(),
+          status: PlaybookStatus.describe('of the latest version'),
+          active_version: z.number().int().nullable(),
+          created_at: Timestamp.describe('of the latest version'),
+          updated_at: Timestamp.describe('of the latest version'),
+        }),
+      ),
+      ...pageOutputFields,
+    }),
   }),
   'replay.playbooks.candidate': route({
     name: 'replay.playbooks.candidate',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallerId, Timestamp, identityFields } from '../common';
+import { CallerId, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
 
 /**
@@ -215,6 +215,14 @@ export const sandboxRoutes = {
     input: z.object(runRef),
     output: z.object({ run: RunRecord }),
     errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.runs.list': route({
+    name: 'sandbox.runs.list',
+    path: '/v1/memory/sandbox/runs/list',
+    summary: 'Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
+    input: z.object({ ...identityFields, ...pageInputFields, session_id: CallerId.optional() }),
+    output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
+    errors: ['sandbox_disabled'],
   }),
   'sandbox.runLogs': route({
     name: 'sandbox.runLogs',

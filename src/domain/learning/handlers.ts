@@ -10,6 +10,7 @@ import { experienceIntelligence } from './surfaces/experience';
 import { applyGovernance, evaluateRulesFor, setRuleState, setSuppressed } from './surfaces/governance';
 import { executionIntrospect } from './surfaces/introspect';
 import { kickoffRecommendation } from './surfaces/kickoff';
+import { getWorkflow, listPatterns, listPolicies, listWorkflows } from './surfaces/lists';
 import { planningContext } from './surfaces/planning';
 import { actionRetrieval } from './surfaces/retrieval';
 import { toolsFeedback, toolsSelect } from './surfaces/tools';
@@ -36,5 +37,9 @@ export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learni
     'learning.rulesEvaluate': (input, c) => evaluateRulesFor(ctx, ref(c), input),
     'learning.evolutionReviewPack': (input, c) => evolutionReviewPack(ctx, ref(c), input, c.actor),
     'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, ref(c), input.anchor),
+    'learning.workflows.list': (input, c) => listWorkflows(ctx, ref(c), input),
+    'learning.workflows.get': (input, c) => getWorkflow(ctx, ref(c), input),
+    'learning.patterns.list': (input, c) => listPatterns(ctx, ref(c), input),
+    'learning.policies.list': (input, c) => listPolicies(ctx, ref(c), input),
   };
 }

@@ -3,13 +3,15 @@ import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
 import { activateNodes, pinNodes } from './activate';
 import type { LifecycleCtx } from './context';
+import type { HistoryRecorder } from './history';
 import { rehydratePayload } from './payload';
 import { rehydrateArchived } from './rehydrate';
+import { listScopes, listTenants } from './registry';
 import { emptyRunResultFields, runLifecycle } from './run';
 import type { LifecycleServices } from './services';
 
 /** HTTP handlers of the lifecycle family (docs/forgetting.md). */
-export function createLifecycleHandlers(c: LifecycleCtx, services: LifecycleServices): Handlers<typeof lifecycleRoutes> {
+export function createLifecycleHandlers(c: LifecycleCtx, services: LifecycleServices, history: HistoryRecorder): Handlers<typeof lifecycleRoutes> {
   return {
     'memory.lifecycle.run': async (input, ctx) => {
       const ref = scopeRef(ctx.tenant_id, ctx.scope);
@@ -56,5 +58,14 @@ export function createLifecycleHandlers(c: LifecycleCtx, services: LifecycleServ
     'memory.nodesPin': async (input, ctx) => pinNodes(c, scopeRef(ctx.tenant_id, ctx.scope), input),
 
     'memory.rehydratePayload': async (input, ctx) => rehydratePayload(c, scopeRef(ctx.tenant_id, ctx.scope), input),
+
+    'memory.scopes.list': async (input, ctx) => listScopes(c.states, ctx.tenant_id, input),
+
+    'memory.tenants.list': async (input, ctx) => listTenants(c.states, ctx.keyTenant ?? null, input),
+
+    'memory.lifecycle.history': async (input, ctx) => {
+      const r = await history.read(scopeRef(ctx.tenant_id, ctx.scope), { since: input.since ? new Date(input.since).toISOString() : undefined, limit: input.limit });
+      return { bucket: 'hour' as const, ...r };
+    },
   };
 }

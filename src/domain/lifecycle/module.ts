@@ -2,12 +2,14 @@ import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
 import { ColdStore } from '../../store/lifecycle/cold-store';
+import { CountHistory } from '../../store/lifecycle/count-history';
 import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
 import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { LifecycleCtx } from './context';
 import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
+import { HistoryRecorder } from './history';
 import { createLifecycleServices, type LifecycleServices } from './services';
 import { ForgettingView } from './view';
 
@@ -42,16 +44,20 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
   });
   const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
   const ctx: LifecycleCtx = { memory: upstream.memory, cold: new ColdStore(deps.db), states, view, feedback, engine: deps.engine, clock: deps.clock, log };
-  const services = createLifecycleServices(ctx);
+  // Samples of the scopes' counts over time (the inspector's chart).
+  const history = new HistoryRecorder({ view, store: new CountHistory(deps.db), clock: deps.clock, log });
+  const services: LifecycleServices = { ...createLifecycleServices(ctx), recordHistory: () => history.record() };
   return {
-    handlers: createLifecycleHandlers(ctx, services),
+    handlers: createLifecycleHandlers(ctx, services, history),
     services,
     async start() {
       view.start();
+      history.start();
     },
     async stop() {
       unsubscribe();
       await feedback.stop();
+      await history.stop();
       await view.stop();
     },
   };

@@ -10,6 +10,7 @@ import {
   RELOCATION_SLOT,
   SEMANTIC_SLOT,
   basisOf,
+  decisionHistory,
   noRelocation,
   payloadRelocated,
   readRelocation,
@@ -55,6 +56,7 @@ function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): Semanti
     tier_changed_at: d.tier_changed_at,
     policy: POLICY_VERSION,
     basis: basisOf(node, d.target_tier),
+    history: decisionHistory(readSemantic(node.slots)),
   };
 }
 

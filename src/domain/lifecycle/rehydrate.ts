@@ -7,7 +7,7 @@ import { feedbackState } from './decide';
 import { POLICY_VERSION } from './policy';
 import { retentionScore } from './score';
 import { selectNodes } from './select';
-import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, noRelocation, payloadRelocated, readRelocation, type SemanticForgettingV1 } from './slots';
+import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, decisionHistory, noRelocation, payloadRelocated, readRelocation, readSemantic, type SemanticForgettingV1 } from './slots';
 
 /**
  * archive/rehydrate (contract.md §4): bring nodes back to a warm or hot tier, restoring an
@@ -66,6 +66,7 @@ async function rehydrateOne(c: LifecycleCtx, ref: ScopeRef, first: StoredNode, t
       tier_changed_at: to === node.tier ? (readSemanticTierSince(node) ?? at) : at,
       policy: POLICY_VERSION,
       basis: basisOf(node, to),
+      history: decisionHistory(readSemantic(node.slots)),
     };
     const set: Record<string, unknown> = { tier: to, [`slots.${SEMANTIC_SLOT}`]: sem };
     if (rel) set[`slots.${RELOCATION_SLOT}`] = { ...noRelocation(), rehydrated_at: at };

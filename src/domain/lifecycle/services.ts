@@ -28,6 +28,8 @@ export interface LifecycleServices {
   archivedNodes(ref: ScopeRef, opts?: { kinds?: NodeKind[]; limit?: number }): Promise<{ id: string; kind: NodeKind | null }[]>;
   /** Whether a node is archived (from the view; cheap, for filtering lists of node ids). */
   isArchived(ref: ScopeRef, id: string): Promise<boolean>;
+  /** Samples now the counts of every scope that changed (the recorder does this every minute); returns how many. */
+  recordHistory(): Promise<number>;
 }
 
 // Type aliases (not interfaces) so callers may widen them to Record<string, unknown>-style schemas.
@@ -65,7 +67,7 @@ export type RehydrationCandidate = {
   rehydrate: { route: '/v1/memory/archive/rehydrate'; ids: string[]; target_tier: 'warm' };
 };
 
-export function createLifecycleServices(c: LifecycleCtx): LifecycleServices {
+export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices, 'recordHistory'> {
   const tally = async (ref: ScopeRef) => {
     await c.view.sync();
     return c.view.tally(ref);

@@ -50,6 +50,42 @@ export interface SemanticForgettingV1 {
    * the use counters): a run at the same clock over unchanged inputs leaves the decision alone.
    */
   basis: string;
+  /**
+   * The decisions this one replaced, newest first (at most DECISION_HISTORY): what the inspector
+   * shows as the node's forgetting history. Absent on slots written before it existed.
+   */
+  history?: DecisionRecord[];
+}
+
+/** An earlier decision about a node, as kept in SemanticForgettingV1.history. */
+export interface DecisionRecord {
+  action: Action;
+  current_tier: Tier;
+  target_tier: Tier;
+  lifecycle_state: LifecycleState;
+  retention_score: number;
+  rationale: string[];
+  decided_at: string;
+  run_id: string;
+}
+
+/** How many earlier decisions a node keeps: enough to read its path through the tiers, small enough for every node. */
+export const DECISION_HISTORY = 8;
+
+/** The history a new decision carries: the decision it replaces, then that one's history. */
+export function decisionHistory(prev: SemanticForgettingV1 | null): DecisionRecord[] {
+  if (!prev) return [];
+  const record: DecisionRecord = {
+    action: prev.action,
+    current_tier: prev.current_tier,
+    target_tier: prev.target_tier,
+    lifecycle_state: prev.lifecycle_state,
+    retention_score: prev.retention_score,
+    rationale: prev.rationale,
+    decided_at: prev.decided_at,
+    run_id: prev.run_id,
+  };
+  return [record, ...(Array.isArray(prev.history) ? prev.history : [])].slice(0, DECISION_HISTORY);
 }
 
 /** See SemanticForgettingV1.basis. */

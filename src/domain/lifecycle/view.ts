@@ -47,10 +47,13 @@ export class ScopeTally {
   readonly review = new Set<string>();
   /** Archived nodes and their kinds (rehydration candidates without a query). */
   readonly archived = new Map<string, NodeKind | null>();
+  /** Changed since the history recorder last took it (domain/lifecycle/history.ts). */
+  changed = false;
 
   constructor(readonly ref: ScopeRef) {}
 
   add(id: string, kind: NodeKind | null, c: NodeClass, sign: 1 | -1): void {
+    this.changed = true;
     this.nodes += sign;
     this.tiers[c.tier] += sign;
     if (c.action) this.actions[c.action] += sign;
@@ -144,6 +147,9 @@ export class ForgettingView {
   private async build(): Promise<void> {
     const t0 = Date.now();
     await this.catchUp.initFromScan(await this.deps.store.currentSeq(), scanNodeStates(this.deps.db), (n) => this.apply(n));
+    // The history records changes from here on: counts as found at start were recorded by the
+    // process that saw them change (a restart must not rewrite every scope's sample at once).
+    for (const t of this.tallies) t.changed = false;
     this.deps.log.info(`forgetting view: ${this.ids.size} nodes in ${this.scopes.size} scopes loaded in ${Date.now() - t0} ms`);
   }
 
@@ -162,6 +168,13 @@ export class ForgettingView {
 
   get size(): number {
     return this.ids.size;
+  }
+
+  /** Tallies changed since the last call (the history recorder's samples). Call sync() first. */
+  takeChanged(): ScopeTally[] {
+    const out = this.tallies.filter((t) => t.changed);
+    for (const t of out) t.changed = false;
+    return out;
   }
 
   private apply(n: NodeState): void {

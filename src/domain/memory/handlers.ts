@@ -63,6 +63,7 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
         include_archived: input.include_archived,
         include_retired: input.include_retired,
         min_score: input.min_score,
+        record_access: input.record_access,
       });
       return {
         results: r.hits.map((h) => ({
@@ -93,9 +94,12 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
       const nodes = m.nodes(ref);
       const opts = { includeText: input.include_text };
       const clientIds = [...(input.client_id ? [input.client_id] : []), ...(input.client_ids ?? [])];
-      if (clientIds.length > 0) {
-        // Exact lookups on the unique (tenant, scope, client_key) index; other filters still apply.
-        const found = (await nodes.getManyByClientId([...new Set(clientIds)])).filter(
+      if (clientIds.length > 0 || input.ids) {
+        // Exact lookups on the unique (tenant, scope, client_key) or _id index; other filters still apply.
+        const byId = input.ids ? await nodes.getMany([...new Set(input.ids)]) : null;
+        const byClient = clientIds.length > 0 ? await nodes.getManyByClientId([...new Set(clientIds)]) : null;
+        const wanted = byId && byClient ? byId.filter((n) => byClient.some((c) => c.id === n.id)) : (byId ?? byClient ?? []);
+        const found = wanted.filter(
           (n) =>
             (!input.types || input.types.includes(n.type)) &&
             (!input.kinds || (n.kind !== null && input.kinds.includes(n.kind))) &&

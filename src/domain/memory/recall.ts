@@ -33,6 +33,8 @@ export interface RecallQuery {
    * turn it off.
    */
   expand?: boolean;
+  /** false: an inspection, not a use; the hits' access statistics (which forgetting weighs) stay as they are. */
+  record_access?: boolean;
 }
 
 /** The node fields recall loads and returns (what its callers show; not the slots). */
@@ -147,7 +149,7 @@ export async function recall(deps: RecallDeps, ref: ScopeRef, q: RecallQuery): P
   let ranked = await rankAndLoad(deps, ref, q, vector);
   await caughtUp;
   if (deps.index.version(ref.tenant_id, ref.scope) !== versionBefore) ranked = await rankAndLoad(deps, ref, q, vector);
-  deps.access.record(ref, ranked.hits.map((h) => h.node.id));
+  if (q.record_access !== false) deps.access.record(ref, ranked.hits.map((h) => h.node.id));
   return {
     hits: ranked.hits,
     strategy: vector ? 'hybrid_rrf' : 'bm25',

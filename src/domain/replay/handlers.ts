@@ -8,7 +8,7 @@ import { dispatchPlaybook, runPlaybook } from './execute';
 import { getRun } from './get-run';
 import { reportHostStep } from './host-steps';
 import type { LearningFeed } from './learning-feed';
-import { getPlaybook, promotePlaybook } from './playbooks';
+import { getPlaybook, listPlaybooks, promotePlaybook } from './playbooks';
 import { endRun, startRun } from './record-run';
 import { stepAfter, stepBefore } from './record-step';
 import { repairPlaybook } from './repair';
@@ -26,6 +26,7 @@ export function createReplayHandlers(c: ReplayCtx, feed: LearningFeed): Handlers
     'replay.runs.get': (input, ctx) => getRun(c, feed, refOf(ctx), input.run_id, input.include_steps),
     'replay.playbooks.compileFromRun': (input, ctx) => compileFromRun(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.get': (input, ctx) => getPlaybook(c, refOf(ctx), input),
+    'replay.playbooks.list': (input, ctx) => listPlaybooks(c, refOf(ctx), input),
     'replay.playbooks.candidate': (input, ctx) => evaluateCandidate(c, refOf(ctx), input),
     'replay.playbooks.promote': (input, ctx) => promotePlaybook(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.repair': (input, ctx) => repairPlaybook(c, refOf(ctx), input, ctx.actor),

@@ -1,4 +1,5 @@
 import type { ScopeRef } from '../../store/scope';
+import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadVersion, storesFor, type ReplayCtx } from './context';
 import { setVersionStatus, type StatusChangeResult } from './status';
 import type { PromoteTarget } from './types';
@@ -16,6 +17,27 @@ export async function getPlaybook(c: ReplayCtx, ref: ScopeRef, input: { playbook
     active_version: pointer,
     latest_version: versions[0]?.version ?? doc.version,
     versions: versions.map((v) => ({ version: v.version, status: effectiveStatus(v, pointer), repair_of: v.repair_of, created_at: v.created_at })),
+  };
+}
+
+/** playbooks/list: the latest version of each playbook, a page at a time. */
+export async function listPlaybooks(c: ReplayCtx, ref: ScopeRef, input: { limit: number; cursor?: string | undefined }) {
+  const { playbooks, active } = storesFor(c.db, ref);
+  const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'replay.playbooks.list') : null;
+  const docs = await playbooks.latestOfEach(after, input.limit + 1);
+  const shown = docs.slice(0, input.limit);
+  const pointers = await Promise.all(shown.map((d) => active.get(d.playbook_id)));
+  return {
+    playbooks: shown.map((d, i) => ({
+      playbook_id: d.playbook_id,
+      name: d.name,
+      latest_version: d.version,
+      status: effectiveStatus(d, pointers[i] ?? null),
+      active_version: pointers[i] ?? null,
+      created_at: d.created_at,
+      updated_at: d.updated_at,
+    })),
+    next_cursor: docs.length > input.limit ? encodeCursor('replay.playbooks.list', shown[shown.length - 1]!.playbook_id) : null,
   };
 }
 

@@ -7,7 +7,7 @@ import { runArtifact } from './artifact';
 import { cancelRun } from './cancel';
 import { requireEnabled, type SandboxCtx } from './context';
 import { execute } from './execute';
-import { getRun, runLogs } from './runs';
+import { getRun, listRuns, runLogs } from './runs';
 import { createSession, getSession } from './sessions';
 
 type Routes = typeof sandboxRoutes;
@@ -42,6 +42,7 @@ export function createSandboxModule(deps: AppDeps, _upstream: Record<string, nev
       'sandbox.getSession': gate(async (input, ctx) => getSession(c, refOf(ctx), input.session_id)),
       'sandbox.execute': (input, ctx) => services.execute(refOf(ctx), input, ctx.actor),
       'sandbox.getRun': (input, ctx) => services.getRun(refOf(ctx), input.run_id),
+      'sandbox.runs.list': gate(async (input, ctx) => listRuns(c, refOf(ctx), input)),
       'sandbox.runLogs': gate(async (input, ctx) => runLogs(c, refOf(ctx), input)),
       'sandbox.runArtifact': gate(async (input, ctx) => runArtifact(c, refOf(ctx), input)),
       'sandbox.cancelRun': (input, ctx) => services.cancelRun(refOf(ctx), input.run_id, input.reason),

@@ -4,8 +4,18 @@ import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { isTerminal, toRunWire, type LogEntryDoc } from './records';
 import { reconcile } from './reconcile';
+import { decodeCursor, encodeCursor } from '../memory/cursor';
 
 type LogsInput = RouteInput<(typeof sandboxRoutes)['sandbox.runLogs']>;
+
+/** runs/list: stored records, newest first (no reconciliation: a page must not query Temporal per run). */
+export async function listRuns(c: SandboxCtx, ref: ScopeRef, input: { limit: number; cursor?: string | undefined; session_id?: string | undefined }) {
+  const { runs } = storesFor(c.db, ref);
+  const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'sandbox.runs.list') : undefined;
+  const docs = await runs.list({ session_id: input.session_id, before, limit: input.limit + 1 });
+  const shown = docs.slice(0, input.limit);
+  return { runs: shown.map(toRunWire), next_cursor: docs.length > input.limit ? encodeCursor('sandbox.runs.list', shown[shown.length - 1]!._id) : null };
+}
 
 export async function getRun(c: SandboxCtx, ref: ScopeRef, runId: string) {
   const { runs } = storesFor(c.db, ref);

@@ -92,4 +92,40 @@ export class ScopeStates {
       .toArray();
     return docs.map((d) => ({ id: d._id, ref: scopeRef(d.tenant_id, d.scope) }));
   }
+
+  /**
+   * A tenant's registered scopes after `after` (a scope name), in name order. The ids of one
+   * tenant are exactly those in [`<tenant>/`, `<tenant>0`): '0' follows '/', and a tenant id has no '/'.
+   */
+  async scopesOf(tenantId: string, after: string | null, limit: number): Promise<ScopeStateDoc[]> {
+    const from = after === null ? { $gte: `${tenantId}/` } : { $gt: `${tenantId}/${after}` };
+    const docs = await this.db
+      .raw<ScopeStateDoc>(scopeStateCollection)
+      .find({ _id: { ...from, $lt: `${tenantId}0` } } as Filter<ScopeStateDoc & { tenant_id: string; scope: string }>)
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs;
+  }
+
+  /**
+   * Tenants with registered scopes after `after`, in id order (`<tenant>/` sorts 'a-b' before 'a'):
+   * one indexed lookup per tenant,
+   * each skipping past the previous tenant's ids (see scopesOf), so a tenant with many scopes
+   * costs no more than one with a few.
+   */
+  async tenants(after: string | null, limit: number): Promise<string[]> {
+    const out: string[] = [];
+    let from = after === null ? '' : `${after}0`;
+    while (out.length < limit) {
+      const doc = await this.db
+        .raw<ScopeStateDoc>(scopeStateCollection)
+        .findOne({ _id: { $gte: from } } as Filter<ScopeStateDoc & { tenant_id: string; scope: string }>, { sort: { _id: 1 }, projection: { _id: 1 } });
+      if (!doc) break;
+      const tenant = doc._id.slice(0, doc._id.indexOf('/'));
+      out.push(tenant);
+      from = `${tenant}0`;
+    }
+    return out;
+  }
 }

@@ -51,6 +51,23 @@ export class ReplayPlaybooks {
     ) as never;
   }
 
+  /**
+   * The latest version of each of the first `limit` playbooks after `after` (a playbook_id), in
+   * playbook_id order: one lookup per playbook on the (playbook_id, version desc) index, each
+   * skipping past the previous playbook's versions.
+   */
+  async latestOfEach(after: string | null, limit: number): Promise<PlaybookDoc[]> {
+    const out: PlaybookDoc[] = [];
+    let last = after;
+    while (out.length < limit) {
+      const [doc] = await this.coll.find(last === null ? {} : { playbook_id: { $gt: last } }, { sort: { playbook_id: 1, version: -1 }, limit: 1 });
+      if (!doc) break;
+      out.push(doc);
+      last = doc.playbook_id;
+    }
+    return out;
+  }
+
   async withStatus(playbookId: string, status: PlaybookStatus): Promise<PlaybookDoc[]> {
     return this.coll.find({ playbook_id: playbookId, status });
   }

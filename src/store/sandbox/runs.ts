@@ -13,6 +13,8 @@ export const runsCollection = defineCollection({
       why: 'every runs/* route looks a run up by its caller-visible id; one id per scope',
     },
     { key: { session_key: 1, status: 1 }, name: 'session_status', why: 'workdir retention keeps a workdir while a run of its session is open' },
+    { key: { tenant_id: 1, scope: 1, _id: -1 }, name: 'scope_id_desc', why: 'runs/list pages newest first (_id is a uuid v7: creation order)' },
+    { key: { tenant_id: 1, scope: 1, session_id: 1, _id: -1 }, name: 'scope_session_id_desc', why: 'runs/list of one session, newest first' },
   ],
 });
 
@@ -35,6 +37,14 @@ export class SandboxRuns {
 
   async get(runId: string): Promise<RunDoc | null> {
     return this.coll.findOne({ run_id: runId });
+  }
+
+  /** Newest first, below `before` (a run's _id), optionally of one session. */
+  async list(opts: { session_id?: string; before?: string; limit: number }): Promise<RunDoc[]> {
+    const q: Record<string, unknown> = {};
+    if (opts.session_id) q.session_id = opts.session_id;
+    if (opts.before) q._id = { $lt: opts.before };
+    return this.coll.find(q, { sort: { _id: -1 }, limit: opts.limit });
   }
 
   /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
