@@ -14,7 +14,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transpiled } from './transpile.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = 'src/cli/main.ts';
+// `lore hook` runs once per agent event and must answer within a second: its own entry loads
+// only the hook handler (src/cli/hook.ts), not the command line's other commands.
+const ENTRY = process.argv[2] === 'hook' ? 'src/cli/hook.ts' : 'src/cli/main.ts';
 
 let entry = null;
 try {
@@ -44,5 +46,5 @@ if (entry) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  await import(`../${ENTRY}`);
 }

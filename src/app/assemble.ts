@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerAgentRoutes } from '../agents/routes';
 import { routes } from '../contract';
 import { buildOpenApi } from '../contract/openapi';
 import { buildApp } from '../http/app';
@@ -33,6 +34,7 @@ export async function assembleApi(deps: AppDeps, metrics: Metrics): Promise<Asse
     openapi: () => openapi,
     log: deps.log,
   });
+  registerAgentRoutes(app, deps.config, deps.log);
   return {
     app,
     modules,
