@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -111,4 +115,53 @@ export async function learnThroughMcp(client: Client, stranger: Client): Promise
   const missing = await callTool(stranger, 'get_memory', { id: written[0] });
   assert.equal(missing.isError, true);
   assert.match(missing.content[0]!.text!, /not_found/);
+}
+
+export interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time of the whole process, start-up included. */
+  ms: number;
+}
+
+/** One `lore hook` process: the payload (an object, or raw text) on stdin. */
+export function runHook(payload: unknown, env: Record<string, string>): Promise<HookRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [LORE_BIN, 'hook'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
+    child.stdin.on('error', () => {});
+    child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  });
+}
+
+type FixtureEvent = Record<string, unknown> & { hook_event_name: string };
+
+/** The recorded Claude Code session (fixtures/claude-code-session.json) with its placeholders filled. */
+export function sessionEvents(vars: { session_id: string; cwd: string; prompt: string }): FixtureEvent[] {
+  const raw = readFileSync(fileURLToPath(new URL('./fixtures/claude-code-session.json', import.meta.url)), 'utf8');
+  const fill = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/\{\{(session_id|cwd|prompt)\}\}/g, (_m, k: keyof typeof vars) => vars[k]);
+    if (Array.isArray(v)) return v.map(fill);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+    return v;
+  };
+  return (fill(JSON.parse(raw)) as { events: FixtureEvent[] }).events;
+}
+
+/** A project directory (with .git, so the hooks derive its scope from its name) under a fresh temp dir. */
+export function tempProject(name: string): { dir: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'lore-agents-'));
+  const dir = join(root, name);
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  return { dir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }

@@ -13,6 +13,8 @@ const SECRET_NAME_ANYWHERE = /(password|passwd|secret|token(?!s)|api[-_]?key|api
 
 const isSecretName = (name: string) => SECRET_NAME.test(name) || SECRET_NAME_ANYWHERE.test(name);
 
+const HEADER_NAMES = /^(authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token)$/i;
+
 const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
   // PEM private keys, whole.
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
@@ -32,10 +34,11 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
     (m, name: string, eq: string) => (isSecretName(name) ? `${name}${eq}${REDACTED}` : m),
   ],
   [/(--?[A-Za-z0-9-]*(?:password|passwd|token|secret|api-?key)[A-Za-z0-9-]*)(\s+|=)("[^"]*"|'[^']*'|[^\s'"]+)/gi, (_m, flag: string, sep: string) => `${flag}${sep}${REDACTED}`],
-  // "password": "…" / password: … in JSON or YAML text.
+  // "password": "…" / password: … in JSON or YAML text (headers were handled above).
   [
     /(["']?)([A-Za-z_][A-Za-z0-9_-]*)\1(\s*:\s*)("[^"]*"|'[^']*'|[^\s,}]+)/g,
-    (m, q: string, name: string, colon: string) => (isSecretName(name) && !/^https?$/i.test(name) ? `${q}${name}${q}${colon}"${REDACTED}"` : m),
+    (m, q: string, name: string, colon: string, value: string) =>
+      isSecretName(name) && !HEADER_NAMES.test(name) && !value.includes(REDACTED) ? `${q}${name}${q}${colon}"${REDACTED}"` : m,
   ],
 ];
 
