@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { routes } from '../../src/contract';
 import { uniqueName } from '../helpers/app';
@@ -133,6 +134,35 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       assert.deepEqual(fine.results, []);
     } finally {
       await client.close();
+    }
+  });
+
+  it('a client on the 2026-07-28 revision (the v2 SDK Client) gets the same tools, bound the same way', async () => {
+    const scope = uniqueName('modern');
+    const connect = async (key: string, s: string) => {
+      const c = new ClientV2({ name: 'lore-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      const t = new HttpV2(new URL(`${api.url}/mcp?scope=${s}`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+      await c.connect(t);
+      assert.equal(t.protocolVersion, '2026-07-28');
+      return c;
+    };
+    const a = await connect(keys.a, scope);
+    const b = await connect(keys.b, scope);
+    try {
+      const { tools } = await a.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), [...EXPECTED_TOOLS].sort());
+      const w = (await a.callTool({ name: 'write_memory', arguments: { input_text: 'modern clients write here too' } })) as any;
+      assert.notEqual(w.isError, true, JSON.stringify(w));
+      const mine = (await a.callTool({ name: 'recall_memory', arguments: { query_text: 'modern clients write' } })) as any;
+      assert.deepEqual(mine.structuredContent.results.map((r: { id: string }) => r.id), [w.structuredContent.nodes[0].id]);
+      const theirs = (await b.callTool({ name: 'recall_memory', arguments: { query_text: 'modern clients write' } })) as any;
+      assert.deepEqual(theirs.structuredContent.results, []);
+      const bad = (await a.callTool({ name: 'recall_memory', arguments: { query_text: 'x', limit: 'ten' } })) as any;
+      assert.equal(bad.isError, true);
+      assert.match(bad.content[0].text, /limit/);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
