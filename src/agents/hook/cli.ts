@@ -3,6 +3,7 @@ import { createCaller } from '../../sdk/transport';
 import { AgentConfigError, agentDataDir, loadAgentConfig, type AgentConfig } from '../config';
 import { errorText, handleHookEvent, type HookOutput } from './handler';
 import { createHookLog } from './log';
+import { nodeFetch } from './node-fetch';
 import { parseHookEvent } from './payload';
 import { HookStateStore } from './state';
 
@@ -89,7 +90,7 @@ export async function runHookCli(env: Record<string, string | undefined>, io: Ho
             timeoutMs: budget,
             defaults: { ...binding },
             // Each call gets what is left of the budget, not a fixed timeout.
-            fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(remaining()) }),
+            fetch: (input, init) => nodeFetch(input, { ...init, signal: AbortSignal.timeout(remaining()) }),
           }),
         ),
     });
