@@ -16,7 +16,7 @@
  * Prints p50 / p95 / mean / max in ms, and the load average before and after.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,10 @@ const HELP = `Agents benchmark: MCP overhead against the same HTTP route, and lo
   --api-key    its key, when it has LORE_API_KEYS (default LORE_API_KEY)
   --n          calls per MCP row, after 10 warm-up calls (default 200)
   --sessions   recorded sessions replayed through lore hook, 8 events each (default 10)
-  --part       mcp, hooks or all (default all)
+  --part       mcp, hooks, serving or all (default all: mcp and hooks)
+               serving: no Lore needed; one 2025-era tools/call served in-process (a canned
+               route answer) by the SDK's stateless fallback (SSE) and by Lore's JSON
+               transport, interleaved, --n each
 
 Writes into a fresh scope (bench-agents-<time>) of the default tenant.`;
 
@@ -110,6 +113,51 @@ async function mcpPart() {
   await stdio.close();
 }
 
+/** Why /mcp answers 2025-era requests itself: the SDK's fallback streams (SSE), this answers JSON. */
+async function servingPart() {
+  const { createMcpHandler, WebStandardStreamableHTTPServerTransport } = await import('@modelcontextprotocol/server');
+  const { createLoreMcpServer } = await import('../src/agents/mcp/server');
+  const canned = {
+    tenant_id: 't',
+    scope: 's',
+    first_action: null,
+    kickoff_recommendation: { history_applied: false, selected_tool: null, file_path: null, next_action: null, source_kind: null, confidence: 0, rationale: '', evidence_ids: [], workflow_id: null, alternatives: [] },
+    uncertainty: { level: 'high', confidence: 0, reasons: [], recommended_actions: [] },
+    task_family: null,
+  };
+  const make = () => createLoreMcpServer({ binding: { tenant_id: 't', scope: 's', actor: 'mcp' }, caller: async () => canned, env: { sandboxEnabled: true }, version: '0' });
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_task', arguments: { query_text: 'repair the retry' } } };
+  const request = () =>
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(body),
+    });
+  const sdk = createMcpHandler(() => make());
+  const viaSdk = async () => (await sdk.fetch(request(), { parsedBody: body })).text();
+  const viaJson = async () => {
+    const server = make();
+    const t = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(t);
+    const text = await (await t.handleRequest(request(), { parsedBody: body })).text();
+    await t.close();
+    await server.close();
+    return text;
+  };
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 20; i++) await Promise.all([viaSdk(), viaJson()]);
+  for (let i = 0; i < N; i++) {
+    let t0 = performance.now();
+    await viaSdk();
+    a.push(performance.now() - t0);
+    t0 = performance.now();
+    await viaJson();
+    b.push(performance.now() - t0);
+  }
+  process.stdout.write(`${'serving: SDK stateless fallback (SSE answer)'.padEnd(56)} ${stats(a)}\n${'serving: Lore, stateless JSON answer'.padEnd(56)} ${stats(b)}\n`);
+}
+
 function hook(payload: unknown, env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -145,7 +193,15 @@ async function hooksPart(url: string, label: string) {
         all.push(ms);
       }
     }
+    let problems: string[] = [];
+    try {
+      problems = readFileSync(join(dataDir, 'logs', 'hooks.log'), 'utf8').trim().split('\n').filter(Boolean);
+    } catch {
+      // no problems logged
+    }
+    const late = problems.filter((l) => /no answer within|aborted/.test(l)).length;
     process.stdout.write(`hooks, ${label}: all events`.padEnd(56) + ` ${stats(all)}\n`);
+    process.stdout.write(`  problems logged: ${problems.length} (${late} calls cut by the budget) of ${all.length} events\n`);
     for (const [event, xs] of Object.entries(byEvent)) process.stdout.write(`  ${event}`.padEnd(56) + ` ${stats(xs)}\n`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -153,6 +209,7 @@ async function hooksPart(url: string, label: string) {
 }
 
 process.stdout.write(`Lore at ${URL_}, scope ${scope}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+if (PART === 'serving') await servingPart();
 if (PART === 'mcp' || PART === 'all') await mcpPart();
 if (PART === 'hooks' || PART === 'all') {
   await hooksPart(URL_, 'Lore up');

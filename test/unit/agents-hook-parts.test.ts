@@ -90,3 +90,24 @@ describe('hook session state', () => {
     }
   });
 });
+
+describe('the context a prompt hook adds', () => {
+  const kickoff = (fa: Record<string, unknown> | null) =>
+    ({ tenant_id: 't', scope: 'shop', first_action: fa, uncertainty: { level: 'low', confidence: 0.8, reasons: [], recommended_actions: ['proceed'] } }) as any;
+  const fa = { action_kind: 'file_step', selected_tool: 'read', file_path: 'src/a.ts', next_action: 'read src/a.ts', source_kind: 'stable_workflow', history_applied: true, confidence: 0.8, relevance: 0.9, evidence_ids: ['w1', 'e1'], rationale: '', workflow_id: 'w1', policy_memory_id: null, pattern_id: null };
+
+  it('names the file, the first tool and the evidence; says the next action only when it adds something', async () => {
+    const { kickoffContext } = await import('../../src/agents/hook/context');
+    const text = kickoffContext(kickoff(fa))!;
+    assert.match(text, /Learned first step: read on src\/a\.ts\.\n/);
+    assert.match(text, /evidence ids: w1, e1/);
+    assert.match(text, /scope 'shop'/);
+    assert.match(kickoffContext(kickoff({ ...fa, next_action: 'read the retry loop in src/a.ts' }))!, /Next: read the retry loop/);
+  });
+
+  it('says nothing when no history applies', async () => {
+    const { kickoffContext } = await import('../../src/agents/hook/context');
+    assert.equal(kickoffContext(kickoff(null)), null);
+    assert.equal(kickoffContext(kickoff({ ...fa, history_applied: false })), null);
+  });
+});

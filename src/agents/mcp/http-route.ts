@@ -35,7 +35,7 @@ interface McpAuthExtra extends Record<string, unknown> {
  * Two eras of the protocol: 2026-07-28 requests (per-request envelope) go to the SDK's handler;
  * 2025-era requests (the current stable clients, the v1 SDK's Client among them) are served here
  * by a stateless transport answering plain JSON. The SDK's own stateless fallback answers those
- * over an SSE stream, which cost ~3× the JSON answer per call (docs/benchmarks.md, "Agents").
+ * over an SSE stream, several times slower per call (docs/benchmarks.md, "Agents").
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
   const factory: McpServerFactory = (ctx) => {
@@ -51,15 +51,16 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: (err) => opts.log.warn({ err }, 'mcp request failed') });
 
   /** One 2025-era POST: a fresh server and transport, a JSON answer, both closed after. */
-  const legacy = async (request: Request, authInfo: AuthInfo, body: unknown): Promise<Response> => {
+  const legacy = async (request: Request, authInfo: AuthInfo, body: unknown, reply: FastifyReply) => {
     const server = await factory({ era: 'legacy', authInfo, requestInfo: request });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       const res = await transport.handleRequest(request, { authInfo, parsedBody: body });
-      // The whole answer, before the transport that made it closes.
-      const text = res.body === null ? null : await res.text();
-      return new Response(text, { status: res.status, headers: res.headers });
+      // The whole answer is read before the transport that made it closes.
+      const text = res.body === null ? '' : await res.text();
+      res.headers.forEach((v, k) => void reply.header(k, v));
+      return reply.code(res.status).send(text);
     } finally {
       await transport.close().catch(() => {});
       await server.close().catch(() => {});
@@ -80,8 +81,8 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     }
     const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: 'POST', headers, body: JSON.stringify(req.body ?? null) });
     const authInfo: AuthInfo = { token: who.apiKey ?? '', clientId: 'lore-mcp', scopes: [], extra: { binding, apiKey: who.apiKey } satisfies McpAuthExtra };
-    const res = (await isLegacyRequest(request, req.body)) ? await legacy(request, authInfo, req.body) : await modern.fetch(request, { authInfo, parsedBody: req.body });
-    return reply.send(res);
+    if (await isLegacyRequest(request, req.body)) return legacy(request, authInfo, req.body, reply);
+    return reply.send(await modern.fetch(request, { authInfo, parsedBody: req.body }));
   };
 
   app.route({
