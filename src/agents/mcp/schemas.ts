@@ -36,10 +36,18 @@ function memo(fn: (target: Target) => Json): (o?: { target?: string }) => Json {
   return (o) => {
     const t = zodTarget(o?.target);
     let v = cache.get(t);
-    if (!v) cache.set(t, (v = fn(t)));
-    // Callers may decorate what they get (the SDK adds `type`); each gets its own copy.
-    return structuredClone(v);
+    // Shared by every server instance (one per /mcp request): frozen, so no caller can change it for the others.
+    if (!v) cache.set(t, (v = deepFreeze(fn(t))));
+    return v;
   };
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /** What is derived from a tool's route once per process (servers are built per HTTP request). */
