@@ -125,6 +125,19 @@ export interface HookRun {
   ms: number;
 }
 
+/**
+ * Transpiles the sources for bin/lore.mjs ahead (a fresh checkout has no build yet, and the first
+ * `lore hook` would spend seconds building it: a one-time cost, not what the tests measure).
+ */
+export async function warmLoreBin(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-warm-'));
+  try {
+    await runHook('', { LORE_DATA_DIR: dataDir, LORE_HOOK_BUDGET_MS: '60000' });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** One `lore hook` process: the payload (an object, or raw text) on stdin. */
 export function runHook(payload: unknown, env: Record<string, string>): Promise<HookRun> {
   return new Promise((resolve, reject) => {

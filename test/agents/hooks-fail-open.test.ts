@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/local/ports';
-import { runHook, sessionEvents, tempProject, type HookRun } from './helpers';
+import { runHook, sessionEvents, tempProject, warmLoreBin, type HookRun } from './helpers';
 
 /**
  * Proofs 3 and 4 for the hooks: with Lore stopped, with a Lore that answers after 5 s, and with
@@ -32,6 +32,7 @@ describe('hooks fail open', () => {
   };
 
   before(async () => {
+    await warmLoreBin();
     slowUrl = await listen((_req, res) => {
       const t = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 5000);
       res.once('close', () => clearTimeout(t));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { uniqueName } from '../helpers/app';
-import { PARAPHRASE, runHook, sessionEvents, startListeningApi, TASK_FAMILY, tempProject, type ListeningApi } from './helpers';
+import { PARAPHRASE, runHook, sessionEvents, startListeningApi, TASK_FAMILY, tempProject, warmLoreBin, type ListeningApi } from './helpers';
 
 /**
  * Proof 2: a recorded Claude Code session replayed through `lore hook` (one process per event, as
@@ -27,6 +27,7 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
   before(async () => {
     api = await startListeningApi({ env: { LORE_API_KEYS: `${key}=${tenant}` } });
     env.LORE_URL = api.url;
+    await warmLoreBin();
   });
   after(async () => {
     await api?.close();

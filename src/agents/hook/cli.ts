@@ -82,6 +82,7 @@ export async function runHookCli(env: Record<string, string | undefined>, io: Ho
       scope: config.scope,
       store: new HookStateStore(config.dataDir),
       log,
+      cwd: process.cwd(),
       api: (binding) =>
         bindApi(
           createCaller({

@@ -5,8 +5,9 @@ import { projectPath, projectRoot, projectScope } from '../project';
 import { kickoffContext } from './context';
 import type { HookLog } from './log';
 import type { HookEvent } from './payload';
-import { redactText, redactValue } from './redact';
-import { isEditTool, isEvidenceTool, stepResult, toolCommand, toolFile, type StepResult } from './signature';
+import { redactText } from './redact';
+import { finishTask, hookRunId, MAX_EVIDENCE_STEPS, startRun, stepAfter, stepBefore, withRun, type Ctx } from './run';
+import { stepResult, toolCommand, toolFile } from './signature';
 import type { HookStateStore, SessionState, StepState, TaskState } from './state';
 
 /**
@@ -35,6 +36,8 @@ export interface HookDeps {
   api: (binding: Binding) => LoreApi;
   store: HookStateStore;
   log: HookLog;
+  /** The working directory when an event names none (`lore hook`: its own, as the agent started it). */
+  cwd: string;
   now?: () => Date;
 }
 
@@ -43,14 +46,8 @@ export interface HookOutput {
 }
 
 const MAX_GOAL = 4000;
-const MAX_INPUT_STRING = 2000;
-const MAX_INPUT_JSON = 48 * 1024;
-const MAX_EVIDENCE_STEPS = 200;
 
-/** Characters a run_id or client_id may hold (contract CallerId). */
-const safeId = (s: string) => s.replace(/[^A-Za-z0-9._@/+=-]/g, '_').slice(0, 120);
-export const hookRunId = (sessionId: string, n: number) => `claude-code:${safeId(sessionId)}:${n}`;
-const firstLine = (s: string) => (s.split('\n').find((l) => l.trim() !== '') ?? s).trim().slice(0, 200);
+export { compactInput, hookRunId } from './run';
 
 export async function handleHookEvent(ev: HookEvent, deps: HookDeps): Promise<HookOutput | null> {
   switch (ev.event) {
@@ -72,17 +69,11 @@ export async function handleHookEvent(ev: HookEvent, deps: HookDeps): Promise<Ho
   }
 }
 
-interface Ctx {
-  binding: Binding;
-  lore: LoreApi;
-  now: string;
-}
-
 /** The session's state (new, or as recorded) and who it records for. */
 function begin(ev: HookEvent, deps: HookDeps, s: SessionState | null): SessionState {
   const now = (deps.now?.() ?? new Date()).toISOString();
   if (s) return { ...s, updated_at: now };
-  const cwd = ev.cwd ?? process.cwd();
+  const cwd = ev.cwd ?? deps.cwd;
   return {
     version: 1,
     session_id: ev.session_id,
@@ -99,12 +90,12 @@ function begin(ev: HookEvent, deps: HookDeps, s: SessionState | null): SessionSt
 
 function ctxOf(s: SessionState, deps: HookDeps): Ctx {
   const binding = { tenant_id: s.tenant_id, scope: s.scope, actor: HOOK_ACTOR };
-  return { binding, lore: deps.api(binding), now: s.updated_at };
+  return { binding, lore: deps.api(binding) };
 }
 
 function newTask(s: SessionState, goal: string, now: string): TaskState {
   s.prompts += 1;
-  return { n: s.prompts, run_id: hookRunId(s.session_id, s.prompts), goal, next_index: 0, pending: {}, steps: [], started_at: now };
+  return { n: s.prompts, run_id: hookRunId(s.session_id, s.prompts), goal, next_index: 0, pending: {}, steps: [], last: null, started_at: now };
 }
 
 /** A tool event with no prompt seen (hooks installed mid-session, a lost prompt event): a task all the same. */
@@ -117,25 +108,6 @@ async function kickoff(ctx: Ctx, goal: string, hookEventName: string): Promise<H
   const k = await ctx.lore.learning.kickoffRecommendation({ query_text: goal });
   const text = kickoffContext(k);
   return text ? { hookSpecificOutput: { hookEventName, additionalContext: text } } : null;
-}
-
-async function startRun(ctx: Ctx, s: SessionState, t: TaskState): Promise<void> {
-  await ctx.lore.replay.run.start({
-    run_id: t.run_id,
-    goal: t.goal,
-    metadata: { source: 'claude-code', session_id: s.session_id, prompt_index: t.n, project_root: s.project_root },
-  });
-}
-
-/** Runs fn; when the run does not exist yet (its run/start was lost or timed out), starts it and runs fn again. */
-async function withRun<T>(ctx: Ctx, s: SessionState, t: TaskState, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 'not_found')) throw err;
-    await startRun(ctx, s, t);
-    return fn();
-  }
 }
 
 async function onSessionStart(ev: HookEvent, deps: HookDeps): Promise<HookOutput | null> {
@@ -208,17 +180,18 @@ async function onPreTool(ev: HookEvent, deps: HookDeps): Promise<null> {
     task = taskOf(s, s.updated_at);
     step = stepOf(ev, s, task.next_index++);
     task.pending[callKey(ev)] = step.index;
-    task.steps.push(step);
+    keep(task, step);
     return s;
   });
   const s = state!;
   const ctx = ctxOf(s, deps);
-  await withRun(ctx, s, task, () => before(ctx, task, step, ev));
+  await withRun(ctx, s, task, () => stepBefore(ctx, task, step, ev.tool_input));
   return null;
 }
 
-function before(ctx: Ctx, t: TaskState, step: StepState, ev: HookEvent) {
-  return ctx.lore.replay.step.before({ run_id: t.run_id, step_index: step.index, tool_name: step.tool, tool_input: compactInput(ev.tool_input) });
+/** The steps the execution write will list (the first MAX_EVIDENCE_STEPS: a turn's start is what is learned). */
+function keep(task: TaskState, step: StepState): void {
+  if (task.steps.length < MAX_EVIDENCE_STEPS) task.steps.push(step);
 }
 
 async function onPostTool(ev: HookEvent, deps: HookDeps): Promise<null> {
@@ -230,53 +203,34 @@ async function onPostTool(ev: HookEvent, deps: HookDeps): Promise<null> {
     const s = begin(ev, deps, prior);
     task = taskOf(s, s.updated_at);
     const key = callKey(ev);
-    const index = task.pending[key];
+    let index = task.pending[key];
     delete task.pending[key];
-    let found = index === undefined ? undefined : task.steps.find((x) => x.index === index);
-    if (!found) {
+    if (index === undefined) {
       // Its PreToolUse was not seen: the step is announced now.
-      found = stepOf(ev, s, task.next_index++);
-      task.steps.push(found);
+      index = task.next_index++;
       unannounced = true;
     }
-    found.status = result.status;
-    found.error_signature = result.error_signature;
-    step = { ...found };
+    step = { ...stepOf(ev, s, index), status: result.status, error_signature: result.error_signature };
+    const kept = task.steps.find((x) => x.index === index);
+    if (kept) Object.assign(kept, { status: result.status, error_signature: result.error_signature });
+    else if (unannounced) keep(task, step);
+    task.last = { status: result.status, error_signature: result.error_signature };
     return s;
   });
   const s = state!;
   const ctx = ctxOf(s, deps);
-  const after = () =>
-    ctx.lore.replay.step.after({
-      run_id: task.run_id,
-      step_index: step.index,
-      status: result.status,
-      output_signature: signatureOf(step, result),
-      ...(result.error ? { error: result.error } : {}),
-    });
   await withRun(ctx, s, task, async () => {
-    if (unannounced) await before(ctx, task, step, ev);
+    if (unannounced) await stepBefore(ctx, task, step, ev.tool_input);
     try {
-      return await after();
+      return await stepAfter(ctx, task, step, result);
     } catch (err) {
       // Its step/before never arrived (timed out): announce it, then record the result.
       if (!(err instanceof ApiError && err.code === 'invalid_state' && err.details.state === 'not_started')) throw err;
-      await before(ctx, task, step, ev);
-      return after();
+      await stepBefore(ctx, task, step, ev.tool_input);
+      return stepAfter(ctx, task, step, result);
     }
   });
   return null;
-}
-
-function signatureOf(step: StepState, r: StepResult): Record<string, unknown> {
-  return {
-    kind: `claude-code/${step.tool}`.slice(0, 200),
-    exit_code: r.exit_code,
-    summary: r.status === 'success' ? 'ok' : (r.error_signature ?? 'failed'),
-    error_signature: r.error_signature,
-    files_touched: step.file_path ? [step.file_path] : [],
-    ...(r.interrupted ? { interrupted: true } : {}),
-  };
 }
 
 async function onStop(ev: HookEvent, deps: HookDeps, sessionEnds: boolean): Promise<null> {
@@ -297,57 +251,4 @@ async function onStop(ev: HookEvent, deps: HookDeps, sessionEnds: boolean): Prom
   // A session that ends inside a turn (no Stop) leaves its task unfinished.
   await finishTask(ctxOf(s, deps), s, t, sessionEnds ? 'partial' : null);
   return null;
-}
-
-/** run/end and the execution write of one prompt's work. status null: from its steps. */
-async function finishTask(ctx: Ctx, s: SessionState, t: TaskState, forced: 'partial' | null): Promise<void> {
-  const steps = t.steps.filter((x) => isEvidenceTool(x.tool)).slice(0, MAX_EVIDENCE_STEPS);
-  const last = [...t.steps].reverse().find((x) => x.status !== null);
-  const outcome: 'success' | 'failure' | 'partial' = forced ?? (last?.status === 'failed' ? 'failure' : 'success');
-  const edited = unique(steps.filter((x) => isEditTool(x.tool) && x.file_path).map((x) => x.file_path!));
-  const targets = edited.length > 0 ? edited : unique(steps.filter((x) => x.file_path).map((x) => x.file_path!));
-  const summary = `${t.steps.length} tool call${t.steps.length === 1 ? '' : 's'} (${unique(t.steps.map((x) => x.tool)).join(', ') || 'none'}); ${outcome}${edited.length ? `; edited ${edited.slice(0, 10).join(', ')}` : ''}`;
-  await Promise.all([
-    withRun(ctx, s, t, () => ctx.lore.replay.run.end({ run_id: t.run_id, status: outcome, summary })).catch((err) => {
-      // Ended already (a repeated Stop): nothing to do.
-      if (!(err instanceof ApiError && err.code === 'invalid_state')) throw err;
-    }),
-    // A turn without tool calls (a question answered) is no execution to learn from.
-    steps.length === 0
-      ? null
-      : ctx.lore.memory.write({
-          client_id: `claude-code:${safeId(s.session_id)}:${t.n}`,
-          title: firstLine(t.goal),
-          tags: ['claude-code'],
-          execution: {
-            goal: t.goal,
-            run_id: t.run_id,
-            steps: steps.map((x) => ({
-              tool: x.tool,
-              ...(x.file_path ? { file_path: x.file_path } : {}),
-              ...(x.command ? { command: x.command } : {}),
-              ...(x.status ? { outcome: x.status === 'failed' ? 'failure' : 'success' } : {}),
-            })),
-            target_files: targets.slice(0, 200),
-            outcome,
-            ...(outcome === 'failure' && last?.error_signature ? { error_signature: last.error_signature } : {}),
-          },
-        }),
-  ]);
-}
-
-const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
-
-/** A tool input as stored: redacted, long strings cut, and kept well under the 64 KiB a step may hold. */
-export function compactInput(input: Record<string, unknown>): Record<string, unknown> {
-  const cut = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return v.length > MAX_INPUT_STRING ? `${v.slice(0, MAX_INPUT_STRING)}… [${v.length - MAX_INPUT_STRING} more characters]` : v;
-    if (Array.isArray(v)) return v.slice(0, 50).map((x) => cut(x, depth + 1));
-    if (v && typeof v === 'object' && depth < 8) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, depth + 1)]));
-    return v;
-  };
-  const out = cut(redactValue(input), 0) as Record<string, unknown>;
-  if (JSON.stringify(out).length <= MAX_INPUT_JSON) return out;
-  const keep = Object.fromEntries(Object.entries(out).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : v]));
-  return { ...keep, truncated: true };
 }

@@ -50,6 +50,8 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
         scope: explicitScope || !cwd ? who.scope : null,
         store,
         log,
+        // The agent's machine is not this one: an event without cwd has no project here.
+        cwd: '/',
         api: (binding) => bindApi(injectCaller(app, { apiKey: who.apiKey, timeoutMs: 30_000, defaults: { ...binding } })),
       }).catch((err): HookOutput | null => {
         log.problem(parsed.event.event, errorText(err), { session_id: parsed.event.session_id, via: 'http' });

@@ -29,7 +29,10 @@ export interface TaskState {
   next_index: number;
   /** tool_use_id (or a fingerprint of the call) → its step index, until its PostToolUse. */
   pending: Record<string, number>;
+  /** The first steps, for the execution write (a long turn keeps its first MAX_EVIDENCE_STEPS). */
   steps: StepState[];
+  /** The result of the latest finished call: the turn's outcome. */
+  last: { status: 'success' | 'failed'; error_signature: string | null } | null;
   started_at: string;
 }
 
