@@ -94,7 +94,7 @@ async function main(argv: string[]): Promise<void> {
       return runStdioMcp(loadAgentConfig(process.env), { cwd: process.cwd(), version: LORE_VERSION });
     }
     case 'hook': {
-      // bin/lore.mjs runs src/cli/hook.ts directly; this is the same for the tsx fallback.
+      // bin/lore.mjs starts src/cli/hook.ts for `hook`; this keeps main.ts complete for any other runner.
       const { runHookCli } = await import('../agents/hook/cli');
       return runHookCli(process.env);
     }

@@ -35,7 +35,7 @@ interface McpAuthExtra extends Record<string, unknown> {
  * Two eras of the protocol: 2026-07-28 requests (per-request envelope) go to the SDK's handler;
  * 2025-era requests (the current stable clients, the v1 SDK's Client among them) are served here
  * by a stateless transport answering plain JSON. The SDK's own stateless fallback answers those
- * over an SSE stream, several times slower per call (docs/benchmarks.md, "Agents").
+ * over an SSE stream, slower per call (docs/benchmarks.md, "Agents").
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
   const factory: McpServerFactory = (ctx) => {
