@@ -79,7 +79,8 @@ describe('hooks fail open', () => {
   it('with Lore stopped, every hook exits 0 and the problem is logged', async () => {
     const { runs, log } = await everyEvent(deadUrl);
     assertFailedOpen(runs);
-    assert.match(log, /fetch failed|ECONNREFUSED/);
+    // Refused at once; on a machine so busy that start-up eats the budget, the deadline comes first.
+    assert.match(log, /ECONNREFUSED|no answer within 900 ms/);
     console.log(`# Lore stopped: hook wall times ${runs.map(([, r]) => Math.round(r.ms)).join(', ')} ms`);
   });
 
