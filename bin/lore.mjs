@@ -11,15 +11,18 @@
 import Module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { transpiled } from './transpile.mjs';
+import { transpiled, transpiledEntry } from './transpile.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = 'src/cli/main.ts';
+// `lore hook` runs once per agent event and must answer within a second: its own entry loads
+// only the hook handler (src/cli/hook.ts), not the command line's other commands.
+const ENTRY = process.argv[2] === 'hook' ? 'src/cli/hook.ts' : 'src/cli/main.ts';
 
 let entry = null;
 try {
-  const dir = await transpiled({ root: ROOT, dirs: ['src', 'activities', 'workflows'], cacheName: 'lore' });
-  entry = path.join(dir, ENTRY.replace(/\.ts$/, '.mjs'));
+  const tree = { root: ROOT, dirs: ['src', 'activities', 'workflows'], cacheName: 'lore' };
+  entry =
+    ENTRY === 'src/cli/hook.ts' ? await transpiledEntry({ ...tree, entry: ENTRY }) : path.join(await transpiled(tree), ENTRY.replace(/\.ts$/, '.mjs'));
 } catch (err) {
   process.stderr.write(`lore: running the sources through tsx (could not transpile them ahead: ${err?.message ?? err})\n`);
 }
@@ -44,5 +47,5 @@ if (entry) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  await import(`../${ENTRY}`);
 }

@@ -10,3 +10,6 @@ export function transpiled(opts: {
 
 /** Every .ts source under `dirs` of `root` (relative, '/'-separated, sorted; no .d.ts, no node_modules). */
 export function listSources(root: string, dirs: string[]): string[];
+
+/** The transpiled path of `entry`, skipping the whole-tree hash while the entry's own sources are unchanged. */
+export function transpiledEntry(opts: { root: string; dirs: string[]; cacheName: string; entry: string }): Promise<string>;

@@ -82,6 +82,48 @@ export async function transpiled({ root, dirs, cacheName }) {
   return dir;
 }
 
+/**
+ * The transpiled module of one entry, for commands that start often and load little (`lore hook`,
+ * once per agent event): when every source the entry imports, directly or not, is unchanged since
+ * the last start (size and mtime), that start's build is used without reading and hashing the whole
+ * tree, which is most of a hook's start-up after Node's own. Otherwise transpiled() as usual, and
+ * the entry's module graph (from the relative imports of the transpiled modules) is recorded.
+ */
+export async function transpiledEntry({ root, dirs, cacheName, entry }) {
+  const cache = path.join(fs.realpathSync(path.join(root, 'node_modules')), '.cache', cacheName);
+  const index = path.join(cache, `entry-${entry.replace(/[^A-Za-z0-9]+/g, '_')}.json`);
+  const outOf = (dir) => path.join(dir, entry.replace(/\.ts$/, '.mjs'));
+  const stamp = (rel) => {
+    const st = fs.statSync(path.join(root, rel));
+    return `${st.size}:${st.mtimeMs}`;
+  };
+  try {
+    const known = JSON.parse(fs.readFileSync(index, 'utf8'));
+    const fresh = known.node === process.version && fs.existsSync(path.join(known.dir, '.complete')) && Object.entries(known.files).every(([rel, st]) => stamp(rel) === st);
+    if (fresh) return outOf(known.dir);
+  } catch {
+    // no record yet, or one of its sources is gone: the slow path
+  }
+  const dir = await transpiled({ root, dirs, cacheName });
+  const files = {};
+  const walk = (mjs) => {
+    const rel = path.relative(dir, mjs).split(path.sep).join('/').replace(/\.mjs$/, '.ts');
+    if (rel in files) return;
+    files[rel] = stamp(rel);
+    for (const m of fs.readFileSync(mjs, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"(\.\.?\/[^"]+\.mjs)"/g)) walk(path.resolve(path.dirname(mjs), m[1]));
+  };
+  walk(outOf(dir));
+  for (const rel of ['bin/transpile.mjs', 'tsconfig.json']) if (fs.existsSync(path.join(root, rel))) files[rel] = stamp(rel);
+  try {
+    const tmp = `${index}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify({ node: process.version, dir, files }));
+    fs.renameSync(tmp, index);
+  } catch {
+    // a cache this process cannot write: the next start takes the slow path again
+  }
+  return outOf(dir);
+}
+
 /** One ES module per source: relative imports point at the sibling outputs, packages stay packages. */
 async function build(esbuild, root, sources, outdir) {
   const resolveSource = (from, spec) => {

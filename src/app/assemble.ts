@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerAgentRoutes } from '../agents/routes';
 import { routes } from '../contract';
 import { buildOpenApi } from '../contract/openapi';
 import { buildApp } from '../http/app';
@@ -36,6 +37,7 @@ export async function assembleApi(deps: AppDeps, metrics: Metrics): Promise<Asse
     tracing: deps.telemetry?.http ?? null,
   });
   registerInspector(app);
+  registerAgentRoutes(app, deps.config, deps.log);
   return {
     app,
     modules,

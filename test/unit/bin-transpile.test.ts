@@ -42,3 +42,34 @@ describe('bin/lore.mjs runs the transpiled sources', () => {
     assert.match(probe.stdout, /src\/config\.ts:\d+/);
   });
 });
+
+describe('transpiledEntry: a start that skips the whole-tree hash', () => {
+  it('reuses the last build while the entry’s own sources are unchanged, and rebuilds when one of them changes', async () => {
+    const { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { transpiledEntry } = await import('../../bin/transpile.mjs');
+    const root = mkdtempSync(join(tmpdir(), 'lore-entry-'));
+    try {
+      mkdirSync(join(root, 'node_modules'));
+      mkdirSync(join(root, 'src'));
+      writeFileSync(join(root, 'src/a.ts'), "import { b } from './b';\nexport const a = (): string => b;\n");
+      writeFileSync(join(root, 'src/b.ts'), "export const b: string = 'one';\n");
+      writeFileSync(join(root, 'src/c.ts'), "export const c = 1;\n");
+      const opts = { root, dirs: ['src'], cacheName: 't', entry: 'src/a.ts' };
+      const first = await transpiledEntry(opts);
+      const record = JSON.parse(readFileSync(join(realpathSync(join(root, 'node_modules')), '.cache/t/entry-src_a_ts.json'), 'utf8'));
+      assert.deepEqual(Object.keys(record.files).sort(), ['src/a.ts', 'src/b.ts'], 'the entry’s module graph, not the tree');
+      // Another source changes: the entry's build is still right, and is used as it is.
+      writeFileSync(join(root, 'src/c.ts'), 'export const c = 2;\n');
+      assert.equal(await transpiledEntry(opts), first);
+      // One of its own sources changes: a new build, with the change.
+      writeFileSync(join(root, 'src/b.ts'), "export const b: string = 'two';\n");
+      utimesSync(join(root, 'src/b.ts'), new Date(), new Date(Date.now() + 5000));
+      const second = await transpiledEntry(opts);
+      assert.notEqual(second, first);
+      assert.match(readFileSync(join(second, '..', 'b.mjs'), 'utf8'), /two/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

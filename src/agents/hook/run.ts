@@ -1,0 +1,119 @@
+import type { LoreApi } from '../../sdk/api.gen';
+import { ApiError } from '../../sdk/errors';
+import type { Binding } from '../binding';
+import { redactValue } from './redact';
+import { isEditTool, isEvidenceTool, type StepResult } from './signature';
+import type { SessionState, StepState, TaskState } from './state';
+
+/**
+ * The Lore side of one prompt's work: its replay run (started, stepped, ended) and, when the
+ * turn ends, its execution write. The hook handler (handler.ts) decides when; this says what is
+ * sent.
+ */
+
+export interface Ctx {
+  binding: Binding;
+  lore: LoreApi;
+}
+
+/** Steps kept per prompt for the execution write (the replay run records every call). */
+export const MAX_EVIDENCE_STEPS = 200;
+const MAX_INPUT_STRING = 2000;
+const MAX_INPUT_JSON = 48 * 1024;
+
+/** Characters a run_id or client_id may hold (contract CallerId). */
+export const safeId = (s: string) => s.replace(/[^A-Za-z0-9._@/+=-]/g, '_').slice(0, 120);
+export const hookRunId = (sessionId: string, n: number) => `claude-code:${safeId(sessionId)}:${n}`;
+const firstLine = (s: string) => (s.split('\n').find((l) => l.trim() !== '') ?? s).trim().slice(0, 200);
+const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+export async function startRun(ctx: Ctx, s: SessionState, t: TaskState): Promise<void> {
+  await ctx.lore.replay.run.start({
+    run_id: t.run_id,
+    goal: t.goal,
+    metadata: { source: 'claude-code', session_id: s.session_id, prompt_index: t.n, project_root: s.project_root },
+  });
+}
+
+/** Runs fn; when the run does not exist yet (its run/start was lost or timed out), starts it and runs fn again. */
+export async function withRun<T>(ctx: Ctx, s: SessionState, t: TaskState, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'not_found')) throw err;
+    await startRun(ctx, s, t);
+    return fn();
+  }
+}
+
+export function stepBefore(ctx: Ctx, t: TaskState, step: StepState, input: Record<string, unknown>) {
+  return ctx.lore.replay.step.before({ run_id: t.run_id, step_index: step.index, tool_name: step.tool, tool_input: compactInput(input) });
+}
+
+export function stepAfter(ctx: Ctx, t: TaskState, step: StepState, r: StepResult) {
+  return ctx.lore.replay.step.after({
+    run_id: t.run_id,
+    step_index: step.index,
+    status: r.status,
+    output_signature: {
+      kind: `claude-code/${step.tool}`.slice(0, 200),
+      exit_code: r.exit_code,
+      summary: r.status === 'success' ? 'ok' : (r.error_signature ?? 'failed'),
+      ...(r.error_signature ? { error_signature: r.error_signature } : {}),
+      files_touched: step.file_path ? [step.file_path] : [],
+      ...(r.interrupted ? { interrupted: true } : {}),
+    },
+    ...(r.error ? { error: r.error } : {}),
+  });
+}
+
+/** run/end and the execution write of one prompt's work. `forced` null: the outcome follows its last call. */
+export async function finishTask(ctx: Ctx, s: SessionState, t: TaskState, forced: 'partial' | null): Promise<void> {
+  const steps = t.steps.filter((x) => isEvidenceTool(x.tool));
+  const outcome: 'success' | 'failure' | 'partial' = forced ?? (t.last?.status === 'failed' ? 'failure' : 'success');
+  const edited = unique(steps.filter((x) => isEditTool(x.tool) && x.file_path).map((x) => x.file_path!));
+  const targets = edited.length > 0 ? edited : unique(steps.filter((x) => x.file_path).map((x) => x.file_path!));
+  const tools = unique(t.steps.map((x) => x.tool)).join(', ') || 'none';
+  const summary = `${t.next_index} tool call${t.next_index === 1 ? '' : 's'} (${tools}); ${outcome}${edited.length ? `; edited ${edited.slice(0, 10).join(', ')}` : ''}`;
+  await Promise.all([
+    withRun(ctx, s, t, () => ctx.lore.replay.run.end({ run_id: t.run_id, status: outcome, summary })).catch((err) => {
+      // Ended already (a repeated Stop): nothing to do.
+      if (!(err instanceof ApiError && err.code === 'invalid_state')) throw err;
+    }),
+    // A turn without tool calls (a question answered) is no execution to learn from.
+    steps.length === 0
+      ? null
+      : ctx.lore.memory.write({
+          client_id: `claude-code:${safeId(s.session_id)}:${t.n}`,
+          title: firstLine(t.goal),
+          tags: ['claude-code'],
+          execution: {
+            goal: t.goal,
+            run_id: t.run_id,
+            steps: steps.map((x) => ({
+              tool: x.tool,
+              ...(x.file_path ? { file_path: x.file_path } : {}),
+              ...(x.command ? { command: x.command } : {}),
+              ...(x.status ? { outcome: x.status === 'failed' ? 'failure' : 'success' } : {}),
+            })),
+            target_files: targets.slice(0, 200),
+            outcome,
+            ...(outcome === 'failure' && t.last?.error_signature ? { error_signature: t.last.error_signature } : {}),
+          },
+        }),
+  ]);
+}
+
+/** A tool input as stored: redacted, long strings cut, and kept well under the 64 KiB a step may hold. */
+export function compactInput(input: Record<string, unknown>): Record<string, unknown> {
+  const cut = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return v.length > MAX_INPUT_STRING ? `${v.slice(0, MAX_INPUT_STRING)}… [${v.length - MAX_INPUT_STRING} more characters]` : v;
+    if (Array.isArray(v)) return v.slice(0, 50).map((x) => cut(x, depth + 1));
+    if (v && typeof v === 'object' && depth < 8) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, depth + 1)]));
+    return v;
+  };
+  const out = cut(redactValue(input), 0) as Record<string, unknown>;
+  if (JSON.stringify(out).length <= MAX_INPUT_JSON) return out;
+  const keep = Object.fromEntries(Object.entries(out).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : v]));
+  return { ...keep, truncated: true };
+}

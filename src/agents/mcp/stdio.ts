@@ -1,0 +1,48 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { createCaller, type Caller } from '../../sdk/transport';
+import type { AgentConfig } from '../config';
+import { projectScope } from '../project';
+import { createLoreMcpServer } from './server';
+import type { Binding } from './tool-def';
+
+/** Who `lore mcp` calls act as. */
+export const STDIO_MCP_ACTOR = 'mcp';
+
+/**
+ * `lore mcp`: an MCP server on stdin/stdout for a Lore running at LORE_URL. Tenant and scope come
+ * from LORE_MCP_TENANT / LORE_MCP_SCOPE (the scope defaulting to the project the working
+ * directory belongs to, as for the hooks), never from the model. Diagnostics go to stderr: stdout
+ * belongs to the protocol.
+ */
+export async function runStdioMcp(config: AgentConfig, opts: { cwd: string; version: string }): Promise<void> {
+  const binding: Binding = { tenant_id: config.tenant, scope: config.scope ?? projectScope(opts.cwd), actor: STDIO_MCP_ACTOR };
+  const caller = createCaller({ baseUrl: config.url, apiKey: config.apiKey ?? undefined, timeoutMs: 11 * 60_000, defaults: {} });
+  const probe = createCaller({ baseUrl: config.url, apiKey: config.apiKey ?? undefined, timeoutMs: 3000, defaults: {} });
+  process.stderr.write(`lore mcp: tenant '${binding.tenant_id}', scope '${binding.scope}', Lore at ${config.url}\n`);
+  const handle = serveStdio(
+    async () =>
+      createLoreMcpServer({
+        binding,
+        caller,
+        env: { sandboxEnabled: await sandboxEnabled(probe) },
+        version: opts.version,
+      }),
+    { onerror: (err) => process.stderr.write(`lore mcp: ${err.message}\n`) },
+  );
+  await new Promise<void>((resolve) => {
+    process.stdin.once('close', resolve);
+    process.stdin.once('end', resolve);
+  });
+  await handle.close().catch(() => {});
+}
+
+/** execute_command is listed only when the Lore it talks to has its sandbox on (GET /health). */
+async function sandboxEnabled(call: Caller): Promise<boolean> {
+  try {
+    const health = (await call('GET', '/health', {})) as { sandbox?: { enabled?: boolean } };
+    return health.sandbox?.enabled === true;
+  } catch (err) {
+    process.stderr.write(`lore mcp: could not ask Lore whether its sandbox is on (${(err as Error).message}); execute_command is not listed\n`);
+    return false;
+  }
+}

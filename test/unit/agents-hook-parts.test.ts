@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { compactInput, hookRunId } from '../../src/agents/hook/handler';
+import { parseHookEvent } from '../../src/agents/hook/payload';
+import { errorSignature, isEvidenceTool, stepResult, toolCommand, toolFile } from '../../src/agents/hook/signature';
+import { HookStateStore, type SessionState } from '../../src/agents/hook/state';
+
+describe('hook input', () => {
+  it('accepts Claude Code events and ignores unknown fields', () => {
+    const p = parseHookEvent(JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: '' }, tool_use_id: 't', effort: { level: 'high' } }));
+    assert.ok(p.ok);
+    assert.equal(p.event.tool_name, 'Bash');
+    assert.equal(p.event.tool_use_id, 't');
+    const other = parseHookEvent(JSON.stringify({ session_id: 's', hook_event_name: 'Notification', message: 'hi' }));
+    assert.ok(other.ok, 'events Lore does not record are accepted (and ignored by the handler)');
+  });
+
+  it('refuses what cannot be recorded, saying why', () => {
+    const bad: [string, RegExp][] = [
+      ['{', /not JSON/],
+      ['null', /JSON object/],
+      ['{"session_id":"s"}', /hook_event_name/],
+      ['{"hook_event_name":"Stop"}', /session_id/],
+      ['{"hook_event_name":"PreToolUse","session_id":"s"}', /tool_name/],
+      ['{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":[1]}', /tool_input/],
+      ['{"hook_event_name":"UserPromptSubmit","session_id":"s"}', /prompt/],
+    ];
+    for (const [text, why] of bad) {
+      const p = parseHookEvent(text);
+      assert.equal(p.ok, false, text);
+      if (!p.ok) assert.match(p.problem, why);
+    }
+  });
+});
+
+describe('what a tool call did', () => {
+  it('files and commands of Claude Code tools', () => {
+    assert.equal(toolFile('Edit', { file_path: '/p/a.ts' }), '/p/a.ts');
+    assert.equal(toolFile('NotebookEdit', { notebook_path: '/p/n.ipynb' }), '/p/n.ipynb');
+    assert.equal(toolFile('Bash', { file_path: '/p/a.ts' }), null);
+    assert.equal(toolCommand('Bash', { command: 'TOKEN=abc npm publish' }), 'TOKEN=[REDACTED] npm publish');
+    assert.equal(isEvidenceTool('TodoWrite'), false);
+    assert.equal(isEvidenceTool('mcp__lore__recall_memory'), false);
+    assert.equal(isEvidenceTool('Grep'), true);
+  });
+
+  it('exit status and error signature from a response or a failure', () => {
+    assert.deepEqual(stepResult('Bash', false, { stdout: 'ok', stderr: '', interrupted: false }, null), { status: 'success', exit_code: 0, error_signature: null, error: null, interrupted: false });
+    assert.equal(stepResult('Read', false, { type: 'text' }, null).exit_code, null);
+    const failed = stepResult('Bash', true, undefined, 'Exit code 1\n\n> shop test\nFAIL src/worker.test.ts\n  ● retries 3 times');
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.exit_code, 1);
+    assert.equal(failed.error_signature, 'FAIL src/worker.test.ts');
+    assert.equal(stepResult('Bash', false, { stdout: '', stderr: 'killed', interrupted: true }, null).status, 'failed');
+    assert.equal(stepResult('Bash', false, { exit_code: 2, stderr: 'error: bad flag' }, null).error_signature, 'error: bad flag');
+    assert.equal(errorSignature('Exit code 3'), null);
+  });
+
+  it('tool inputs are kept under the step limit, redacted', () => {
+    const big = compactInput({ file_path: 'a.ts', content: 'x'.repeat(10_000), password: 'p' });
+    assert.equal(big.password, '[REDACTED]');
+    assert.ok(String(big.content).length < 2100);
+    const huge = compactInput({ file_path: 'a.ts', edits: Array.from({ length: 50 }, () => ({ old_string: 'y'.repeat(1999), new_string: 'z'.repeat(1999) })) });
+    assert.ok(JSON.stringify(huge).length < 64 * 1024);
+    assert.equal(huge.file_path, 'a.ts');
+    assert.equal(huge.truncated, true);
+  });
+
+  it('run ids fit the contract’s id rule', () => {
+    assert.match(hookRunId('5f1c…/ä b', 2), /^[A-Za-z0-9._:@/+=-]{1,200}$/);
+  });
+});
+
+describe('hook session state', () => {
+  it('concurrent updates from separate invocations are serialised by the lock', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-state-'));
+    try {
+      const store = new HookStateStore(dir);
+      const seed = (): SessionState => ({ version: 1, session_id: 's', tenant_id: 't', scope: 'x', project_root: '/', prompts: 0, last_goal: null, task: null, created_at: '', updated_at: '' });
+      await Promise.all(Array.from({ length: 25 }, () => store.update('t', 's', (s) => ({ ...(s ?? seed()), prompts: (s ?? seed()).prompts + 1 }))));
+      assert.equal(store.read('t', 's')!.prompts, 25);
+      assert.equal(store.read('other-tenant', 's'), null, 'keyed by tenant and session');
+      await store.update('t', 's', () => null);
+      assert.deepEqual(readdirSync(store.dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the context a prompt hook adds', () => {
+  const kickoff = (fa: Record<string, unknown> | null) =>
+    ({ tenant_id: 't', scope: 'shop', first_action: fa, uncertainty: { level: 'low', confidence: 0.8, reasons: [], recommended_actions: ['proceed'] } }) as any;
+  const fa = { action_kind: 'file_step', selected_tool: 'read', file_path: 'src/a.ts', next_action: 'read src/a.ts', source_kind: 'stable_workflow', history_applied: true, confidence: 0.8, relevance: 0.9, evidence_ids: ['w1', 'e1'], rationale: '', workflow_id: 'w1', policy_memory_id: null, pattern_id: null };
+
+  it('names the file, the first tool and the evidence; says the next action only when it adds something', async () => {
+    const { kickoffContext } = await import('../../src/agents/hook/context');
+    const text = kickoffContext(kickoff(fa))!;
+    assert.match(text, /Learned first step: read on src\/a\.ts\.\n/);
+    assert.match(text, /evidence ids: w1, e1/);
+    assert.match(text, /scope 'shop'/);
+    assert.match(kickoffContext(kickoff({ ...fa, next_action: 'read the retry loop in src/a.ts' }))!, /Next: read the retry loop/);
+  });
+
+  it('says nothing when no history applies', async () => {
+    const { kickoffContext } = await import('../../src/agents/hook/context');
+    assert.equal(kickoffContext(kickoff(null)), null);
+    assert.equal(kickoffContext(kickoff({ ...fa, history_applied: false })), null);
+  });
+});
