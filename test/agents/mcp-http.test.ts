@@ -17,6 +17,8 @@ const EXPECTED_TOOLS = [
   'recover_handoff',
   'get_run',
   'resume_run',
+  'next_playbook_step',
+  'complete_playbook_step',
   'execute_command',
 ];
 

@@ -34,6 +34,18 @@ const RecallHit = z.object({
 });
 const RecallOutput = z.object({ results: z.array(RecallHit), strategy: z.string() });
 
+const PlaybookStepOutput = z.object({
+  run_id: z.string(),
+  state: z.string(),
+  status: z.string(),
+  pending_step: z.record(z.string(), z.unknown()).nullable().describe('the host step the run waits for, or null'),
+});
+
+function describePending(runId: string, p: Out | null, otherwise: string): string {
+  if (!p) return `Run ${runId} waits for no host step: ${otherwise}.`;
+  return `Run ${runId} waits for step ${p.step_index}: ${p.tool_name} ${JSON.stringify(p.tool_input)}. Perform it, then call complete_playbook_step.`;
+}
+
 /** The session execute_command uses when the model names none: one per tenant+scope+actor. */
 export function defaultSandboxSession(binding: { tenant_id: string; scope: string; actor: string }): string {
   const h = createHash('sha256').update(`${binding.tenant_id}\u0000${binding.scope}\u0000${binding.actor}`).digest('hex').slice(0, 16);
@@ -205,6 +217,39 @@ export const TOOLS: readonly ToolDef[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: { pick: ['run_id', 'reason', 'node_id', 'approval_key'] },
     summarize: (o: Out) => `Approved ${list(o.resumed_node_ids, 10)}; run ${(o.run as Out).run_id} is ${(o.run as Out).status}.`,
+  },
+  {
+    name: 'next_playbook_step',
+    route: 'replay.runs.get',
+    title: 'Next playbook step',
+    description:
+      'The step a guided playbook run waits for you to perform (`run_id` of the run): its `pending_step` has the `step_index`, the `tool_name` and the `tool_input` with parameters filled in, and the expected output signature the result is judged against. Do that step yourself (read, edit, any tool of yours), then report it with complete_playbook_step. `pending_step` is null when the run waits for nothing (it is running a command, or it has ended: see `status`).',
+    annotations: READ,
+    input: { pick: ['run_id'], fixed: { include_steps: false } },
+    output: {
+      schema: PlaybookStepOutput,
+      shape: (r: Out) => {
+        const run = r.run as Out;
+        return { run_id: run.run_id, state: run.state, status: run.status, pending_step: run.pending_step ?? null };
+      },
+    },
+    summarize: (o: Out) => describePending(o.run_id as string, o.pending_step as Out | null, `the run is ${o.state} (${o.status})`),
+  },
+  {
+    name: 'complete_playbook_step',
+    route: 'replay.playbooks.completeStep',
+    title: 'Complete a playbook step',
+    description:
+      'Report the result of the host step a guided playbook run waits for (from next_playbook_step): `run_id`, `step_index`, `status` (success or failed) and an `output_signature` with what you observed (exit_code, error_signature, markers, json values, artifacts written). Lore judges it against the expected signature and the run goes on; the answer comes when the run needs you again (`pending_step`) or has ended (`completed`). Report each step once.',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    input: { pick: ['run_id', 'step_index', 'status', 'output_signature', 'error', 'wait_ms'] },
+    output: { pick: ['run_id', 'step_index', 'completed', 'pending_step', 'message', 'step'] },
+    summarize: (o: Out) => {
+      const step = o.step as Out;
+      const verdict = `Step ${o.step_index} recorded as ${step.status}.`;
+      if (o.completed) return `${verdict} The run has ended.`;
+      return `${verdict} ${describePending(o.run_id as string, o.pending_step as Out | null, 'the run is still working')}`;
+    },
   },
   {
     name: 'execute_command',
