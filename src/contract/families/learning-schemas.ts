@@ -158,8 +158,9 @@ export const PolicyMemoryView = z.object({
 });
 
 export const RuleStateEnum = z.enum(['draft', 'shadow', 'active', 'disabled']);
-export const RuleEffect = z.object({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
-export const RuleConditions = z.object({
+/** Rule conditions and effects are filters: an unknown key is validation_failed, never ignored. */
+export const RuleEffect = z.strictObject({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
+export const RuleConditions = z.strictObject({
   task_kind: z.array(z.string().min(1).max(200)).max(50).optional(),
   terms_any: z.array(z.string().min(1).max(200)).max(50).optional(),
   terms_all: z.array(z.string().min(1).max(200)).max(50).optional(),
