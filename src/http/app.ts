@@ -87,7 +87,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
     // Path segments (ids in alias paths) up to this long reach validation, which names the limit.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     // The router's own refusals (a malformed URL, a path segment past maxParamLength) in the envelope too.
     frameworkErrors: (err, req, reply) => fail(reply, req, new LoreError('invalid_request', `the request path is not acceptable: ${err.message}`, { path: req.url.split('?')[0] })),
     logger: false,
