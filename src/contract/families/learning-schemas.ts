@@ -158,15 +158,18 @@ export const PolicyMemoryView = z.object({
 });
 
 export const RuleStateEnum = z.enum(['draft', 'shadow', 'active', 'disabled']);
-/** Rule conditions and effects are filters: an unknown key is validation_failed, never ignored. */
-export const RuleEffect = z.strictObject({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
-export const RuleConditions = z.strictObject({
+export const RuleEffect = z.object({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
+export const RuleConditions = z.object({
   task_kind: z.array(z.string().min(1).max(200)).max(50).optional(),
   terms_any: z.array(z.string().min(1).max(200)).max(50).optional(),
   terms_all: z.array(z.string().min(1).max(200)).max(50).optional(),
   file_path_prefix: z.array(z.string().min(1).max(1024)).max(50).optional(),
   tools_any: ToolList.max(50).optional(),
 });
+/** What a request may send: conditions and effects are filters, so an unknown key is validation_failed, never ignored. */
+export const RuleEffectInput = z.strictObject(RuleEffect.shape);
+export const RuleConditionsInput = z.strictObject(RuleConditions.shape);
+
 export const RuleView = z.object({
   rule_node_id: z.string(),
   rule_id: z.string(),

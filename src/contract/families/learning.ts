@@ -14,8 +14,8 @@ import {
   PolicyHints,
   PolicyMemoryView,
   DerivedPolicy,
-  RuleConditions,
-  RuleEffect,
+  RuleConditionsInput,
+  RuleEffectInput,
   RuleEvaluationView,
   RuleStateEnum,
   RuleView,
@@ -403,8 +403,8 @@ export const learningRoutes = {
         rule: z
           .strictObject({
             description: BoundedText(4096).nullish(),
-            conditions: RuleConditions.default({}),
-            effects: z.array(RuleEffect).min(1).max(50),
+            conditions: RuleConditionsInput.default({}),
+            effects: z.array(RuleEffectInput).min(1).max(50),
             priority: z.number().int().min(-1000).max(1000).default(0),
           })
           .optional(),

@@ -43,7 +43,8 @@ async function workdirRootProblem(dir: string): Promise<string | null> {
 
 /**
  * Why the sandbox refuses to run, and the two ways out. Shown by sandbox routes (sandbox_disabled),
- * GET /health, the `lore start` banner and `lore doctor`.
+ * GET /health and the worker's one warning line (which `lore start` prints); `lore doctor` says the
+ * same in its own words.
  */
 export function isolationUnavailable(setting: 'auto' | 'bubblewrap' | 'none', reason: string): string {
   return (
