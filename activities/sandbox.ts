@@ -90,12 +90,21 @@ export function createSandboxActivities(deps: ActivityDeps) {
     if (run.cancel_requested) return summary(await end({ status: 'cancelled', reason: 'cancelled before the command started' }));
     const session = await sessions.getByKey(run.session_key);
     if (!session) return summary(await end({ status: 'failed', reason: `sandbox session '${run.session_id}' no longer exists` }));
+    let setUp: SandboxHost;
     try {
       // The first run may wait for the isolation probe.
-      await hostReady();
+      setUp = await hostReady();
     } catch (err) {
       return summary(await end({ status: 'failed', reason: `the sandbox could not be set up on this worker: ${(err as Error).message}` }));
     }
+    // Isolated or refused: never unisolated unless this worker's operator chose it (LORE_SANDBOX_ISOLATION=none).
+    const refusal =
+      setUp.report.in_force === 'unavailable'
+        ? (setUp.report.detail ?? 'sandbox isolation is unavailable on this worker')
+        : run.isolation_kind === 'none' && setUp.report.in_force !== 'none'
+          ? `the session was created without isolation, and this worker runs with LORE_SANDBOX_ISOLATION=${setUp.report.setting}: create a new session`
+          : null;
+    if (refusal) return summary(await end({ status: 'failed', reason: `refused: ${refusal}` }));
 
     const started = await runs.markRunning(run.run_id, { started_at: now(), updated_at: now() });
     if (!started) return summary((await runs.get(run.run_id)) ?? run);

@@ -65,6 +65,11 @@ export interface Config {
   readonly sandbox: {
     readonly enabled: boolean;
     readonly isolation: SandboxIsolationSetting;
+    /**
+     * The bubblewrap binary (LORE_SANDBOX_BWRAP); null: the first bwrap found in the system
+     * directories (/usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin). Never looked up on PATH.
+     */
+    readonly bwrapPath: string | null;
     readonly dir: string;
     /**
      * Host uid/gid range the worker hands to sandbox runs (root only). Each process that runs
@@ -321,6 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
         z.enum(['auto', 'bubblewrap', 'none'], { error: 'LORE_SANDBOX_ISOLATION must be auto, bubblewrap or none' }),
         'auto',
       ),
+      bwrapPath: optional('LORE_SANDBOX_BWRAP'),
       dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), defaultSandboxDir(dataDir))),
       idRange: {
         min: read('LORE_SANDBOX_ID_MIN', sandboxId('LORE_SANDBOX_ID_MIN'), String(defaultIdRange(dataDir).min)),
@@ -333,6 +339,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
     tracing,
   };
+  if (config.sandbox.bwrapPath !== null && !config.sandbox.bwrapPath.startsWith('/')) {
+    problems.push(`LORE_SANDBOX_BWRAP must be an absolute path (got '${config.sandbox.bwrapPath}')`);
+  }
   const ids = config.sandbox.idRange;
   if (ids.max - ids.min < 63) {
     problems.push(`LORE_SANDBOX_ID_MIN..LORE_SANDBOX_ID_MAX (${ids.min}..${ids.max}) must span at least 64 ids`);

@@ -22,6 +22,8 @@ export interface EngineProbe {
 
 export interface SandboxStatus {
   enabled: boolean;
+  /** Commands can run: isolated, or unisolated by the operator's explicit choice. null: no worker has said yet. */
+  available: boolean | null;
   isolation: string;
   detail?: string;
 }

@@ -22,9 +22,12 @@ export async function checkHealth(deps: AppDeps, encoder: () => EncoderStatus & 
   const temporalOk = temporal.status === 'fulfilled';
   const pollerCount = pollers.status === 'fulfilled' ? pollers.value : 0;
   const workerOk = pollers.status === 'fulfilled' && pollerCount > 0;
-  const status = !mongoOk ? 'down' : temporalOk && workerOk ? 'ok' : 'degraded';
+  // An enabled sandbox that cannot run commands is a feature down: degraded, and /health says why.
+  const sandboxDown = sandbox.status === 'fulfilled' && sandbox.value.enabled && sandbox.value.available === false;
+  const status = !mongoOk ? 'down' : temporalOk && workerOk && !sandboxDown ? 'ok' : 'degraded';
   const reason = (r: PromiseSettledResult<unknown>) => (r.status === 'rejected' ? String((r.reason as Error)?.message ?? r.reason) : undefined);
   return {
+    ok: status !== 'down',
     status,
     version: config.version,
     role: runtime.role,
@@ -60,7 +63,7 @@ export async function checkHealth(deps: AppDeps, encoder: () => EncoderStatus & 
     sandbox:
       sandbox.status === 'fulfilled'
         ? sandbox.value
-        : { enabled: config.sandbox.enabled, isolation: 'unknown', detail: reason(sandbox) },
+        : { enabled: config.sandbox.enabled, available: null, isolation: 'unknown', detail: reason(sandbox) },
     embeddings: embeddingsOf(encoder()),
     data_dir: runtime.dataDir,
   };

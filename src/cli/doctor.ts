@@ -112,25 +112,33 @@ function checkDir(name: string, dir: string, setting: string, minFreeMb: number)
   }
 }
 
+/**
+ * What a command would get: with LORE_SANDBOX_ISOLATION auto or bubblewrap, a bubblewrap that cannot
+ * run means the sandbox refuses every command (it never falls back to the host), so that is a
+ * failure with both fixes; with none, the operator chose to run unisolated, which is a warning.
+ */
 function checkSandbox(config: Config): Check {
-  if (!config.sandbox.enabled) return { name: 'Sandbox', verdict: 'ok', detail: 'disabled (SANDBOX_ENABLED=false)' };
-  const bwrap = existsSync('/usr/bin/bwrap') ? versionOf('/usr/bin/bwrap', ['--version'], /bubblewrap (\S+)/) : null;
-  if (!bwrap) {
-    return {
-      name: 'Sandbox isolation',
-      verdict: 'warn',
-      detail: 'bubblewrap not found: commands would run with rlimits only, without namespaces',
-      fix: 'apt-get install bubblewrap (or SANDBOX_ENABLED=false)',
-    };
+  const sb = config.sandbox;
+  if (!sb.enabled) return { name: 'Sandbox', verdict: 'ok', detail: 'disabled (SANDBOX_ENABLED=false)' };
+  const name = 'Sandbox isolation';
+  if (sb.isolation === 'none') {
+    return { name, verdict: 'warn', detail: 'LORE_SANDBOX_ISOLATION=none: commands run without isolation (host network and filesystem)', fix: 'install bubblewrap and unset LORE_SANDBOX_ISOLATION' };
   }
-  const probe = run('/usr/bin/bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true']);
+  const fix = 'install bubblewrap (apt-get install bubblewrap), or set LORE_SANDBOX_ISOLATION=none to accept running commands without isolation';
+  const bin = sb.bwrapPath ?? ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'].map((d) => `${d}/bwrap`).find((p) => existsSync(p)) ?? null;
+  const bwrap = bin && existsSync(bin) ? versionOf(bin, ['--version'], /bubblewrap (\S+)/) : null;
+  if (!bin || !bwrap) {
+    const where = sb.bwrapPath ? `at ${sb.bwrapPath} (LORE_SANDBOX_BWRAP)` : 'in the system directories';
+    return { name, verdict: 'fail', detail: `bubblewrap not found ${where}: the sandbox refuses to run commands (LORE_SANDBOX_ISOLATION=${sb.isolation})`, fix };
+  }
+  const probe = run(bin, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true']);
   return probe.status === 0
-    ? { name: 'Sandbox isolation', verdict: 'ok', detail: `bubblewrap ${bwrap}` }
+    ? { name, verdict: 'ok', detail: `bubblewrap ${bwrap}` }
     : {
-        name: 'Sandbox isolation',
+        name,
         verdict: 'fail',
-        detail: `bubblewrap ${bwrap} cannot create namespaces: ${probe.stderr.trim()}`,
-        fix: 'enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a VM/container that allows them',
+        detail: `bubblewrap ${bwrap} cannot create namespaces (${probe.stderr.trim()}): the sandbox refuses to run commands`,
+        fix: `enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run where they are allowed; or ${fix.split(', or ')[1]}`,
       };
 }
 
@@ -171,13 +179,13 @@ async function checkEncoder(config: Config): Promise<Check> {
 }
 
 /** Prints one line per check with a fix for each problem; true when nothing failed. */
-export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function runDoctor(env: NodeJS.ProcessEnv, write: (text: string) => void = (t) => process.stdout.write(t)): Promise<boolean> {
   let config: Config;
   try {
     config = loadConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stdout.write(`✗ configuration\n${err.problems.map((p) => `    ${p}`).join('\n')}\n`);
+      write(`✗ configuration\n${err.problems.map((p) => `    ${p}`).join('\n')}\n`);
       return false;
     }
     throw err;
@@ -194,11 +202,11 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<boolean> {
   ];
   const mark = { ok: '✓', warn: '!', fail: '✗' } as const;
   for (const c of checks) {
-    process.stdout.write(`${mark[c.verdict]} ${c.name.padEnd(26)} ${c.detail}\n`);
-    if (c.fix && c.verdict !== 'ok') process.stdout.write(`  ${' '.repeat(26)} fix: ${c.fix}\n`);
+    write(`${mark[c.verdict]} ${c.name.padEnd(26)} ${c.detail}\n`);
+    if (c.fix && c.verdict !== 'ok') write(`  ${' '.repeat(26)} fix: ${c.fix}\n`);
   }
   const failed = checks.filter((c) => c.verdict === 'fail').length;
   const warned = checks.filter((c) => c.verdict === 'warn').length;
-  process.stdout.write(`\n${failed === 0 ? 'ready' : 'not ready'}: ${failed} problem(s), ${warned} warning(s)\n`);
+  write(`\n${failed === 0 ? 'ready' : 'not ready'}: ${failed} problem(s), ${warned} warning(s)\n`);
   return failed === 0;
 }

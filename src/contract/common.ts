@@ -33,6 +33,20 @@ export const BoundedText = (maxBytes = MAX_TEXT_BYTES) =>
     }
   });
 
+/**
+ * How deep a request body may nest (objects and arrays). MongoDB keeps documents up to 100 levels
+ * and Lore stores a caller's objects (metadata, slots, tool inputs) a few levels inside its own.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** A warning on a success response: e.g. a top-level request field this route does not know. */
+export const ResponseWarning = z.object({
+  code: z.string(),
+  message: z.string(),
+  field: z.string().optional().describe('the request field the warning is about'),
+});
+export const Warnings = z.array(ResponseWarning);
+
 export const Limit = (def = 10, max = 100) => z.number().int().min(1).max(max).default(def);
 
 export const Timestamp = z.string().describe('ISO-8601 UTC');

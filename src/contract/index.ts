@@ -32,4 +32,5 @@ export const routes = {
 export type Routes = typeof routes;
 export type RouteName = keyof Routes;
 export { route } from './route';
-export type { RouteDef, RouteInput, RouteRequest, RouteResponse } from './route';
+export type { RouteAlias, RouteDef, RouteInput, RouteRequest, RouteResponse } from './route';
+export { pathsOf } from './route';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, ErrorEnvelope } from './errors';
-import type { RouteDef } from './route';
+import { hasClosedObject } from './keys';
+import { pathsOf, type RouteDef } from './route';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -9,11 +10,22 @@ function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
+/**
+ * The codes a route can answer: the three every route can, its own, and validation_failed when its
+ * input has a closed object (an unknown key there is refused).
+ */
+export function errorCodesOf(def: RouteDef): string[] {
+  return Array.from(new Set(['invalid_request', 'payload_too_large', 'internal', ...def.errors, ...(hasClosedObject(def.input) ? ['validation_failed'] : [])]));
+}
+
+/** Fastify's `:name` path segments in OpenAPI's `{name}` form. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
 /** The OpenAPI 3.1 document, derived from the route table and nothing else. */
 export function buildOpenApi(routes: Record<string, RouteDef>, version: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const def of Object.values(routes)) {
-    const codes = Array.from(new Set(['invalid_request', 'payload_too_large', 'internal', ...def.errors]));
+    const codes = errorCodesOf(def);
     const errorResponses: Record<string, JsonSchema> = {};
     for (const code of codes) {
       const status = String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]);
@@ -23,12 +35,22 @@ export function buildOpenApi(routes: Record<string, RouteDef>, version: string):
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       };
     }
-    const operation = (path: string): JsonSchema => ({
-      operationId: path === def.path ? def.name : `${def.name}@${path}`,
+    const operation = (method: 'GET' | 'POST', path: string): JsonSchema => {
+      const canonical = path === def.path && method === def.method;
+      const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
+      return {
+      operationId: canonical ? def.name : `${def.name}@${method} ${path}`,
       summary: def.summary,
-      ...(path === def.path ? {} : { description: `Alias of ${def.path}, kept for existing clients.` }),
+      ...(canonical
+        ? {}
+        : {
+            description:
+              `Alias of ${def.method} ${def.path}, kept for existing clients.` +
+              (method === 'GET' && def.method === 'POST' ? ' The request fields are query parameters (and path segments).' : ''),
+          }),
       tags: [def.name.split('.')[0]],
-      ...(def.method === 'POST'
+      ...(params.length > 0 ? { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
+      ...(method === 'POST'
         ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(def.input, 'input') } } } }
         : {}),
       responses: {
@@ -36,9 +58,11 @@ export function buildOpenApi(routes: Record<string, RouteDef>, version: string):
         ...errorResponses,
       },
       'x-lore-scoped': def.scoped,
-    });
-    for (const path of [def.path, ...def.aliases]) {
-      paths[path] = { [def.method.toLowerCase()]: operation(path) };
+      };
+    };
+    for (const { method, path } of pathsOf(def)) {
+      const key = openApiPath(path);
+      paths[key] = { ...(paths[key] ?? {}), [method.toLowerCase()]: operation(method, path) };
     }
   }
   return {

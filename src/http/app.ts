@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LoreError } from '../contract/errors';
 import type { CallContext } from '../contract/handlers';
-import type { RouteDef } from '../contract/route';
+import { fieldType, topLevelKeys } from '../contract/keys';
+import { pathsOf, type RouteDef } from '../contract/route';
 import { authenticate, authorizeTenant, type ApiKey } from './auth';
+import { checkBody } from './body-checks';
 import { envelope, fromFastifyError, fromZodError, internalError } from './errors';
 import type { Metrics } from './metrics';
 import type { HttpTracing, RequestSpan } from '../telemetry/index';
@@ -50,14 +52,50 @@ function clientGone(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
+/** Query strings are text: numbers, booleans and lists are read as the field expects them. */
+function fromQuery(def: RouteDef, query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of Object.entries(query)) {
+    const type = fieldType(def.input, key);
+    const one = Array.isArray(value) ? value[value.length - 1] : value;
+    if (type === 'array') out[key] = Array.isArray(value) ? value : [value];
+    else if (type === 'number' && typeof one === 'string' && /^-?\d+(\.\d+)?$/.test(one)) out[key] = Number(one);
+    else if (type === 'boolean' && (one === 'true' || one === 'false')) out[key] = one === 'true';
+    else out[key] = one;
+  }
+  return out;
+}
+
+/** Top-level request fields a route does not know: accepted, ignored, and said so in `warnings`. */
+function unknownFieldWarnings(known: Set<string> | null, raw: Record<string, unknown>, where: string) {
+  if (!known) return [];
+  return Object.keys(raw)
+    .filter((k) => !known.has(k))
+    .map((field) => ({ code: 'unknown_field', field, message: `'${field}' is not a field of ${where}; it was ignored` }));
+}
+
 /**
  * Builds the Fastify app from the contract's route table. It never listens: main.ts does, tests
  * use inject(). Every non-2xx answer is the contract's envelope: body parsing, unknown routes,
  * validation, domain errors and bugs alike.
  */
 export function buildApp(opts: AppOptions): FastifyInstance {
+  // Tracing's server span of each request (filled only when tracing is on).
+  const spans = new WeakMap<FastifyRequest, RequestSpan>();
+  const fail = (reply: FastifyReply, req: FastifyRequest, err: LoreError) => {
+    spans.get(req)?.failed(err.code);
+    if (err.code === 'overloaded') reply.header('retry-after', String(err.details.retry_after_s ?? 1));
+    // Set here too: the router's own refusals (frameworkErrors) are answered before any hook runs.
+    reply.header('x-request-id', req.id);
+    return reply.code(err.status).type('application/json').send(envelope(err, String(req.id)));
+  };
+
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
+    // Path segments (ids in alias paths) up to this long reach validation, which names the limit.
+    routerOptions: { maxParamLength: 1024 },
+    // The router's own refusals (a malformed URL, a path segment past maxParamLength) in the envelope too.
+    frameworkErrors: (err, req, reply) => fail(reply, req, new LoreError('invalid_request', `the request path is not acceptable: ${err.message}`, { path: req.url.split('?')[0] })),
     logger: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -91,7 +129,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
 
   // Tracing (off unless configured): a server span per request, ended with the route and status.
-  const spans = new WeakMap<FastifyRequest, RequestSpan>();
   const tracing = opts.tracing ?? null;
   if (tracing) {
     app.addHook('onRequest', async (req) => {
@@ -120,12 +157,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     });
   }
 
-  const fail = (reply: FastifyReply, req: FastifyRequest, err: LoreError) => {
-    spans.get(req)?.failed(err.code);
-    if (err.code === 'overloaded') reply.header('retry-after', String(err.details.retry_after_s ?? 1));
-    return reply.code(err.status).type('application/json').send(envelope(err, String(req.id)));
-  };
-
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof LoreError) return fail(reply, req, err);
     const mapped = fromFastifyError(err, opts.bodyLimit);
@@ -144,14 +175,24 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   for (const [name, def] of Object.entries(opts.routes)) {
     const handler = opts.handlers[name];
     if (!handler) throw new Error(`contract route '${name}' has no handler`);
+    const known = topLevelKeys(def.input);
     const serve = async (req: FastifyRequest, reply: FastifyReply) => {
       const key = authenticate(opts.apiKeys, req.headers.authorization);
-      const raw = def.method === 'GET' ? (req.query ?? {}) : (req.body ?? {});
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-        throw new LoreError('invalid_request', 'request body must be a JSON object');
+      const params = (req.params ?? {}) as Record<string, string>;
+      let raw: unknown;
+      if (req.method === 'GET') raw = { ...fromQuery(def, (req.query ?? {}) as Record<string, unknown>), ...params };
+      else {
+        // An empty body is an empty object (validation names what is missing); JSON null is not an object.
+        raw = req.body === undefined ? {} : req.body;
+        if (Object.keys(params).length > 0 && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) raw = { ...raw, ...params };
       }
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        throw new LoreError('invalid_request', `request body must be a JSON object, not ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}`);
+      }
+      const bad = checkBody(raw);
+      if (bad) throw bad;
       const parsed = def.input.safeParse(raw);
-      if (!parsed.success) throw fromZodError(parsed.error);
+      if (!parsed.success) throw fromZodError(parsed.error, def.input);
       const input = parsed.data as Record<string, unknown>;
       const identity = {
         tenant_id: typeof input.tenant_id === 'string' ? input.tenant_id : 'default',
@@ -171,7 +212,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       };
       const span = spans.get(req);
       const result = span ? await span.runHandler(name, identity, () => handler(input, ctx)) : await handler(input, ctx);
-      const body = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : result;
+      const body: Record<string, unknown> = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : { ...result };
+      const warnings = unknownFieldWarnings(known, raw as Record<string, unknown>, `${req.method} ${req.routeOptions?.url ?? def.path}`);
+      if (warnings.length > 0) body.warnings = [...(Array.isArray(body.warnings) ? body.warnings : []), ...warnings];
       if (opts.validateResponses) {
         const checked = def.output.safeParse(body);
         if (!checked.success) {
@@ -181,8 +224,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       }
       return reply.code(200).send(body);
     };
-    for (const path of [def.path, ...def.aliases]) {
-      app.route({ method: def.method, url: path, handler: serve });
+    for (const { method, path } of pathsOf(def)) {
+      app.route({ method, url: path, handler: serve });
     }
   }
   return app;

@@ -1,14 +1,28 @@
 import type { z } from 'zod';
 import { TOO_LARGE } from '../contract/common';
 import { ERROR_STATUS, LoreError, type ErrorCode, type ErrorEnvelope, type Issue } from '../contract/errors';
+import { otherIssues, unknownKeyIssues } from '../contract/keys';
 
 export function issuesOf(error: z.ZodError): Issue[] {
   return error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
 }
 
-/** zod failure → invalid_request, or payload_too_large when only size limits were broken. */
-export function fromZodError(error: z.ZodError): LoreError {
-  const issues = issuesOf(error);
+/**
+ * zod failure → invalid_request (wrong types, missing fields, bad enums: every issue listed),
+ * payload_too_large when only size limits were broken, and validation_failed when the request
+ * parses but a closed object (a patch, filter, graph part or options) has keys it does not know:
+ * each such issue names the key and the accepted ones. `schema` is the route's input, from which
+ * the accepted keys are read.
+ */
+export function fromZodError(error: z.ZodError, schema?: z.ZodType): LoreError {
+  const unknown = schema ? unknownKeyIssues(error, schema) : [];
+  const rest = otherIssues(error);
+  if (unknown.length > 0 && rest.length === 0) {
+    const first = unknown[0]!;
+    const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more)` : '';
+    return new LoreError('validation_failed', `${first.message}${more}`, { issues: unknown });
+  }
+  const issues = schema ? [...rest, ...unknown] : issuesOf(error);
   const tooLarge = error.issues.filter((i) => i.code === 'custom' && (i.params as { lore?: string } | undefined)?.lore === TOO_LARGE);
   if (tooLarge.length > 0 && tooLarge.length === error.issues.length) {
     return new LoreError('payload_too_large', `field over its size limit: ${issues.map((i) => i.path).join(', ')}`, { issues });

@@ -96,7 +96,8 @@ const STEP4 = [
 
 export function porter2(input: string): string {
   if (input.length <= 2) return input;
-  const exception = EXCEPTIONS[input];
+  // Own keys only: a word such as "constructor" must not find Object.prototype's members.
+  const exception = Object.hasOwn(EXCEPTIONS, input) ? EXCEPTIONS[input] : undefined;
   if (exception !== undefined) return exception;
 
   let w = input.startsWith("'") ? input.slice(1) : input;
@@ -154,7 +155,7 @@ export function porter2(input: string): string {
     } else if (s2 === "li") {
       if (LI_ENDING.has(w[w.length - 3] ?? "")) w = w.slice(0, -2);
     } else {
-      w = w.slice(0, -s2.length) + (STEP2[s2] ?? "");
+      w = w.slice(0, -s2.length) + (Object.hasOwn(STEP2, s2) ? STEP2[s2]! : "");
     }
   }
 
@@ -164,7 +165,7 @@ export function porter2(input: string): string {
     if (s3 === "ative") {
       if (w.length - s3.length >= r2) w = w.slice(0, -s3.length);
     } else {
-      w = w.slice(0, -s3.length) + (STEP3[s3] ?? "");
+      w = w.slice(0, -s3.length) + (Object.hasOwn(STEP3, s3) ? STEP3[s3]! : "");
     }
   }
 

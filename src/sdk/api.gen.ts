@@ -12,7 +12,7 @@ export interface LoreApi {
     write(body: RouteRequest<R['memory.write']>): Promise<RouteResponse<R['memory.write']>>;
     /** POST /v1/memory/recall_text: Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier. */
     recallText(body: RouteRequest<R['memory.recallText']>): Promise<RouteResponse<R['memory.recallText']>>;
-    /** POST /v1/memory/find: List nodes by filters (types, kinds, tiers, tags, client_id(s), created range) in id order, with cursor pagination. */
+    /** POST /v1/memory/find: List nodes by filters (node_ids, client_id(s), types, kinds, tiers, tags, created range) in id order with cursor pagination, or the nodes matching query_text best first. An unknown filter is validation_failed. */
     find(body: RouteRequest<R['memory.find']>): Promise<RouteResponse<R['memory.find']>>;
     /** POST /v1/memory/resolve: One node by id, client_id or lore:// URI, with its edges and its earlier revisions. */
     resolve(body: RouteRequest<R['memory.resolve']>): Promise<RouteResponse<R['memory.resolve']>>;
@@ -68,9 +68,9 @@ export interface LoreApi {
     importStatus(body: RouteRequest<R['packs.importStatus']>): Promise<RouteResponse<R['packs.importStatus']>>;
   };
   delegation: {
-    /** POST /v1/memory/delegation/records/write: Create or update a delegation record (record_id generated when absent; the same content again is idempotent). */
+    /** POST /v1/memory/delegation/records/write: Create or update a delegation record (record_id generated when absent; the same content again is idempotent). to_agent and task may instead come from route_role and summary/input_text/title, or from delegation_records_v1 (the form existing clients send). */
     write(body: RouteRequest<R['delegation.write']>): Promise<RouteResponse<R['delegation.write']>>;
-    /** POST /v1/memory/delegation/records/find: Find delegation records by record_id(s), agents, status, run or session, in creation order with cursor pagination. */
+    /** POST /v1/memory/delegation/records/find: Find delegation records by record_id(s), agents, status, run or session, in creation order with cursor pagination. Every field is a filter: an unknown one is validation_failed. */
     find(body: RouteRequest<R['delegation.find']>): Promise<RouteResponse<R['delegation.find']>>;
   };
   learning: {
@@ -167,7 +167,7 @@ export interface LoreApi {
       candidate(body: RouteRequest<R['replay.playbooks.candidate']>): Promise<RouteResponse<R['replay.playbooks.candidate']>>;
       /** POST /v1/memory/replay/playbooks/promote: Set the status of one version (default latest) without creating a version. At most one version is active; the previous one becomes shadow. */
       promote(body: RouteRequest<R['replay.playbooks.promote']>): Promise<RouteResponse<R['replay.playbooks.promote']>>;
-      /** POST /v1/memory/replay/playbooks/repair: Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove and parameter changes. */
+      /** POST /v1/memory/replay/playbooks/repair: Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove (or step_patches, or a whole steps_override) and parameter changes. An unknown key anywhere in the patch is validation_failed. */
       repair(body: RouteRequest<R['replay.playbooks.repair']>): Promise<RouteResponse<R['replay.playbooks.repair']>>;
       /** POST /v1/memory/replay/playbooks/repair/review: Approve (→ target_status_on_approve, default shadow; optional shadow validation) or reject (→ rejected) a repaired draft version. */
       repairReview(body: RouteRequest<R['replay.playbooks.repairReview']>): Promise<RouteResponse<R['replay.playbooks.repairReview']>>;

@@ -118,10 +118,20 @@ describe('validate', () => {
     for (const body of [{}, { graph: 'x' }, { graph: { nodes: 'x' } }, { graph: { nodes: [], edges: 3 } }, { graph: null }]) {
       assertError(await api.post('/v1/automations/validate', body), 400, 'invalid_request');
     }
-    // Deep nesting is an issue, not a stack overflow.
-    let deep: unknown = 'leaf';
-    for (let i = 0; i < 1000; i++) deep = [deep];
-    const nested = await api.post('/v1/automations/validate', { graph: { nodes: [{ node_id: 'a', kind: 'approval', approval_key: 'k', inputs: { deep } }] } });
+    // Deep nesting is refused, never a stack overflow: past the request limit (64 levels) by the
+    // transport, deeper than inputs may nest (32 levels) as a graph issue.
+    const nest = (levels: number) => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    const tooDeep = assertError(
+      await api.post('/v1/automations/validate', { graph: { nodes: [{ node_id: 'a', kind: 'approval', approval_key: 'k', inputs: { deep: nest(1000) } }] } }),
+      400,
+      'invalid_request',
+    );
+    assert.equal(tooDeep.error.details.limit_depth, 64);
+    const nested = await api.post('/v1/automations/validate', { graph: { nodes: [{ node_id: 'a', kind: 'approval', approval_key: 'k', inputs: { deep: nest(40) } }] } });
     assert.equal(nested.status, 200, JSON.stringify(nested.body).slice(0, 500));
     assert.deepEqual(issuePaths(nested.body), ['graph.nodes[0].inputs']);
     const raw = await api.app.inject({ method: 'POST', url: '/v1/automations/validate', payload: '{not json', headers: { 'content-type': 'application/json' } });
@@ -130,17 +140,26 @@ describe('validate', () => {
 });
 
 describe('definitions', () => {
-  it('create stores a draft; the same content again is idempotent; other content is a conflict; unknown fields are ignored', async () => {
+  it('create stores a draft; the same content again is idempotent; other content is a conflict; unknown top-level fields are warnings, unknown graph keys validation_failed', async () => {
     const id = uniqueName('auto');
     const graph = branchGraph('yes');
     const res = await api.post('/v1/automations/create', { automation_id: id, name: 'Ship', status: 'draft', graph, extra_field: 1 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.warnings.map((w: { field: string }) => w.field), ['extra_field']);
     assert.equal(res.body.created, true);
     assert.equal(res.body.tenant_id, 'default');
     assert.equal(res.body.automation.status, 'draft');
     assert.equal(res.body.automation.node_count, 4);
     assert.equal(res.body.automation.graph.edges[0].type, 'on_success');
-    const again = await api.post('/v1/automations/create', { automation_id: id, name: 'Ship', graph: { ...graph, nodes: graph.nodes.map((n) => ({ ...n, ui: { x: 1 } })) } });
+    // A graph is closed: a key Lore does not know in a node is refused by name, never dropped.
+    const unknownKey = assertError(
+      await api.post('/v1/automations/create', { automation_id: id, name: 'Ship', graph: { ...graph, nodes: graph.nodes.map((n) => ({ ...n, ui: { x: 1 } })) } }),
+      422,
+      'validation_failed',
+    );
+    assert.equal(unknownKey.error.details.issues[0].key, 'ui');
+    assert.ok(unknownKey.error.details.issues[0].accepted.includes('approval_key'));
+    const again = await api.post('/v1/automations/create', { automation_id: id, name: 'Ship', graph });
     assert.equal(again.status, 200);
     assert.equal(again.body.created, false);
     assert.equal(again.body.automation.content_hash, res.body.automation.content_hash);
@@ -214,7 +233,10 @@ describe('definitions', () => {
     assertError(await api.post('/v1/automations/runs/cancel', { run_id: id }), 404, 'not_found');
     assertError(await api.post('/v1/automations/runs/resume', { run_id: id, reason: 'r' }), 404, 'not_found');
     assertError(await api.post('/v1/automations/get', { automation_id: 'bad id with spaces' }), 400, 'invalid_request');
-    assertError(await api.post('/v1/automations/runs/resume', { run_id: id }), 400, 'invalid_request'); // reason is required
+    assertError(await api.post('/v1/automations/runs/resume', { run_id: id }), 404, 'not_found'); // reason is optional
+    assertError(await api.post('/v1/automations/runs/resume', { run_id: id, reason: '  ' }), 400, 'invalid_request'); // but not blank
     assertError(await api.post('/v1/automations/run', { automation_id: id, options: { execution_mode: 'turbo' } }), 400, 'invalid_request');
+    const option = assertError(await api.post('/v1/automations/run', { automation_id: id, options: { stop_on_failur: false } }), 422, 'validation_failed');
+    assert.deepEqual([option.error.details.issues[0].key, option.error.details.issues[0].accepted], ['stop_on_failur', ['execution_mode', 'record_run', 'stop_on_failure']]);
   });
 });

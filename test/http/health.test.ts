@@ -37,13 +37,15 @@ describe('GET /health, /openapi.json, /metrics (real MongoDB-compatible server a
   });
 
   it('serves an OpenAPI 3.1 document covering every contract route', async () => {
-    const { routes } = await import('../../src/contract');
+    const { routes, pathsOf } = await import('../../src/contract');
+    const { openApiPath } = await import('../../src/contract/openapi');
     const res = await api.get('/openapi.json');
     assert.equal(res.status, 200);
     assert.equal(res.body.openapi, '3.1.0');
     for (const def of Object.values(routes)) {
-      assert.ok(res.body.paths[def.path], `missing ${def.path}`);
-      for (const alias of def.aliases) assert.ok(res.body.paths[alias], `missing alias ${alias}`);
+      for (const { method, path } of pathsOf(def)) {
+        assert.ok(res.body.paths[openApiPath(path)]?.[method.toLowerCase()], `missing ${method} ${path}`);
+      }
     }
   });
 

@@ -153,6 +153,14 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
     assert.deepEqual(fa, r.feedback);
     assert.deepEqual(aa, r.activation);
     assert.notEqual(ua, beforeNode.updated_at);
+
+    // Existing clients name nodes by node_ids and may leave outcome out: only the activation counts.
+    clock.advance(DAY);
+    const bare = await api.post('/v1/memory/nodes/activate', { ...id, node_ids: [afterNode.id], activate: true });
+    assert.equal(bare.status, 200, JSON.stringify(bare.body));
+    assert.equal(bare.body.outcome, null);
+    assert.deepEqual(bare.body.nodes[0].feedback, r.feedback, 'no outcome: feedback untouched');
+    assert.deepEqual(bare.body.nodes[0].activation, { count: 4, last_activated_at: clock.now().toISOString() });
   });
 
   it('rehydrates payload detail by mode without restoring the node, and counts each mode', async () => {
@@ -275,7 +283,8 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
     assertError(await api.post('/v1/memory/archive/rehydrate', { ...id, client_ids: 'a' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/archive/rehydrate', { ...id, client_ids: ['bad id with spaces'] }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/archive/rehydrate', { ...id, client_ids: Array.from({ length: 101 }, (_, i) => `c${i}`) }), 400, 'invalid_request');
-    assertError(await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['a'] }), 400, 'invalid_request');
+    assertError(await api.post('/v1/memory/nodes/activate', { ...id, node_ids: 'a' }), 400, 'invalid_request');
+    assertError(await api.post('/v1/memory/nodes/activate', { ...id, ids: ['x'], node_ids: Array.from({ length: 100 }, (_, i) => `n${i}`) }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['a'], outcome: 'great' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['a'], outcome: 'positive', activate: 'yes' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/nodes/pin', { ...id, pinned: true }), 400, 'invalid_request');

@@ -105,7 +105,11 @@ describe('POST /v1/memory/write', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.nodes.length, 1);
     assert.equal(res.body.nodes[0].client_id, 'bench:s:1');
-    assert.deepEqual(res.body.warnings, []);
+    // Top-level fields Lore has no use for are accepted and named (nested ones are dropped quietly).
+    assert.deepEqual(
+      res.body.warnings.map((w: { code: string; field: string }) => `${w.code}:${w.field}`),
+      ['unknown_field:memory_lane', 'unknown_field:producer_agent_id', 'unknown_field:owner_agent_id'],
+    );
     const got = await api.post('/v1/memory/resolve', { ...id, client_id: 'bench:s:1' });
     assert.equal(got.body.node.text, body.input_text, 'input_text is the evidence of the one node without text');
     assert.equal(got.body.node.summary, body.nodes[0]!.text_summary);

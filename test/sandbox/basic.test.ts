@@ -258,9 +258,14 @@ describe('bad input and unknown ids', () => {
       const res = await api.post(path, body);
       assertError(res, 400, 'invalid_request');
     }
-    // Unknown fields are accepted and ignored.
-    const ok = await exec(api, sid, ['true'], { extra_field: { nested: 1 }, action: { kind: 'command', argv: ['true'], future: true } });
+    // Unknown top-level fields are accepted and named in warnings; an unknown key in action (or
+    // limits) would change what runs, so it is validation_failed naming it.
+    const ok = await exec(api, sid, ['true'], { extra_field: { nested: 1 } });
     assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body.warnings.map((w: { field: string }) => w.field), ['extra_field']);
+    const closed = assertError(await exec(api, sid, ['true'], { action: { kind: 'command', argv: ['true'], cwd: '/' } }), 422, 'validation_failed');
+    assert.deepEqual(closed.error.details.issues[0].accepted, ['kind', 'argv', 'env']);
+    assertError(await exec(api, sid, ['true'], { limits: { memory_mb: 64 } }), 422, 'validation_failed');
   });
 
   it('unknown sessions and runs are not_found', async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { GENERATED, renderOpenApiFile, renderSdk } from '../../scripts/codegen';
 import { LORE_VERSION } from '../../src/config';
-import { routes } from '../../src/contract';
+import { pathsOf, routes } from '../../src/contract';
 
 const root = new URL('../../', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, root), 'utf8');
@@ -26,8 +26,8 @@ it('every route has a unique canonical path and SDK name, and no alias shadows a
   for (const [key, def] of Object.entries(routes)) {
     assert.ok(!names.has(def.name), `duplicate SDK name ${def.name}`);
     names.add(def.name);
-    for (const path of [def.path, ...def.aliases]) {
-      const k = `${def.method} ${path}`;
+    for (const { method, path } of pathsOf(def)) {
+      const k = `${method} ${path}`;
       assert.ok(!seen.has(k), `${k} is served by both ${seen.get(k)} and ${key}`);
       seen.set(k, key);
     }

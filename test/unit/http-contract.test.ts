@@ -18,6 +18,24 @@ const echo = route({
   input: z.object({ ...identityFields, n: z.number().int(), id: CallerId.optional(), text: BoundedText(1024).optional(), kind: z.enum(['a', 'b']).default('a') }),
   output: z.object({ tenant_id: z.string(), scope: z.string(), n: z.number(), kind: z.string() }),
 });
+/** A route with a closed object (a patch) and a GET alias with a path parameter. */
+const patchy = route({
+  name: 'test.patchy',
+  path: '/v1/test/patchy',
+  aliases: [{ method: 'GET', path: '/v1/test/things/:thing_id/patchy' }],
+  summary: 'closed patch',
+  input: z.object({
+    ...identityFields,
+    thing_id: z.string().optional(),
+    limit: z.number().int().default(5),
+    full: z.boolean().default(false),
+    tags: z.array(z.string()).optional(),
+    patch: z.strictObject({ name: z.string().optional(), steps: z.array(z.strictObject({ op: z.string() })).optional() }).optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+  }),
+  output: z.object({ tenant_id: z.string(), scope: z.string(), got: z.record(z.string(), z.unknown()) }),
+});
+
 const fail = route({
   name: 'test.fail',
   path: '/v1/test/fail',
@@ -40,8 +58,9 @@ const waited: boolean[] = [];
 const errors: unknown[] = [];
 function makeApp(opts: { apiKeys?: { key: string; tenant: string | null }[] } = {}) {
   return buildApp({
-    routes: { 'test.echo': echo, 'test.fail': fail, 'test.wait': wait },
+    routes: { 'test.echo': echo, 'test.fail': fail, 'test.wait': wait, 'test.patchy': patchy },
     handlers: {
+      'test.patchy': async (input: Record<string, unknown>) => ({ got: input }),
       'test.echo': async (input: { n: number; kind: string }) => ({ n: input.n, kind: input.kind }),
       'test.fail': async (input: { how: string }) => {
         if (input.how === 'lore') throw new LoreError('invalid_state', 'run is ended', { state: 'ended' });
@@ -86,10 +105,64 @@ function assertEnvelope(res: { statusCode: number; json(): any; headers: Record<
 }
 
 describe('HTTP contract', () => {
-  it('applies defaults, echoes tenant and scope, ignores unknown fields', async () => {
+  it('applies defaults, echoes tenant and scope, accepts unknown top-level fields and lists them in warnings', async () => {
     const res = await post(makeApp(), '/v1/test/echo', { n: 1, unknown_field: { deep: true } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { tenant_id: 'default', scope: 'default', n: 1, kind: 'a' });
+    assert.deepEqual(res.json(), {
+      tenant_id: 'default',
+      scope: 'default',
+      n: 1,
+      kind: 'a',
+      warnings: [{ code: 'unknown_field', field: 'unknown_field', message: "'unknown_field' is not a field of POST /v1/test/echo; it was ignored" }],
+    });
+    const clean = await post(makeApp(), '/v1/test/echo', { n: 1 });
+    assert.equal(clean.json().warnings, undefined, 'no warnings key when nothing was ignored');
+  });
+
+  it('an unknown key inside a closed object is validation_failed naming the key and the accepted keys', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/patchy', { patch: { name: 'x', step_patches: [] } }), 422, 'validation_failed');
+    assert.deepEqual(body.error.details.issues, [
+      { path: 'patch.step_patches', message: "unknown key 'step_patches' in patch; accepted: name, steps", key: 'step_patches', accepted: ['name', 'steps'] },
+    ]);
+    const nested = assertEnvelope(await post(makeApp(), '/v1/test/patchy', { patch: { steps: [{ op: 'a', at: 1 }] } }), 422, 'validation_failed');
+    assert.equal(nested.error.details.issues[0].path, 'patch.steps.0.at');
+    assert.deepEqual(nested.error.details.issues[0].accepted, ['op']);
+    // A wrong type as well: the request does not parse, so it is invalid_request listing both.
+    const mixed = assertEnvelope(await post(makeApp(), '/v1/test/patchy', { limit: 'x', patch: { nope: 1 } }), 400, 'invalid_request');
+    assert.deepEqual(mixed.error.details.issues.map((i: { path: string }) => i.path).sort(), ['limit', 'patch.nope']);
+    // Records stay open: any key is data there.
+    assert.equal((await post(makeApp(), '/v1/test/patchy', { meta: { anything: 1 } })).statusCode, 200);
+  });
+
+  it('a JSON null body is invalid_request, not an empty request', async () => {
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/patchy', 'null'), 400, 'invalid_request');
+    assert.match(body.error.message, /not null/);
+  });
+
+  it('nesting deeper than the documented limit is invalid_request, never 500', async () => {
+    // Written as text: JSON.stringify of 10,000 levels would overflow this test's own stack.
+    const deep = `{"meta": ${'{"d":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    const body = assertEnvelope(await post(makeApp(), '/v1/test/patchy', deep), 400, 'invalid_request');
+    assert.equal(body.error.details.limit_depth, 64);
+    let fine: unknown = 1;
+    for (let i = 0; i < 60; i++) fine = { d: fine };
+    assert.equal((await post(makeApp(), '/v1/test/patchy', { meta: fine })).statusCode, 200);
+  });
+
+  it('a __proto__ key anywhere is invalid_request', async () => {
+    assertEnvelope(await post(makeApp(), '/v1/test/patchy', '{"meta": {"__proto__": {"polluted": true}}}'), 400, 'invalid_request');
+    assertEnvelope(await post(makeApp(), '/v1/test/patchy', '{"__proto__": {"n": 1}}'), 400, 'invalid_request');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  it('a GET alias reads the query string as the request, typed as the fields expect, with path parameters', async () => {
+    const res = await makeApp().inject({ method: 'GET', url: '/v1/test/things/t-1/patchy?limit=7&full=true&tags=a&scope=repo&include_meta=true' });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.scope, 'repo');
+    assert.deepEqual({ thing_id: body.got.thing_id, limit: body.got.limit, full: body.got.full, tags: body.got.tags }, { thing_id: 't-1', limit: 7, full: true, tags: ['a'] });
+    assert.deepEqual(body.warnings.map((w: { field: string }) => w.field), ['include_meta']);
+    assertEnvelope(await makeApp().inject({ method: 'GET', url: '/v1/test/things/t-1/patchy?limit=many' }), 400, 'invalid_request');
   });
 
   it('serves aliases exactly like the canonical path', async () => {

@@ -32,9 +32,12 @@ const capped = (max: number, what: string) =>
     }
   });
 
-/** What a request may send: checked item by item by the graph validator. */
-export const GraphInput = z.object({
-  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe('graph nodes: {node_id, kind, playbook_id?, version?, mode?, approval_key?, inputs?, condition?, artifacts?}'),
+/**
+ * What a request may send: checked item by item by the graph validator, which also reports every
+ * key it does not know (a graph is closed; docs/automation.md), so the object is loose here.
+ */
+export const GraphInput = z.looseObject({
+  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe('graph nodes: {node_id, kind, name?, playbook_id?, version?, mode?, approval_key?, inputs?, condition? (or expression), artifacts?}'),
   edges: capped(MAX_GRAPH_EDGES, 'edges').default([]).describe('graph edges: {from, to, type: on_success (default) | on_false}'),
 });
 
@@ -73,7 +76,8 @@ export const Definition = z.object({
   updated_at: Timestamp,
 });
 
-const RunOptions = z.object({
+/** Run options are closed: an unknown option is validation_failed, never silently ignored. */
+const RunOptions = z.strictObject({
   execution_mode: z.enum(EXECUTION_MODES, { error: "execution_mode must be 'default'" }).default('default'),
   record_run: z.boolean().default(false).describe('also record the execution as a replay run (docs/automation.md)'),
   stop_on_failure: z.boolean().default(true).describe('true: the first failed node stops the run; false: independent branches go on'),
@@ -251,7 +255,10 @@ export const automationRoutes = {
     summary: 'Approve the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key); the reason and actor are recorded. A run that is not paused is invalid_state.',
     input: z.object({
       ...runRef,
-      reason: BoundedText(4096).refine((s) => s.trim().length > 0, 'reason must not be empty'),
+      reason: BoundedText(4096)
+        .refine((s) => s.trim().length > 0, 'reason must not be empty')
+        .default('(no reason given)')
+        .describe('recorded with the approval; optional'),
       node_id: z.string().min(1).max(100).optional(),
       approval_key: CallerId.optional(),
     }),

@@ -166,6 +166,10 @@ export const RuleConditions = z.object({
   file_path_prefix: z.array(z.string().min(1).max(1024)).max(50).optional(),
   tools_any: ToolList.max(50).optional(),
 });
+/** What a request may send: conditions and effects are filters, so an unknown key is validation_failed, never ignored. */
+export const RuleEffectInput = z.strictObject(RuleEffect.shape);
+export const RuleConditionsInput = z.strictObject(RuleConditions.shape);
+
 export const RuleView = z.object({
   rule_node_id: z.string(),
   rule_id: z.string(),

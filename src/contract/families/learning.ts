@@ -15,8 +15,8 @@ import {
   PolicyHints,
   PolicyMemoryView,
   DerivedPolicy,
-  RuleConditions,
-  RuleEffect,
+  RuleConditionsInput,
+  RuleEffectInput,
   RuleEvaluationView,
   RuleStateEnum,
   RuleView,
@@ -40,7 +40,26 @@ const TaskFamilyView = z.object({ family_id: z.string(), label: z.string(), know
 
 export const KickoffInput = z.object({ ...identityFields, ...taskInputFields });
 
-const PlanningInput = z.object({ ...identityFields, ...taskInputFields, return_layered_context: z.boolean().default(false) });
+/** planning/context and experience/intelligence take the task as query_text (interface spec): without it there is no task. */
+const needsQueryText = (v: { query_text?: string | null | undefined }, ctx: z.RefinementCtx) => {
+  if (typeof v.query_text !== 'string' || v.query_text.trim() === '') ctx.addIssue({ code: 'custom', path: ['query_text'], message: 'query_text is required (the task, in words)' });
+};
+
+const ExperienceInput = KickoffInput.superRefine(needsQueryText);
+
+const PlanningInput = z.object({ ...identityFields, ...taskInputFields, return_layered_context: z.boolean().default(false) }).superRefine(needsQueryText);
+
+/** A pattern by pattern_id, or anchor_id (what existing clients call it). */
+const patternRef = (defaultReason: string) =>
+  z
+    .object({ ...identityFields, pattern_id: NodeId.optional(), anchor_id: NodeId.optional().describe('alias of pattern_id'), reason: Reason.default(defaultReason) })
+    .superRefine((v, ctx) => {
+      if (!v.pattern_id && !v.anchor_id) ctx.addIssue({ code: 'custom', path: ['pattern_id'], message: 'pattern_id (or anchor_id) is required' });
+    })
+    .transform(({ anchor_id, ...v }) => ({ ...v, pattern_id: (v.pattern_id ?? anchor_id)! }));
+
+/** A short explanation object (existing clients read `rationale.summary`). */
+const Rationale = z.object({ summary: z.string() });
 
 const LayeredContext = z.object({
   layers: z.array(z.object({ name: z.string(), text: z.string(), ids: z.array(z.string()) })),
@@ -223,9 +242,13 @@ export const learningRoutes = {
     input: KickoffInput,
     output: z.object({
       ...echoFields,
+      summary_version: z.literal('kickoff_recommendation_v1'),
+      query_text: z.string().describe('the task text the recommendation was made for'),
       first_action: FirstAction.nullable(),
       kickoff_recommendation: KickoffRecommendation,
+      rationale: Rationale,
       uncertainty: Uncertainty,
+      action_retrieval_uncertainty: Uncertainty.describe('the same as uncertainty (the name existing clients read)'),
       task_family: TaskFamilyView.nullable(),
     }),
   }),
@@ -274,6 +297,16 @@ export const learningRoutes = {
       file_path: z.string().nullable(),
       next_action: z.string().nullable(),
       source_kind: SourceKindEnum.nullable(),
+      recommended_file_path: z.string().nullable().describe('the same as file_path'),
+      recommended_next_action: z.string().nullable().describe('the same as next_action'),
+      tool_source_kind: SourceKindEnum.nullable().describe('where the selected tool comes from (source_kind values)'),
+      tool: z.object({
+        selected_tool: z.string().nullable(),
+        ordered_tools: z.array(z.string()).describe('candidates best first; denied tools left out'),
+        preferred_tools: z.array(z.string()).describe('tools with learned support (a workflow, pattern or policy memory)'),
+        allowed_tools: z.array(z.string()).describe('candidates no active rule denies'),
+      }),
+      rationale: Rationale,
       history_applied: z.boolean(),
       evidence: z.array(EvidenceView),
       uncertainty: Uncertainty,
@@ -285,7 +318,7 @@ export const learningRoutes = {
     path: '/v1/memory/experience/intelligence',
     summary:
       'Workflow and tool guidance for a task: recommended workflows, selected tool and tool ranking with reasons, policy_hints, derived_policy, policy_contract (computed, or the persisted policy memory when one applies), path and uncertainty.',
-    input: KickoffInput,
+    input: ExperienceInput,
     output: z.object({
       ...echoFields,
       recommended_workflows: z.array(WorkflowView),
@@ -319,6 +352,8 @@ export const learningRoutes = {
         }),
         merged_text: z.string(),
       }),
+      recommended_workflows: z.array(SectionEntry).describe('stable workflows of demo_surface.sections.workflows, each with anchor_id and file_path'),
+      candidate_workflows: z.array(SectionEntry).describe('candidate workflows of demo_surface.sections.workflows, each with anchor_id and file_path'),
       supporting_knowledge: z.array(SectionEntry),
       execution_summary: z.object({
         forgetting_summary: ForgettingSummary,
@@ -342,6 +377,9 @@ export const learningRoutes = {
     output: z.object({
       ...echoFields,
       decision_id: z.string(),
+      decision: z
+        .object({ decision_id: z.string(), selected_tool: z.string().nullable(), candidates: z.array(z.string()), created_at: z.string() })
+        .describe('the recorded decision (its id is what tools/feedback cites)'),
       selected_tool: z.string().nullable(),
       selection_basis: z.enum(['learned', 'rules', 'candidate_order', 'none']),
       ranking: z.array(ToolScoreView),
@@ -386,7 +424,7 @@ export const learningRoutes = {
     path: '/v1/memory/patterns/suppress',
     summary: 'Operator overlay: a suppressed pattern is never applied, whatever feedback arrives, until patterns/unsuppress.',
     errors: ['not_found'],
-    input: z.object({ ...identityFields, pattern_id: NodeId, reason: Reason.default('suppressed by operator') }),
+    input: patternRef('suppressed by operator'),
     output: z.object({ ...echoFields, pattern: PatternView, changed: z.boolean() }),
   }),
   'learning.patternsUnsuppress': route({
@@ -394,7 +432,7 @@ export const learningRoutes = {
     path: '/v1/memory/patterns/unsuppress',
     summary: 'Lifts the operator overlay; the pattern returns to the class its feedback gives it.',
     errors: ['not_found'],
-    input: z.object({ ...identityFields, pattern_id: NodeId, reason: Reason.default('unsuppressed by operator') }),
+    input: patternRef('unsuppressed by operator'),
     output: z.object({ ...echoFields, pattern: PatternView, changed: z.boolean() }),
   }),
   'learning.policiesGovernanceApply': route({
@@ -410,7 +448,7 @@ export const learningRoutes = {
     path: '/v1/memory/rules/state',
     summary:
       'Creates a rule (give rule_id, state and rule {conditions, effects}) or moves an existing one (rule_id or rule_node_id) between draft, shadow, active and disabled. Active rules are applied by tool selection; shadow rules are evaluated and reported only.',
-    errors: ['not_found', 'invalid_state'],
+    errors: ['not_found', 'invalid_state', 'validation_failed'],
     input: z
       .object({
         ...identityFields,
@@ -418,18 +456,20 @@ export const learningRoutes = {
         rule_node_id: NodeId.optional(),
         state: RuleStateEnum,
         rule: z
-          .object({
+          .strictObject({
             description: BoundedText(4096).nullish(),
-            conditions: RuleConditions.default({}),
-            effects: z.array(RuleEffect).min(1).max(50),
+            conditions: RuleConditionsInput.default({}),
+            effects: z.array(RuleEffectInput).min(1).max(50),
             priority: z.number().int().min(-1000).max(1000).default(0),
           })
           .optional(),
-        reason: Reason.default('state change'),
+        reason: Reason.optional().describe("why (default 'state change')"),
+        note: Reason.optional().describe('alias of reason'),
       })
       .superRefine((v, ctx) => {
         if (!v.rule_id && !v.rule_node_id) ctx.addIssue({ code: 'custom', path: ['rule_id'], message: 'give rule_id (or rule_node_id)' });
-      }),
+      })
+      .transform(({ note, ...v }) => ({ ...v, reason: v.reason ?? note ?? 'state change' })),
     output: z.object({ ...echoFields, rule: RuleView, previous_state: RuleStateEnum.nullable(), created: z.boolean() }),
   }),
   'learning.rulesEvaluate': route({
@@ -445,7 +485,11 @@ export const learningRoutes = {
     summary:
       'Is the runtime learning the right thing for this task: learning summary and recommendations, stable and promotion-ready workflows, trusted, contested and suppressed patterns, evolution_inspect (experience intelligence, policy hints, derived policy, policy contract, policy review, governance contract) and governance payloads that policies/governance/apply accepts.',
     input: ReviewPackInput,
-    output: z.object({ ...echoFields, evolution_review_pack: EvolutionReviewPack }),
+    output: z.object({
+      ...echoFields,
+      evolution_review_pack: EvolutionReviewPack,
+      evolution_inspect: EvolutionReviewPack.shape.evolution_inspect.describe('the same as evolution_review_pack.evolution_inspect (existing clients read it here)'),
+    }),
   }),
   'learning.continuityReviewPack': route({
     name: 'learning.continuityReviewPack',

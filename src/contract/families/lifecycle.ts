@@ -20,16 +20,25 @@ export const MAX_PARTIAL_CHARS = 65_536;
 const NodeId = z.string().min(1).max(200);
 const Reason = BoundedText(4096).optional();
 
-/** Which nodes a request is about: ids and/or client_ids (at least one). */
+/** Which nodes a request is about: ids (alias node_ids) and/or client_ids (at least one). */
 const nodeSelection = {
   client_ids: z.array(CallerId).max(MAX_NODES_PER_REQUEST).optional(),
   ids: z.array(NodeId).max(MAX_NODES_PER_REQUEST).optional(),
+  node_ids: z.array(NodeId).max(MAX_NODES_PER_REQUEST).optional().describe('alias of ids'),
 };
-const needsSelection = (v: { client_ids?: string[]; ids?: string[] }, ctx: z.RefinementCtx) => {
-  if ((v.client_ids?.length ?? 0) + (v.ids?.length ?? 0) === 0) {
-    ctx.addIssue({ code: 'custom', path: ['client_ids'], message: 'give client_ids and/or ids (at least one node)' });
+const needsSelection = (v: { client_ids?: string[]; ids?: string[]; node_ids?: string[] }, ctx: z.RefinementCtx) => {
+  if ((v.client_ids?.length ?? 0) + (v.ids?.length ?? 0) + (v.node_ids?.length ?? 0) === 0) {
+    ctx.addIssue({ code: 'custom', path: ['client_ids'], message: 'give client_ids and/or ids (alias node_ids): at least one node' });
+  }
+  if ((v.ids?.length ?? 0) + (v.node_ids?.length ?? 0) > MAX_NODES_PER_REQUEST) {
+    ctx.addIssue({ code: 'custom', path: ['ids'], message: `ids and node_ids together name at most ${MAX_NODES_PER_REQUEST} nodes` });
   }
 };
+/** node_ids joins ids: the handlers see one list. */
+const mergeIds = <T extends { ids?: string[] | undefined; node_ids?: string[] | undefined }>({ node_ids, ...v }: T) => ({
+  ...v,
+  ids: v.ids || node_ids ? [...(v.ids ?? []), ...(node_ids ?? [])] : undefined,
+});
 
 const ActionEnum = z.enum(['retain', 'demote', 'archive', 'review']);
 const LifecycleStateEnum = z.enum(['active', 'contested', 'retired', 'archived']);
@@ -84,17 +93,19 @@ export const ArchiveRehydrateInput = z
     target_tier: z.enum(['warm', 'hot']).default('warm'),
     reason: Reason,
   })
-  .superRefine(needsSelection);
+  .superRefine(needsSelection)
+  .transform(mergeIds);
 
 export const NodesActivateInput = z
   .object({
     ...identityFields,
     ...nodeSelection,
-    outcome: z.enum(['positive', 'negative', 'neutral']),
+    outcome: z.enum(['positive', 'negative', 'neutral']).optional().describe('absent: no feedback is recorded, only the activation'),
     activate: z.boolean().default(true),
     reason: Reason,
   })
-  .superRefine(needsSelection);
+  .superRefine(needsSelection)
+  .transform(mergeIds);
 
 export const NodesPinInput = z
   .object({
@@ -103,7 +114,8 @@ export const NodesPinInput = z
     pinned: z.boolean().default(true),
     reason: Reason,
   })
-  .superRefine(needsSelection);
+  .superRefine(needsSelection)
+  .transform(mergeIds);
 
 export const PayloadRehydrateInput = z
   .object({
@@ -111,7 +123,11 @@ export const PayloadRehydrateInput = z
     anchor_id: NodeId.optional().describe('id or client_id of the anchor node (a workflow, handoff or playbook learning)'),
     node_id: NodeId.optional(),
     client_id: CallerId.optional(),
-    mode: z.enum(['summary', 'partial', 'full', 'differential']).default('partial'),
+    mode: z
+      .enum(['summary', 'summary_only', 'partial', 'full', 'differential'])
+      .default('partial')
+      .transform((m) => (m === 'summary_only' ? 'summary' : m))
+      .describe('summary_only is an alias of summary'),
     max_chars: z.number().int().min(1).max(MAX_PARTIAL_CHARS).default(2000).describe('partial: how many characters (code points) of the payload to return'),
     base_revision: z.number().int().min(1).optional().describe('differential: the revision the caller already has (default: the current summary)'),
     reason: Reason,
@@ -193,7 +209,7 @@ export const lifecycleRoutes = {
     input: NodesActivateInput,
     output: z.object({
       ...echoFields,
-      outcome: z.enum(['positive', 'negative', 'neutral']),
+      outcome: z.enum(['positive', 'negative', 'neutral']).nullable(),
       activated: z.boolean(),
       nodes: z.array(
         z.object({

@@ -36,6 +36,14 @@ const BatchNode = z.object({
 });
 
 const EdgeRef = z.string().min(1).max(200);
+/** An edge end: a node id or client_id, or (as existing clients write it) {id} or {client_id}. */
+const EdgeEnd = z.union([
+  EdgeRef,
+  z
+    .strictObject({ id: EdgeRef.optional(), client_id: EdgeRef.optional() })
+    .refine((v) => (v.id === undefined) !== (v.client_id === undefined), 'give exactly one of id or client_id')
+    .transform((v) => (v.id ?? v.client_id)!),
+]);
 
 export const WriteInput = z
   .object({
@@ -52,7 +60,7 @@ export const WriteInput = z
     confidence: Unit.optional(),
     execution: ExecutionInput.optional(),
     nodes: z.array(BatchNode).max(200).optional(),
-    edges: z.array(z.object({ src: EdgeRef, dst: EdgeRef, type: EdgeTypeEnum.default('related_to') })).max(500).optional(),
+    edges: z.array(z.object({ src: EdgeEnd, dst: EdgeEnd, type: EdgeTypeEnum.default('related_to') })).max(500).optional(),
   })
   .superRefine((v, ctx) => {
     const hasText = typeof v.input_text === 'string' && v.input_text.trim() !== '';
@@ -116,9 +124,16 @@ const RecallResult = NodeView.pick({
   updated_at: Timestamp,
 });
 
-export const FindInput = z.object({
+/**
+ * find: every top-level field is a filter, so an unknown one is refused (validation_failed naming
+ * it) rather than ignored: a filter dropped silently answers with the wrong set of nodes.
+ */
+export const FindInput = z.strictObject({
   ...identityFields,
   ...pageInputFields,
+  node_ids: z.array(z.string().min(1).max(200)).max(100).optional().describe('exact node ids'),
+  anchor_ids: z.array(z.string().min(1).max(200)).max(100).optional().describe('alias of node_ids (existing clients call nodes anchors)'),
+  query_text: BoundedText().optional().describe('nodes matching this text, best first (ranked as recall_text ranks; no cursor)'),
   types: z.array(NodeTypeEnum).max(20).optional(),
   kinds: z.array(NodeKindEnum).max(20).optional(),
   tiers: z.array(TierEnum).max(4).optional(),
@@ -171,10 +186,11 @@ export const memoryRoutes = {
   'memory.find': route({
     name: 'memory.find',
     path: '/v1/memory/find',
-    summary: 'List nodes by filters (types, kinds, tiers, tags, client_id(s), created range) in id order, with cursor pagination.',
+    summary:
+      'List nodes by filters (node_ids, client_id(s), types, kinds, tiers, tags, created range) in id order with cursor pagination, or the nodes matching query_text best first. An unknown filter is validation_failed.',
     input: FindInput,
     output: z.object({ ...echoFields, nodes: z.array(NodeView), ...pageOutputFields }),
-    errors: [],
+    errors: ['validation_failed'],
   }),
   'memory.resolve': route({
     name: 'memory.resolve',

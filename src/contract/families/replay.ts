@@ -439,15 +439,18 @@ export const replayRoutes = {
   'replay.playbooks.repair': route({
     name: 'replay.playbooks.repair',
     path: '/v1/memory/replay/playbooks/repair',
-    summary: 'Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove and parameter changes.',
+    summary:
+      'Patch a version (default latest) into a new draft version with repair_of: step operations replace|insert|remove (or step_patches, or a whole steps_override) and parameter changes. An unknown key anywhere in the patch is validation_failed.',
     input: z
       .object({
         ...identityFields,
         playbook_id: CallerId,
         ...versionField,
         patch: z
-          .object({
+          .strictObject({
             steps: z.array(z.unknown()).max(500).optional().describe('[{op: replace|insert|remove, step_index, step?}] (docs/replay.md, Repair)'),
+            step_patches: z.array(z.unknown()).max(500).optional().describe('[{step_index, set: {tool_name?, tool_input?, expected_output_signature?, max_attempts?}}]: a replace of each named step'),
+            steps_override: z.array(z.unknown()).max(500).optional().describe('[{tool_name, tool_input, expected_output_signature?, max_attempts?}]: the new version\'s whole step list'),
             parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
             name: z.string().min(1).max(200).optional(),
             sandbox_profile: z.enum(['default', 'local-safe']).optional(),

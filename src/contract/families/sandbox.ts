@@ -36,8 +36,8 @@ export const LIMIT_CAPS = {
 const capped = (name: keyof typeof LIMIT_CAPS, min: number) =>
   z.number().int().min(min).max(LIMIT_CAPS[name], `must be at most ${LIMIT_CAPS[name]} (the cap for ${name})`);
 
-/** Per-session or per-execute limit overrides; each within its cap. */
-export const LimitsInput = z.object({
+/** Per-session or per-execute limit overrides; each within its cap. Closed: an unknown limit is validation_failed, never ignored. */
+export const LimitsInput = z.strictObject({
   wall_ms: capped('wall_ms', 100).optional().describe('wall-clock limit; the process tree is killed when it passes'),
   cpu_seconds: capped('cpu_seconds', 1).optional().describe('CPU seconds per process (RLIMIT_CPU)'),
   memory_bytes: capped('memory_bytes', 16 * MiB).optional().describe('memory of the whole run (cgroup) and per process (RLIMIT_DATA)'),
@@ -77,7 +77,8 @@ export const CommandEnv = z
   .record(z.string().regex(EnvName, 'environment names are [A-Za-z_][A-Za-z0-9_]*'), z.string().max(4096).refine((v) => !v.includes('\u0000'), 'must not contain NUL'))
   .refine((e) => Object.keys(e).length <= 64, 'at most 64 environment variables');
 
-export const Action = z.object({
+/** Closed like every options object: a key Lore does not know (cwd, timeout, …) is validation_failed, not silently dropped. */
+export const Action = z.strictObject({
   kind: z.enum(['command'], { error: "action.kind must be 'command'" }),
   argv: Argv.describe('program then arguments; run directly, never through a shell unless argv[0] is one and the profile allows it'),
   env: CommandEnv.optional().describe('extra environment for the command; nothing of the runtime’s environment is passed'),

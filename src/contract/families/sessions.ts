@@ -46,12 +46,14 @@ export const sessionsRoutes = {
   'sessions.create': route({
     name: 'sessions.create',
     path: '/v1/memory/sessions/create',
+    aliases: [{ method: 'POST', path: '/v1/memory/sessions' }],
     summary: 'Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent.',
     input: z.object({
       ...identityFields,
       session_id: CallerId.optional(),
       title: Title.optional(),
       summary: BoundedText().optional(),
+      text_summary: BoundedText().optional().describe('alias of summary'),
       input_text: BoundedText().optional(),
       tags: Tags.optional(),
       metadata: Slots.optional(),
@@ -71,6 +73,8 @@ export const sessionsRoutes = {
         event_type: EventType.default('note'),
         input_text: BoundedText().optional(),
         text: BoundedText().optional(),
+        event_text: BoundedText().optional().describe('alias of text'),
+        metadata: Slots.optional().describe('kept on the event (slots.session_event_v1.metadata)'),
         title: Title.optional(),
         tags: Tags.optional(),
         slots: Slots.optional(),
@@ -78,9 +82,9 @@ export const sessionsRoutes = {
         importance: Unit.optional(),
       })
       .superRefine((v, ctx) => {
-        const t = v.input_text ?? v.text;
+        const t = v.input_text ?? v.text ?? v.event_text;
         if ((typeof t !== 'string' || t.trim() === '') && !v.execution) {
-          ctx.addIssue({ code: 'custom', path: ['input_text'], message: 'an event needs input_text (or text, or execution)' });
+          ctx.addIssue({ code: 'custom', path: ['input_text'], message: 'an event needs input_text (or text, event_text, or execution)' });
         }
       }),
     output: z.object({ ...echoFields, session: SessionView, session_created: z.boolean(), event: SessionEventView, ...writeResultFields }),
@@ -96,6 +100,7 @@ export const sessionsRoutes = {
   'sessions.list': route({
     name: 'sessions.list',
     path: '/v1/memory/sessions/list',
+    aliases: [{ method: 'GET', path: '/v1/memory/sessions' }],
     summary: 'Sessions of the scope in creation order, with cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields }),
     output: z.object({ ...echoFields, sessions: z.array(SessionView), ...pageOutputFields }),
@@ -103,6 +108,7 @@ export const sessionsRoutes = {
   'sessions.listEvents': route({
     name: 'sessions.listEvents',
     path: '/v1/memory/sessions/events/list',
+    aliases: [{ method: 'GET', path: '/v1/memory/sessions/:session_id/events' }],
     summary: 'The events of a session in append order, with cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, session_id: CallerId }),
     output: z.object({ ...echoFields, session_id: z.string(), events: z.array(SessionEventView), ...pageOutputFields }),

@@ -10,6 +10,7 @@ const Dependency = z.object({
 });
 
 export const HealthOutput = z.object({
+  ok: z.boolean().describe('the API can serve requests: status is ok or degraded (what existing clients read)'),
   status: z.enum(['ok', 'degraded', 'down']),
   version: z.string(),
   role: z.enum(['api', 'worker', 'all']),
@@ -21,7 +22,8 @@ export const HealthOutput = z.object({
   }),
   sandbox: z.object({
     enabled: z.boolean(),
-    isolation: z.string(),
+    available: z.boolean().nullable().describe('commands can run (isolated, or unisolated by LORE_SANDBOX_ISOLATION=none); false says why in detail; null: no worker has reported yet'),
+    isolation: z.string().describe('bubblewrap | none | unavailable | unknown | disabled'),
     detail: z.string().optional(),
   }),
   embeddings: z.object({

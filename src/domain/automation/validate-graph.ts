@@ -1,4 +1,6 @@
 import type { Issue } from '../../contract/errors';
+import { unknownKeyIssue } from '../../contract/keys';
+import { parseExpression } from './expression';
 import { ancestorsOf, incomingEdges, NODE_ID_PATTERN, type ArtifactSpec, type ConditionOp, type EdgeType, type Graph, type GraphEdge, type GraphNode, type NodeKind } from './graph';
 import { cyclesOf, topologicalOrder } from './graph-order';
 import { collectRefs } from './references';
@@ -44,12 +46,28 @@ export interface GraphCheck {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The keys each part of a graph may have. A graph is closed: a key Lore does not know is an issue
+ * naming it (and the accepted ones), never dropped, since a dropped field changes what runs.
+ * `expression` is the condition form existing clients write (docs/automation.md, "Conditions").
+ */
+const GRAPH_KEYS = ['nodes', 'edges'] as const;
+const NODE_KEYS = ['node_id', 'kind', 'name', 'inputs', 'playbook_id', 'version', 'approval_key', 'condition', 'expression', 'artifacts'] as const;
+const EDGE_KEYS = ['from', 'to', 'type'] as const;
+const CONDITION_KEYS = ['left', 'op', 'right'] as const;
+const ARTIFACT_KEYS = ['path', 'from_node'] as const;
+
+function checkKeys(item: Obj, at: string, accepted: readonly string[], issues: Issue[]) {
+  for (const key of Object.keys(item)) if (!accepted.includes(key)) issues.push(unknownKeyIssue(at, key, accepted));
+}
 const article = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
 const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v));
 
 export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): GraphCheck {
   const issues: Issue[] = [];
   const add = (path: string, message: string) => issues.push({ path, message });
+  checkKeys(raw as unknown as Obj, 'graph', GRAPH_KEYS, issues);
   const nodes: GraphNode[] = [];
   const firstIndex = new Map<string, number>();
   const nodePath = new Map<string, string>();
@@ -61,6 +79,7 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
   raw.nodes.forEach((item, i) => {
     const at = `graph.nodes[${i}]`;
     if (!isObj(item)) return add(at, 'must be an object');
+    checkKeys(item, at, NODE_KEYS, issues);
     const id = item.node_id;
     let idOk = false;
     if (id === undefined || id === null || id === '') add(`${at}.node_id`, 'node_id is required and must not be empty');
@@ -106,10 +125,15 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
       else if (!CALLER_ID.test(item.approval_key)) add(`${at}.approval_key`, 'approval_key must be 1-200 chars of [A-Za-z0-9._:@/+=-]');
       else node.approval_key = item.approval_key;
     } else if (kind === 'condition') {
-      if (nestsDeeperThan(item.condition, MAX_VALUE_DEPTH)) add(`${at}.condition`, `condition nests deeper than ${MAX_VALUE_DEPTH} levels`);
-      else checkCondition(item.condition, `${at}.condition`, add, node);
+      if (item.expression !== undefined && item.condition !== undefined) add(`${at}.expression`, 'give condition or expression, not both');
+      else if (item.expression !== undefined) {
+        const parsed = parseExpression(item.expression);
+        if ('error' in parsed) add(`${at}.expression`, parsed.error);
+        else checkCondition(parsed.condition, `${at}.expression`, add, node, issues);
+      } else if (nestsDeeperThan(item.condition, MAX_VALUE_DEPTH)) add(`${at}.condition`, `condition nests deeper than ${MAX_VALUE_DEPTH} levels`);
+      else checkCondition(item.condition, `${at}.condition`, add, node, issues);
     } else if (kind === 'artifact_gate') {
-      checkArtifacts(item.artifacts, `${at}.artifacts`, add, node);
+      checkArtifacts(item.artifacts, `${at}.artifacts`, add, node, issues);
     }
     nodes.push(node);
     if (registerAs) byId.set(registerAs, node);
@@ -122,6 +146,7 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
   raw.edges.forEach((item, i) => {
     const at = `graph.edges[${i}]`;
     if (!isObj(item)) return add(at, 'must be an object');
+    checkKeys(item, at, EDGE_KEYS, issues);
     let ok = true;
     for (const end of ['from', 'to'] as const) {
       const v = item[end];
@@ -165,8 +190,9 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
   return { issues, graph, order: cycles.length === 0 ? topologicalOrder(graph) : null, paths: nodePath };
 }
 
-function checkCondition(c: unknown, at: string, add: (p: string, m: string) => void, node: GraphNode) {
-  if (!isObj(c)) return add(at, 'condition nodes need condition {left, op, right}');
+function checkCondition(c: unknown, at: string, add: (p: string, m: string) => void, node: GraphNode, issues: Issue[]) {
+  if (!isObj(c)) return add(at, 'condition nodes need condition {left, op, right} (or expression)');
+  checkKeys(c, at, CONDITION_KEYS, issues);
   const op = c.op as ConditionOp;
   if (c.op === undefined) add(`${at}.op`, `op is required: one of ${OPS.join(', ')}`);
   else if (!OPS.includes(op)) add(`${at}.op`, `unknown op ${show(c.op)}; expected one of ${OPS.join(', ')}`);
@@ -182,13 +208,14 @@ function checkCondition(c: unknown, at: string, add: (p: string, m: string) => v
   node.condition = { left: c.left, op, ...(BINARY_OPS.includes(op) || !OPS.includes(op) ? { right: c.right } : {}) };
 }
 
-function checkArtifacts(a: unknown, at: string, add: (p: string, m: string) => void, node: GraphNode) {
+function checkArtifacts(a: unknown, at: string, add: (p: string, m: string) => void, node: GraphNode, issues: Issue[]) {
   if (!Array.isArray(a) || a.length === 0) return add(at, 'artifact_gate nodes need artifacts: [{path, from_node?}] (at least one)');
   if (a.length > MAX_ARTIFACTS) return add(at, `at most ${MAX_ARTIFACTS} artifacts per gate`);
   const out: ArtifactSpec[] = [];
   a.forEach((item, i) => {
     const p = `${at}[${i}]`;
     if (!isObj(item)) return add(p, 'must be an object {path, from_node?}');
+    checkKeys(item, p, ARTIFACT_KEYS, issues);
     const path = item.path;
     if (typeof path !== 'string' || path.trim() === '') add(`${p}.path`, 'path is required');
     else if (path.length > 1024 || path.includes('\u0000')) add(`${p}.path`, 'path must be at most 1024 characters without NUL');

@@ -8,6 +8,7 @@ import type { Clock } from '../clock';
 import { uuidv7 } from '../ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { canonical } from '../packs/format';
+import { normaliseDelegation } from './records-v1';
 
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -24,17 +25,18 @@ export function createDelegationHandlers(store: DelegationStore, clock: Clock): 
       const now = clock.now();
       const at = now.toISOString();
       const recordId = input.record_id ?? uuidv7(now.getTime());
+      const n = normaliseDelegation(input);
       const content = {
         from_agent: input.from_agent ?? ctx.actor,
-        to_agent: input.to_agent,
-        task: input.task,
-        status: input.status,
-        result: input.result ?? null,
+        to_agent: n.to_agent,
+        task: n.task,
+        status: n.status,
+        result: n.result,
         run_id: input.run_id ?? null,
         session_id: input.session_id ?? null,
         parent_record_id: input.parent_record_id ?? null,
-        target_files: input.target_files ?? [],
-        metadata: input.metadata ?? {},
+        target_files: n.target_files,
+        metadata: n.metadata,
         tags: input.tags ?? [],
       };
       const hash = createHash('sha256').update(canonical(content)).digest('hex');
@@ -77,7 +79,7 @@ export function createDelegationHandlers(store: DelegationStore, clock: Clock): 
       const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'delegation.find') : undefined;
       const page = await store.find(
         ref,
-        { record_ids: ids.length > 0 ? ids : undefined, from_agent: input.from_agent, to_agent: input.to_agent, statuses, run_id: input.run_id, session_id: input.session_id },
+        { record_ids: ids.length > 0 ? ids : undefined, from_agent: input.from_agent, to_agent: input.to_agent ?? input.route_role, statuses, run_id: input.run_id, session_id: input.session_id },
         { limit: input.limit + 1, after },
       );
       const more = page.length > input.limit;

@@ -3,6 +3,7 @@ import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
 import type { LearningCtx } from './runtime';
 import { assembleContext } from './surfaces/assemble';
+import { rationaleOf, workflowLists } from './surfaces/compat';
 import { planFor, taskFamilyView } from './surfaces/common';
 import { continuityReviewPack } from './surfaces/continuity';
 import { evolutionReviewPack } from './surfaces/evolution';
@@ -21,13 +22,25 @@ export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learni
   return {
     'learning.kickoffRecommendation': async (input, c) => {
       const { state, request, plan } = await planFor(ctx, ref(c), input);
-      return { first_action: plan.first_action, kickoff_recommendation: kickoffRecommendation(plan), uncertainty: plan.uncertainty, task_family: taskFamilyView(state, request) };
+      return {
+        summary_version: 'kickoff_recommendation_v1' as const,
+        query_text: request.text ?? request.goal ?? '',
+        first_action: plan.first_action,
+        kickoff_recommendation: kickoffRecommendation(plan),
+        rationale: rationaleOf(plan),
+        uncertainty: plan.uncertainty,
+        action_retrieval_uncertainty: plan.uncertainty,
+        task_family: taskFamilyView(state, request),
+      };
     },
     'learning.planningContext': (input, c) => planningContext(ctx, ref(c), input),
     'learning.contextAssemble': (input, c) => assembleContext(ctx, ref(c), input),
     'learning.actionRetrieval': (input, c) => actionRetrieval(ctx, ref(c), input),
     'learning.experienceIntelligence': (input, c) => experienceIntelligence(ctx, ref(c), input),
-    'learning.executionIntrospect': (input, c) => executionIntrospect(ctx, ref(c), { limit: input.limit }),
+    'learning.executionIntrospect': async (input, c) => {
+      const r = await executionIntrospect(ctx, ref(c), { limit: input.limit });
+      return { ...r, ...workflowLists(r.demo_surface.sections.workflows) };
+    },
     'learning.toolsSelect': (input, c) => toolsSelect(ctx, ref(c), input, c.actor),
     'learning.toolsFeedback': (input, c) => toolsFeedback(ctx, ref(c), input, c.actor),
     'learning.patternsSuppress': (input, c) => setSuppressed(ctx, ref(c), input, c.actor, true),
@@ -35,7 +48,10 @@ export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learni
     'learning.policiesGovernanceApply': (input, c) => applyGovernance(ctx, ref(c), input, c.actor),
     'learning.rulesState': (input, c) => setRuleState(ctx, ref(c), input, c.actor),
     'learning.rulesEvaluate': (input, c) => evaluateRulesFor(ctx, ref(c), input),
-    'learning.evolutionReviewPack': (input, c) => evolutionReviewPack(ctx, ref(c), input, c.actor),
+    'learning.evolutionReviewPack': async (input, c) => {
+      const r = await evolutionReviewPack(ctx, ref(c), input, c.actor);
+      return { ...r, evolution_inspect: r.evolution_review_pack.evolution_inspect };
+    },
     'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, ref(c), input.anchor),
     'learning.workflows.list': (input, c) => listWorkflows(ctx, ref(c), input),
     'learning.workflows.get': (input, c) => getWorkflow(ctx, ref(c), input),

@@ -38,7 +38,7 @@ async function settleQuality(nodes: ScopedNodes, node: StoredNode, now: Date): P
 export async function activateNodes(
   c: LifecycleCtx,
   ref: ScopeRef,
-  input: { ids?: string[]; client_ids?: string[]; outcome: Outcome; activate: boolean },
+  input: { ids?: string[]; client_ids?: string[]; outcome?: Outcome | undefined; activate: boolean },
 ): Promise<{ nodes: ActivatedItem[]; not_found: string[] }> {
   const nodes = c.memory.nodes(ref);
   // Feedback and activation only: access statistics play no part (nor in what is returned).
@@ -52,11 +52,16 @@ export async function activateNodes(
     if (input.outcome === 'positive') inc['feedback.positive'] = 1;
     if (input.outcome === 'negative') inc['feedback.negative'] = 1;
     if (input.activate) inc['activation.count'] = 1;
-    const set: Record<string, unknown> = { 'feedback.last_outcome': input.outcome, 'feedback.last_at': at };
-    // The quality the counters will have unless another activation races this one (settled below).
-    set['feedback.quality'] = feedbackQuality(n.feedback.positive + (inc['feedback.positive'] ?? 0), n.feedback.negative + (inc['feedback.negative'] ?? 0));
+    const set: Record<string, unknown> = {};
+    if (input.outcome !== undefined) {
+      set['feedback.last_outcome'] = input.outcome;
+      set['feedback.last_at'] = at;
+      // The quality the counters will have unless another activation races this one (settled below).
+      set['feedback.quality'] = feedbackQuality(n.feedback.positive + (inc['feedback.positive'] ?? 0), n.feedback.negative + (inc['feedback.negative'] ?? 0));
+    }
     if (input.activate) set['activation.last_activated_at'] = at;
-    const updated = await nodes.update(n.id, { set, inc }, now);
+    // Neither an outcome nor an activation: nothing to record on this node.
+    const updated = Object.keys(set).length + Object.keys(inc).length === 0 ? n : await nodes.update(n.id, { set, inc }, now);
     if (!updated) {
       missing.push(n.client_id ?? n.id);
       continue;

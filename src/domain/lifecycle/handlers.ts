@@ -52,7 +52,7 @@ export function createLifecycleHandlers(c: LifecycleCtx, services: LifecycleServ
     'memory.nodesActivate': async (input, ctx) => {
       const ref = scopeRef(ctx.tenant_id, ctx.scope);
       const r = await activateNodes(c, ref, input);
-      return { outcome: input.outcome, activated: input.activate, ...r };
+      return { outcome: input.outcome ?? null, activated: input.activate, ...r };
     },
 
     'memory.nodesPin': async (input, ctx) => pinNodes(c, scopeRef(ctx.tenant_id, ctx.scope), input),

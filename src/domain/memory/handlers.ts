@@ -93,24 +93,45 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
       const ref = scopeRef(ctx.tenant_id, ctx.scope);
       const nodes = m.nodes(ref);
       const opts = { includeText: input.include_text };
+      const after = (n: StoredNode) => !input.created_after || n.created_at >= new Date(input.created_after).toISOString();
+      const before = (n: StoredNode) => !input.created_before || n.created_at < new Date(input.created_before).toISOString();
+      const matches = (n: StoredNode) =>
+        (!input.types || input.types.includes(n.type)) &&
+        (!input.kinds || (n.kind !== null && input.kinds.includes(n.kind))) &&
+        (!input.tiers || input.tiers.includes(n.tier)) &&
+        (!input.tags || input.tags.every((t) => n.tags.includes(t))) &&
+        after(n) &&
+        before(n);
       const clientIds = [...(input.client_id ? [input.client_id] : []), ...(input.client_ids ?? [])];
-      if (clientIds.length > 0 || input.ids) {
-        // Exact lookups on the unique (tenant, scope, client_key) or _id index; other filters still apply.
-        const byId = input.ids ? await nodes.getMany([...new Set(input.ids)]) : null;
+      const nodeIds = [...(input.ids ?? []), ...(input.node_ids ?? []), ...(input.anchor_ids ?? [])];
+      // Exact lookups (node ids on _id, client ids on the unique client_key index). Given both, a
+      // node must match both; every other filter still applies.
+      let exact: StoredNode[] | null = null;
+      if (clientIds.length > 0 || nodeIds.length > 0) {
+        const byId = nodeIds.length > 0 ? await nodes.getMany([...new Set(nodeIds)]) : null;
         const byClient = clientIds.length > 0 ? await nodes.getManyByClientId([...new Set(clientIds)]) : null;
-        const wanted = byId && byClient ? byId.filter((n) => byClient.some((c) => c.id === n.id)) : (byId ?? byClient ?? []);
-        const found = wanted.filter(
-          (n) =>
-            (!input.types || input.types.includes(n.type)) &&
-            (!input.kinds || (n.kind !== null && input.kinds.includes(n.kind))) &&
-            (!input.tiers || input.tiers.includes(n.tier)) &&
-            (!input.tags || input.tags.every((t) => n.tags.includes(t))) &&
-            (!input.created_after || n.created_at >= new Date(input.created_after).toISOString()) &&
-            (!input.created_before || n.created_at < new Date(input.created_before).toISOString()),
-        );
-        return { nodes: found.map((n) => nodeView(n, ref, opts)), next_cursor: null };
+        exact = byId && byClient ? byId.filter((n) => byClient.some((c) => c.id === n.id)) : (byId ?? byClient ?? []);
       }
-      const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'memory.find') : undefined;
+      if (input.query_text !== undefined && input.query_text.trim() !== '') {
+        // Text: ranked as recall_text ranks (lexical, and vectors when configured), best first.
+        const r = await m.recall(ref, {
+          text: input.query_text,
+          limit: input.limit,
+          types: input.types,
+          kinds: input.kinds,
+          tiers: input.tiers,
+          tags: input.tags,
+          include_archived: true,
+          expand: false,
+        });
+        const allowed = exact ? new Set(exact.map((n) => n.id)) : null;
+        const ids = r.hits.map((h) => h.node.id).filter((id) => !allowed || allowed.has(id));
+        const loaded = new Map((await nodes.getMany(ids)).map((n) => [n.id, n]));
+        const ranked = ids.map((id) => loaded.get(id)).filter((n): n is StoredNode => !!n && matches(n));
+        return { nodes: ranked.map((n) => nodeView(n, ref, opts)), next_cursor: null };
+      }
+      if (exact) return { nodes: exact.filter(matches).sort((a, b) => (a.id < b.id ? -1 : 1)).map((n) => nodeView(n, ref, opts)), next_cursor: null };
+      const cursor = input.cursor !== undefined ? decodeCursor(input.cursor, 'memory.find') : undefined;
       const page = await nodes.find(
         {
           types: input.types,
@@ -120,7 +141,7 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
           created_after: input.created_after ? new Date(input.created_after).toISOString() : undefined,
           created_before: input.created_before ? new Date(input.created_before).toISOString() : undefined,
         },
-        { limit: input.limit + 1, after },
+        { limit: input.limit + 1, after: cursor },
       );
       const more = page.length > input.limit;
       const shown = more ? page.slice(0, input.limit) : page;

@@ -160,11 +160,18 @@ async function resultOrHostWait(c: ReplayCtx, ref: ScopeRef, s: Started, mode: '
   }
 }
 
-export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, req: RunRequest & { wait_ms: number }, actor: string) {
-  if (req.mode === 'simulate') {
-    const { doc } = await runnableVersion(c, ref, req.playbook_id, req.version);
-    return simulateAnswer(doc, planOf(doc, req.params));
+/** Simulate: nothing runs, so with no active version (and none named) the latest one is planned, and the answer says so. */
+async function simulate(c: ReplayCtx, ref: ScopeRef, req: RunRequest) {
+  const { doc, active } = await runnableVersion(c, ref, req.playbook_id, req.version, { latestWhenNoActive: true });
+  const answer = simulateAnswer(doc, planOf(doc, req.params));
+  if (req.version === undefined && !active) {
+    return { ...answer, message: `playbook '${doc.playbook_id}' has no active version; simulated its latest version (${doc.version})` };
   }
+  return answer;
+}
+
+export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, req: RunRequest & { wait_ms: number }, actor: string) {
+  if (req.mode === 'simulate') return simulate(c, ref, req);
   const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'run', actor);
   let result: PlaybookRunResult | null = null;
   try {
@@ -184,10 +191,7 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
 }
 
 export async function dispatchPlaybook(c: ReplayCtx, ref: ScopeRef, req: RunRequest, actor: string) {
-  if (req.mode === 'simulate') {
-    const { doc } = await runnableVersion(c, ref, req.playbook_id, req.version);
-    return { ...simulateAnswer(doc, planOf(doc, req.params)), dispatched: false };
-  }
+  if (req.mode === 'simulate') return { ...(await simulate(c, ref, req)), dispatched: false };
   const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'dispatch', actor);
   const { steps } = storesFor(c.db, ref);
   return {

@@ -70,8 +70,18 @@ export async function insertPlaybookRun(c: ReplayStoreCtx, ref: ScopeRef, doc: R
   return { run: existing, created: false };
 }
 
-/** The version a run uses: the one asked for, else the active one. Rejected and disabled versions never run. */
-export async function runnableVersion(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, version: number | null | undefined): Promise<{ doc: PlaybookDoc; active: boolean }> {
+/**
+ * The version a run uses: the one asked for, else the active one. Rejected and disabled versions
+ * never run. A simulation (which runs nothing) takes the latest version when none is active
+ * (`latestWhenNoActive`), so a freshly compiled playbook can be simulated before it is promoted.
+ */
+export async function runnableVersion(
+  c: ReplayStoreCtx,
+  ref: ScopeRef,
+  playbookId: string,
+  version: number | null | undefined,
+  opts: { latestWhenNoActive?: boolean } = {},
+): Promise<{ doc: PlaybookDoc; active: boolean }> {
   const { playbooks, active } = storesFor(c.db, ref);
   const pointer = await active.get(playbookId);
   let doc: PlaybookDoc | null;
@@ -79,6 +89,13 @@ export async function runnableVersion(c: ReplayStoreCtx, ref: ScopeRef, playbook
     if (pointer === null) {
       const any = await playbooks.latest(playbookId);
       if (!any) throw new LoreError('not_found', `playbook '${playbookId}' does not exist in scope '${ref.scope}'`, { playbook_id: playbookId });
+      if (opts.latestWhenNoActive) {
+        const status = effectiveStatus(any, pointer);
+        if (status === 'rejected' || status === 'disabled') {
+          throw invalidState(`playbook '${playbookId}' has no active version and its latest (${any.version}) is ${status}; name a version`, status, { playbook_id: playbookId, version: any.version });
+        }
+        return { doc: any, active: false };
+      }
       throw invalidState(`playbook '${playbookId}' has no active version; promote one, or name a version`, 'no_active_version', { playbook_id: playbookId });
     }
     doc = await playbooks.get(playbookId, pointer);

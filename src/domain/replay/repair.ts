@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LoreError, type Issue } from '../../contract/errors';
+import { otherIssues, unknownKeyIssues } from '../../contract/keys';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../ids';
 import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
@@ -19,40 +20,92 @@ import { playbookView } from './views';
  * the steps are renumbered 0..n-1. Parameter changes: `set` (add, or change a default) and
  * `remove`. Every problem, in the patch or in the version it would produce, is reported at once
  * (validation_failed, details.issues).
+ *
+ * Two other forms existing clients send are read into the same operations: `step_patches
+ * [{step_index, set: {...}}]` (a replace of each named step) and `steps_override [step, ...]`
+ * (the whole new step list). Every object in a patch is closed: a key Lore does not know is an
+ * issue naming it and the accepted keys, never dropped (a dropped key once made a repair answer
+ * "the patch changes nothing").
  */
 
-const StepFields = z.object({
+const StepFields = z.strictObject({
   tool_name: z.string().min(1).max(200).optional(),
   tool_input: z.record(z.string(), z.unknown()).optional(),
   expected_output_signature: z.record(z.string(), z.unknown()).nullable().optional(),
   max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
 });
+const FullStep = StepFields.extend({ tool_name: z.string().min(1).max(200), tool_input: z.record(z.string(), z.unknown()) });
 const Op = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('replace'), step_index: z.number().int().min(0), step: StepFields }),
-  z.object({ op: z.literal('remove'), step_index: z.number().int().min(0) }),
-  z.object({ op: z.literal('insert'), step_index: z.number().int().min(0), step: StepFields.extend({ tool_name: z.string().min(1).max(200), tool_input: z.record(z.string(), z.unknown()) }) }),
+  z.strictObject({ op: z.literal('replace'), step_index: z.number().int().min(0), step: StepFields }),
+  z.strictObject({ op: z.literal('remove'), step_index: z.number().int().min(0) }),
+  z.strictObject({ op: z.literal('insert'), step_index: z.number().int().min(0), step: FullStep }),
 ]);
 type Op = z.infer<typeof Op>;
-const ParamSet = z.object({ name: z.string().min(1).max(64), default: z.unknown().optional() });
-const ParamChanges = z.object({ set: z.array(ParamSet).max(100).optional(), remove: z.array(z.string().min(1).max(64)).max(100).optional() });
+const StepPatch = z.strictObject({ step_index: z.number().int().min(0), set: StepFields });
+/** A step of steps_override: step_index may be given (the list order decides; steps are renumbered). */
+const OverrideStep = FullStep.extend({ step_index: z.number().int().min(0).optional() });
+const ParamSet = z.strictObject({ name: z.string().min(1).max(64), default: z.unknown().optional() });
+const ParamChanges = z.strictObject({ set: z.array(ParamSet).max(100).optional(), remove: z.array(z.string().min(1).max(64)).max(100).optional() });
 
 export interface RepairInput {
   playbook_id: string;
   version?: number | undefined;
-  patch: { steps?: unknown[] | undefined; parameters?: unknown; name?: string | undefined; sandbox_profile?: SandboxProfile | undefined };
+  patch: {
+    steps?: unknown[] | undefined;
+    step_patches?: unknown[] | undefined;
+    steps_override?: unknown[] | undefined;
+    parameters?: unknown;
+    name?: string | undefined;
+    sandbox_profile?: SandboxProfile | undefined;
+  };
   note?: string | undefined;
 }
 
-const zodIssues = (err: z.ZodError, prefix: string): Issue[] =>
-  err.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
+/** zod issues under prefix; unknown keys name the key and the accepted ones. */
+const zodIssues = (err: z.ZodError, schema: z.ZodType, prefix: string): Issue[] => [...otherIssues(err, prefix), ...unknownKeyIssues(err, schema, prefix)];
 
-function applySteps(base: PlaybookStep[], raw: unknown[], issues: Issue[]): PlaybookStep[] {
+function parseOps(raw: unknown[], issues: Issue[]): { op: Op; at: string }[] {
   const ops: { op: Op; at: string }[] = [];
   raw.forEach((r, i) => {
     const parsed = Op.safeParse(r);
-    if (!parsed.success) issues.push(...zodIssues(parsed.error, `patch.steps.${i}`));
+    if (!parsed.success) issues.push(...zodIssues(parsed.error, Op, `patch.steps.${i}`));
     else ops.push({ op: parsed.data, at: `patch.steps.${i}` });
   });
+  return ops;
+}
+
+/** step_patches as replace operations (same rules: the step must exist, once per step, at least one field). */
+function opsFromStepPatches(raw: unknown[], issues: Issue[]): { op: Op; at: string }[] {
+  const ops: { op: Op; at: string }[] = [];
+  raw.forEach((r, i) => {
+    const at = `patch.step_patches.${i}`;
+    const parsed = StepPatch.safeParse(r);
+    if (!parsed.success) issues.push(...zodIssues(parsed.error, StepPatch, at));
+    else ops.push({ op: { op: 'replace', step_index: parsed.data.step_index, step: parsed.data.set }, at });
+  });
+  return ops;
+}
+
+function overrideSteps(raw: unknown[], issues: Issue[]): PlaybookStep[] {
+  const out: PlaybookStep[] = [];
+  if (raw.length === 0) issues.push({ path: 'patch.steps_override', message: 'steps_override needs at least one step' });
+  raw.forEach((r, i) => {
+    const parsed = OverrideStep.safeParse(r);
+    if (!parsed.success) return issues.push(...zodIssues(parsed.error, OverrideStep, `patch.steps_override.${i}`));
+    const s = parsed.data;
+    out.push({
+      step_index: i,
+      tool_name: s.tool_name,
+      tool_input: s.tool_input,
+      expected_output_signature: (s.expected_output_signature ?? null) as Json | null,
+      max_attempts: s.max_attempts ?? 1,
+      source_step_index: null,
+    });
+  });
+  return out;
+}
+
+function applySteps(base: PlaybookStep[], ops: { op: Op; at: string }[], issues: Issue[]): PlaybookStep[] {
   const n = base.length;
   const touched = new Map<number, string>();
   const inserts = new Map<number, PlaybookStep[]>();
@@ -103,7 +156,7 @@ function applyParameters(base: PlaybookParameter[], raw: unknown, issues: Issue[
   if (raw === undefined) return base;
   const parsed = ParamChanges.safeParse(raw);
   if (!parsed.success) {
-    issues.push(...zodIssues(parsed.error, 'patch.parameters'));
+    issues.push(...zodIssues(parsed.error, ParamChanges, 'patch.parameters'));
     return base;
   }
   let out = [...base];
@@ -124,7 +177,17 @@ export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: Re
   const { playbooks, active } = storesFor(c.db, ref);
   const base = await loadVersion(playbooks, input.playbook_id, input.version);
   const issues: Issue[] = [];
-  const steps = applySteps(base.steps, input.patch.steps ?? [], issues);
+  const p = input.patch;
+  let steps: PlaybookStep[];
+  if (p.steps_override !== undefined) {
+    if (p.steps !== undefined || p.step_patches !== undefined) {
+      issues.push({ path: 'patch.steps_override', message: 'steps_override replaces every step: send it alone, without steps or step_patches' });
+    }
+    steps = overrideSteps(p.steps_override, issues);
+  } else {
+    const ops = [...parseOps(p.steps ?? [], issues), ...opsFromStepPatches(p.step_patches ?? [], issues)];
+    steps = applySteps(base.steps, ops, issues);
+  }
   const parameters = applyParameters(base.parameters, input.patch.parameters, issues);
   const name = input.patch.name ?? base.name;
   const profile = input.patch.sandbox_profile ?? base.sandbox_profile;

@@ -10,6 +10,7 @@ import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
 import { isTerminal, toRunWire, type RunDoc } from './records';
 import { reconcile } from './reconcile';
+import { assertSandboxRunnable } from './status';
 
 type ExecuteInput = RouteInput<(typeof sandboxRoutes)['sandbox.execute']>;
 
@@ -25,6 +26,7 @@ const MAX_DEFAULT_WAIT_MS = 300_000;
 
 export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
   const { runs } = storesFor(c.db, ref);
+  await assertSandboxRunnable(c.config, c.db);
   const { run, created } = await createRunRecord(c, ref, input, actor);
   if (created) {
     const { argv } = input.action;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { configureIdRange, detectIsolation, type IsolationInfo } from '../../sandbox/isolation/index';
+import { configureBwrap, configureIdRange, detectIsolation, type IsolationInfo } from '../../sandbox/isolation/index';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
 
@@ -41,6 +41,19 @@ async function workdirRootProblem(dir: string): Promise<string | null> {
   );
 }
 
+/**
+ * Why the sandbox refuses to run, and the two ways out. Shown by sandbox routes (sandbox_disabled),
+ * GET /health and the worker's one warning line (which `lore start` prints); `lore doctor` says the
+ * same in its own words.
+ */
+export function isolationUnavailable(setting: 'auto' | 'bubblewrap' | 'none', reason: string): string {
+  return (
+    `sandbox isolation is unavailable (LORE_SANDBOX_ISOLATION=${setting}): ${reason}. ` +
+    'Commands are refused rather than run with the host network and filesystem. Fix: install bubblewrap ' +
+    '(Debian/Ubuntu: apt-get install bubblewrap) so they run isolated, or set LORE_SANDBOX_ISOLATION=none to accept running them without isolation'
+  );
+}
+
 export async function startSandboxHost(deps: { config: Config; db: Database; log: Log }): Promise<SandboxHost> {
   const { config, log } = deps;
   const sb = config.sandbox;
@@ -68,13 +81,14 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
     };
   } else {
     configureIdRange(sb.idRange);
+    configureBwrap(sb.bwrapPath);
     info = await detectIsolation();
     const dirProblem = await workdirRootProblem(sb.dir);
-    const inForce =
-      sb.isolation === 'none' ? 'none' : info.kind === 'bubblewrap' ? 'bubblewrap' : sb.isolation === 'auto' ? 'none' : 'unavailable';
+    // auto and bubblewrap both mean "isolated or refuse": running a command with the host's network
+    // and filesystem is only ever the operator's explicit choice (LORE_SANDBOX_ISOLATION=none).
+    const inForce = sb.isolation === 'none' ? 'none' : info.kind === 'bubblewrap' ? 'bubblewrap' : 'unavailable';
     const notes: string[] = [];
-    if (inForce === 'unavailable') notes.push(`LORE_SANDBOX_ISOLATION=bubblewrap but bubblewrap does not work here: ${info.reason ?? 'probe failed'}`);
-    else if (inForce === 'none' && sb.isolation === 'auto') notes.push(`bubblewrap unavailable, running without namespaces: ${info.reason ?? ''}`.trim());
+    if (inForce === 'unavailable') notes.push(isolationUnavailable(sb.isolation, info.reason ?? 'the bubblewrap probe failed'));
     else if (info.reason) notes.push(info.reason);
     if (dirProblem) notes.push(dirProblem);
     report = {
@@ -87,6 +101,8 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
       sandbox_dir_problem: dirProblem,
       reported_at: new Date().toISOString(),
     };
+    // The one line `lore start` shows about it (the worker child's log goes to the terminal).
+    if (inForce === 'unavailable') log.warn(notes[0]!);
     if (dirProblem) log.warn(dirProblem);
     log.debug({ isolation: inForce, range: sb.idRange }, 'sandbox host ready');
   }

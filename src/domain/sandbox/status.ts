@@ -13,14 +13,15 @@ export function sandboxStatusReader(config: Config, db: Database): () => Promise
   const hosts = new SandboxHosts(db);
   return async () => {
     if (!config.sandbox.enabled) {
-      return { enabled: false, isolation: 'disabled', detail: 'SANDBOX_ENABLED is false: every sandbox route answers sandbox_disabled' };
+      return { enabled: false, available: false, isolation: 'disabled', detail: 'SANDBOX_ENABLED is false: every sandbox route answers sandbox_disabled' };
     }
     const r = await hosts.get(config.temporal.taskQueue);
     if (!r) {
-      return { enabled: true, isolation: 'unknown', detail: `no worker has reported sandbox isolation for task queue '${config.temporal.taskQueue}' yet` };
+      return { enabled: true, available: null, isolation: 'unknown', detail: `no worker has reported sandbox isolation for task queue '${config.temporal.taskQueue}' yet` };
     }
     return {
       enabled: true,
+      available: r.enabled && r.in_force !== 'unavailable',
       isolation: r.in_force,
       ...(r.detail ? { detail: r.detail } : {}),
     };
@@ -51,6 +52,23 @@ export function isolationFromReport(r: SandboxHostReport): SessionIsolation {
   };
 }
 
+/**
+ * Refuses a command while the worker reports that isolation is unavailable (LORE_SANDBOX_ISOLATION
+ * auto or bubblewrap without working bubblewrap): sessions made earlier must not run unisolated
+ * either. No report yet is not a refusal here: the run waits in the queue for a worker, whose
+ * activity checks again.
+ */
+export async function assertSandboxRunnable(config: Config, db: Database): Promise<void> {
+  const r = await new SandboxHosts(db).get(config.temporal.taskQueue);
+  if (r && r.enabled && r.in_force === 'unavailable') {
+    throw new LoreError('sandbox_disabled', r.detail ?? 'sandbox isolation is unavailable on the worker', {
+      setting: 'LORE_SANDBOX_ISOLATION',
+      value: r.setting,
+      detail: r.detail,
+    });
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -64,7 +82,7 @@ export async function awaitHostReport(config: Config, db: Database, waitMs = 10_
     const r = await hosts.get(config.temporal.taskQueue);
     if (r && r.enabled && r.in_force !== 'unavailable') return r;
     if (r && r.in_force === 'unavailable' && r.enabled) {
-      throw new LoreError('sandbox_disabled', `the sandbox is unavailable on the worker: ${r.detail ?? 'isolation unavailable'}`, {
+      throw new LoreError('sandbox_disabled', r.detail ?? 'sandbox isolation is unavailable on the worker', {
         setting: 'LORE_SANDBOX_ISOLATION',
         value: r.setting,
         detail: r.detail,

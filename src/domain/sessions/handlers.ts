@@ -24,19 +24,21 @@ import { eventView, sessionView } from './views';
 interface SessionFields {
   title?: string;
   summary?: string;
+  text_summary?: string;
   input_text?: string;
   tags?: string[];
   metadata?: Record<string, unknown>;
 }
 
 function sessionItem(sessionId: string, f: SessionFields): WriteItem {
+  const summary = f.summary ?? f.text_summary;
   return {
     client_id: sessionKey(sessionId),
     type: 'event',
     kind: 'session',
     title: f.title ?? null,
-    text: f.input_text ?? f.summary ?? f.title ?? `Session ${sessionId}`,
-    summary: f.summary ?? null,
+    text: f.input_text ?? summary ?? f.title ?? `Session ${sessionId}`,
+    summary: summary ?? null,
     tags: f.tags,
     slots: { [SESSION_SLOT]: { session_id: sessionId, metadata: f.metadata ?? {} } },
     keepSlots: [SESSION_STATS_SLOT],
@@ -73,7 +75,7 @@ export function createSessionsHandlers(m: MemoryServices, clock: Clock): Handler
       if (session.kind !== 'session') throw notFound('session', input.session_id, ref.scope, { session_id: input.session_id });
       const eventId = input.event_id ?? uuidv7(clock.now().getTime());
       const key = eventKey(input.session_id, eventId);
-      const text = input.input_text ?? input.text ?? '';
+      const text = input.input_text ?? input.text ?? input.event_text ?? '';
       const item: WriteItem = {
         client_id: key,
         type: 'event',
@@ -82,7 +84,10 @@ export function createSessionsHandlers(m: MemoryServices, clock: Clock): Handler
         text,
         tags: input.tags,
         importance: input.importance,
-        slots: { ...(input.slots ?? {}), [EVENT_SLOT]: { session_id: input.session_id, event_id: eventId, event_type: input.event_type } },
+        slots: {
+          ...(input.slots ?? {}),
+          [EVENT_SLOT]: { session_id: input.session_id, event_id: eventId, event_type: input.event_type, ...(input.metadata ? { metadata: input.metadata } : {}) },
+        },
         execution: (input.execution ?? null) as ExecutionInput | null,
       };
       if (!text && item.execution) item.text = renderExecution(item.execution);

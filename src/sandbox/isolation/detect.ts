@@ -13,9 +13,18 @@ import type { IsolationInfo, RunHooks, RunOutcome, RunSpec } from './types';
 import { prepareWorkdir } from './workdir';
 
 let cached: Promise<HostState> | null = null;
+/** The configured bubblewrap binary (LORE_SANDBOX_BWRAP via configureBwrap); null: system directories. */
+let bwrapPath: string | null = null;
+
+/** Sets the bubblewrap binary the probe and the runner use; a change probes again. */
+export function configureBwrap(path: string | null): void {
+  if (path === bwrapPath) return;
+  bwrapPath = path;
+  cached = null;
+}
 
 async function probe(): Promise<HostState> {
-  const tools = findTools();
+  const tools = findTools(bwrapPath);
   const uidIsolation = isRoot();
   const reasons: string[] = [];
   const cg = uidIsolation ? detectMemoryCgroup() : { host: null, reason: 'not root' };
@@ -32,7 +41,11 @@ async function probe(): Promise<HostState> {
   if (!tools.prlimit) reasons.push('prlimit (util-linux) not found: no run can be limited, runs will be refused');
   if (!uidIsolation) reasons.push('not root: runs share the runtime uid, so the process limit is not enforced');
   if (!tools.bwrap) {
-    reasons.unshift('bubblewrap (bwrap) not found in /usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin');
+    reasons.unshift(
+      bwrapPath
+        ? `bubblewrap not found at ${bwrapPath} (LORE_SANDBOX_BWRAP)`
+        : 'bubblewrap (bwrap) not found in /usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin',
+    );
     state.info.reason = reasons.join('; ');
     return state;
   }

@@ -42,12 +42,23 @@ export function findSystemBinary(name: string): string | undefined {
   return undefined;
 }
 
-export function findTools(): HostTools {
+/** An executable file at exactly this path, or undefined. */
+export function executableAt(p: string): string | undefined {
+  try {
+    accessSync(p, fsc.X_OK);
+    return p;
+  } catch {
+    return undefined;
+  }
+}
+
+/** bwrapPath: the configured bubblewrap binary (LORE_SANDBOX_BWRAP), else the system directories are searched. */
+export function findTools(bwrapPath: string | null = null): HostTools {
   return {
     sh: findSystemBinary('sh') ?? '/bin/sh',
     bash: findSystemBinary('bash'),
     prlimit: findSystemBinary('prlimit'),
-    bwrap: findSystemBinary('bwrap'),
+    bwrap: bwrapPath ? executableAt(bwrapPath) : findSystemBinary('bwrap'),
     kill: findSystemBinary('kill'),
     env: findSystemBinary('env'),
   };

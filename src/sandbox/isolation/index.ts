@@ -1,4 +1,4 @@
-export { detectIsolation, runIsolated } from './detect';
+export { configureBwrap, detectIsolation, runIsolated } from './detect';
 export { isShell, SandboxSpecError, IsolationUnavailableError, resolveLimits } from './run';
 export { prepareWorkdir, withWorkdirLock, workdirName, SANDBOX_WORKDIR, ARTIFACTS_DIR, type PreparedWorkdir } from './workdir';
 export { syncWorkspace, workspaceManifestPath, MAX_WORKSPACE_ENTRIES, type SyncResult, type WorkspaceOwner } from './workspace';

@@ -54,7 +54,8 @@ export async function setRuleState(
     const at = ctx.clock.now().toISOString();
     const existing = i.rule_node_id
       ? state.rules.get(i.rule_node_id)
-      : [...state.rules.values()].find((r) => r.slot.rule_id === i.rule_id);
+      : // Existing clients name a rule by its node id in rule_id: the caller's rule id first, then that.
+        ([...state.rules.values()].find((r) => r.slot.rule_id === i.rule_id) ?? (i.rule_id ? state.rules.get(i.rule_id) : undefined));
     if (!existing) {
       if (i.rule_node_id || !i.rule_id) throw notFound('rule', (i.rule_node_id ?? i.rule_id)!, ref.scope, { rule_node_id: i.rule_node_id, rule_id: i.rule_id });
       if (!i.rule) {

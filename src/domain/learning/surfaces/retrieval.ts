@@ -2,6 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { planFor } from './common';
+import { rationaleOf, toolView } from './compat';
 
 /**
  * action/retrieval (contract.md §2): the next action with the evidence it rests on (each piece
@@ -31,11 +32,19 @@ export async function actionRetrieval(ctx: LearningCtx, ref: ScopeRef, raw: RawT
   for (const h of plan.recall) push({ id: h.node_id, source_kind: 'recall', title: h.obs.goal, score: r3(h.score), why: 'one similar earlier successful execution' });
   // The evidence the action itself rests on comes first.
   if (fa) evidence.sort((a, b) => Number(fa.evidence_ids.includes(b.id)) - Number(fa.evidence_ids.includes(a.id)));
+  const selected = fa?.selected_tool ?? plan.selected_tool;
+  const toolSource = fa?.source_kind ?? plan.ranking.find((t) => t.tool === selected)?.source_kinds[0] ?? null;
   return {
-    selected_tool: fa?.selected_tool ?? plan.selected_tool,
+    selected_tool: selected,
     file_path: fa?.file_path ?? null,
     next_action: fa?.next_action ?? null,
     source_kind: fa?.source_kind ?? null,
+    // The same answer under the names existing clients read (docs/compatibility.md).
+    recommended_file_path: fa?.file_path ?? null,
+    recommended_next_action: fa?.next_action ?? null,
+    tool_source_kind: toolSource,
+    tool: toolView(plan, selected),
+    rationale: rationaleOf(plan),
     history_applied: fa !== null,
     evidence: evidence.slice(0, 20),
     uncertainty: plan.uncertainty,

@@ -29,9 +29,10 @@ export async function toolsSelect(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskR
   }
   const family = findFamily(state, request);
   const decisionId = uuidv7(ctx.clock.now().getTime());
+  const decidedAt = ctx.clock.now().toISOString();
   await new ToolDecisions(ctx.db, ref).insert({
     _id: decisionId,
-    created_at: ctx.clock.now().toISOString(),
+    created_at: decidedAt,
     actor,
     query_text: request.text,
     task_kind: request.task_kind,
@@ -45,6 +46,7 @@ export async function toolsSelect(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskR
   });
   return {
     decision_id: decisionId,
+    decision: { decision_id: decisionId, selected_tool: selected, candidates: request.candidates, created_at: decidedAt },
     selected_tool: selected,
     selection_basis: basis,
     ranking: plan.ranking,
