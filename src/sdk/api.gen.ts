@@ -169,7 +169,7 @@ export interface LoreApi {
       list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;
       /** POST /v1/automations/runs/cancel: Cancel a queued, running or paused run: its workflow is cancelled, in-flight playbook and sandbox work with it. A finished run is invalid_state. */
       cancel(body: RouteRequest<R['automations.runs.cancel']>): Promise<RouteResponse<R['automations.runs.cancel']>>;
-      /** POST /v1/automations/runs/resume: Approve the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key); the reason and actor are recorded. A run that is not paused is invalid_state. */
+      /** POST /v1/automations/runs/resume: Decide the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key): approve (default) or reject, with an optional reason; who, when and why are recorded. A rejection fails the node (approval_rejected) and follows stop_on_failure. A run that is not paused is invalid_state. */
       resume(body: RouteRequest<R['automations.runs.resume']>): Promise<RouteResponse<R['automations.runs.resume']>>;
     };
   };

@@ -214,7 +214,8 @@ describe('definitions', () => {
     assertError(await api.post('/v1/automations/runs/cancel', { run_id: id }), 404, 'not_found');
     assertError(await api.post('/v1/automations/runs/resume', { run_id: id, reason: 'r' }), 404, 'not_found');
     assertError(await api.post('/v1/automations/get', { automation_id: 'bad id with spaces' }), 400, 'invalid_request');
-    assertError(await api.post('/v1/automations/runs/resume', { run_id: id }), 400, 'invalid_request'); // reason is required
+    assertError(await api.post('/v1/automations/runs/resume', { run_id: id }), 404, 'not_found'); // reason is optional
+    assertError(await api.post('/v1/automations/runs/resume', { run_id: id, decision: 'veto' }), 400, 'invalid_request');
     assertError(await api.post('/v1/automations/run', { automation_id: id, options: { execution_mode: 'turbo' } }), 400, 'invalid_request');
   });
 });
