@@ -14,6 +14,14 @@ import { currentWorkflowBundle } from '../../src/worker';
 import { variantTree, type VariantTree } from '../helpers/variant-tree';
 import { loadHistories, readRecordings, type LoadedHistory } from './histories/recordings';
 import { SCENARIOS } from './histories/scenarios';
+import { PATCHES } from '../../workflows/patches';
+
+/** The patch id a core_patch marker carries (its details['patch-data'] payload: {id, deprecated}). */
+function patchIdOf(details: unknown): string {
+  const payload = (details as Record<string, { payloads?: { data?: Uint8Array | null }[] }>)?.['patch-data']?.payloads?.[0];
+  const data = payload?.data ? Buffer.from(payload.data).toString('utf8') : '{}';
+  return (JSON.parse(data) as { id?: string }).id ?? '';
+}
 
 /** Replays each history; the failures, each named by its file and workflow. */
 async function replayAll(workflowBundle: Parameters<typeof Worker.runReplayHistories>[0]['workflowBundle'], histories: LoadedHistory[]) {
@@ -30,8 +38,9 @@ async function replayAll(workflowBundle: Parameters<typeof Worker.runReplayHisto
   return { replayed, failures };
 }
 
-// Replay workers log every state change at INFO; warnings are enough here.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// Replay workers log every state change at INFO, and the incompatible edit below logs a warning per
+// failed workflow task: errors are enough here.
+Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
 
 describe('committed workflow histories', () => {
   const histories = loadHistories();
@@ -47,6 +56,18 @@ describe('committed workflow histories', () => {
     // The approval states the upgrade story is about: a run still waiting, and one that went on.
     const open = histories.filter((h) => h.scenario === 'automation-paused' && h.workflowType === 'automationRunWorkflow');
     assert.ok(open.length > 0, 'a paused automation run is recorded');
+  });
+
+  it('the sets recorded before a patch have none of its markers; the ones after carry them', () => {
+    const markers = (h: LoadedHistory) =>
+      new Set((h.history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch').map((e) => patchIdOf(e.markerRecordedEventAttributes!.details)));
+    const runs = (set: string, scenario: string) => histories.filter((h) => h.set === set && h.scenario === scenario && h.workflowType === 'automationRunWorkflow');
+    for (const h of histories.filter((x) => x.set === 'v1-baseline')) assert.equal(markers(h).size, 0, `${h.file} was recorded before any patch`);
+    const [rejected] = runs('v2-approval-decisions', 'automation-rejected');
+    assert.ok(rejected, 'v2-approval-decisions/automation-rejected is recorded');
+    assert.deepEqual([...markers(rejected)].sort(), [PATCHES.approvalDecisions, PATCHES.runMemo].sort());
+    const [timeouts] = runs('v2-approval-decisions', 'automation-approval-timeouts');
+    assert.ok(timeouts && markers(timeouts).has(PATCHES.approvalTimeout), 'v2-approval-decisions/automation-approval-timeouts waited on timers');
   });
 
   it('every recorded history replays against the current workflow code', { timeout: 600_000 }, async () => {

@@ -128,6 +128,39 @@ export const SCENARIOS: HistoryScenario[] = [
     },
   },
   {
+    name: 'automation-rejected',
+    covers: 'automationRunWorkflow: paused at an approval, rejected with a reason (the node fails approval_rejected, stop_on_failure skips the rest); failed',
+    async record(ctx) {
+      const id = await gatedAutomation(ctx);
+      const runId = await startRun(ctx, id);
+      await runUntil(ctx, runId, pausedAt(['gate']), 'paused at gate');
+      await call(ctx, '/v1/automations/runs/resume', { run_id: runId, decision: 'reject', reason: 'not today', actor: 'bob' });
+      const run = await runUntil(ctx, runId, ended('failed'), 'failed');
+      return [workflowOf(run)];
+    },
+  },
+  {
+    name: 'automation-approval-timeouts',
+    covers:
+      'automationRunWorkflow with stop_on_failure false: three approvals with timeouts in parallel: one expires and rejects, one expires and fails, one is approved before its deadline (its timer cancelled); failed',
+    async record(ctx) {
+      const id = uniqueName('timeouts');
+      await automation(ctx, id, {
+        nodes: [
+          { node_id: 'expires-reject', kind: 'approval', approval_key: 'r', timeout: 'PT2S' },
+          { node_id: 'expires-fail', kind: 'approval', approval_key: 'f', timeout: 2, on_timeout: 'fail' },
+          { node_id: 'approved', kind: 'approval', approval_key: 'a', timeout: 'PT1H' },
+        ],
+        edges: [],
+      });
+      const runId = await startRun(ctx, id, { stop_on_failure: false });
+      await runUntil(ctx, runId, (r) => r.paused_nodes.includes('approved'), 'paused at approved');
+      await call(ctx, '/v1/automations/runs/resume', { run_id: runId, node_id: 'approved', reason: 'in time' });
+      const run = await runUntil(ctx, runId, ended('failed'), 'failed');
+      return [workflowOf(run)];
+    },
+  },
+  {
     name: 'automation-stop-on-failure',
     covers:
       'automationRunWorkflow with record_run: a failing playbook node under stop_on_failure while a slow playbook and an approval run beside it (both cancelled, the child awaited), the rest skipped; failed',
