@@ -32,6 +32,11 @@ export interface Config {
     readonly taskQueue: string;
     readonly localPort: number;
     readonly localUiPort: number;
+    /**
+     * The Temporal UI's base address for links (`temporal_ui_url`): LORE_TEMPORAL_UI_URL, else the
+     * local dev server's UI when Lore runs it, else null (an external cluster whose UI Lore does not know).
+     */
+    readonly uiUrl: string | null;
   };
   readonly mongo: {
     /** null: Lore starts and supervises the local MongoDB wire-protocol server. */
@@ -199,6 +204,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     problems.push('LORE_EMBEDDINGS=onnx needs LORE_EMBEDDINGS_MODEL: the path of a sentence-embedding .onnx file (e.g. all-MiniLM-L6-v2) with its tokenizer.json beside it');
   }
 
+  const uiRaw = optional('LORE_TEMPORAL_UI_URL');
+  let temporalUiUrl: string | null = null;
+  if (uiRaw !== null) {
+    if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(uiRaw)) problems.push(`LORE_TEMPORAL_UI_URL=${JSON.stringify(uiRaw)}: use the UI's http(s) address, e.g. https://temporal.example.com`);
+    else temporalUiUrl = uiRaw.replace(/\/+$/, '');
+  } else if (!optional('TEMPORAL_ADDRESS')) {
+    // Lore runs the dev server, and its UI, on loopback.
+    temporalUiUrl = `http://127.0.0.1:${read('LORE_TEMPORAL_UI_PORT', port('LORE_TEMPORAL_UI_PORT'), '8233')}`;
+  }
+
   const config: Config = {
     version: LORE_VERSION,
     role,
@@ -217,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       taskQueue: read('LORE_TASK_QUEUE', z.string().min(1), 'lore'),
       localPort: read('LORE_TEMPORAL_PORT', port('LORE_TEMPORAL_PORT'), '7233'),
       localUiPort: read('LORE_TEMPORAL_UI_PORT', port('LORE_TEMPORAL_UI_PORT'), '8233'),
+      uiUrl: temporalUiUrl,
     },
     mongo: {
       uri: optional('MONGODB_URI'),

@@ -90,7 +90,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     }
 
     let temporalAddress = config.temporal.address;
-    let uiUrl: string | null = null;
+    let uiUrl: string | null = config.temporal.uiUrl;
     let temporalMode: 'local' | 'external' = 'external';
     if (!temporalAddress) {
       const binary = await ensureTemporalBinary(config.binDir, log);
@@ -111,7 +111,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
         },
       });
       temporalAddress = server.address;
-      uiUrl = server.uiUrl;
+      uiUrl = config.temporal.uiUrl ?? server.uiUrl;
       temporalMode = 'local';
     }
 

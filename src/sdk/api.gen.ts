@@ -102,7 +102,7 @@ export interface LoreApi {
     getSession(body: RouteRequest<R['sandbox.getSession']>): Promise<RouteResponse<R['sandbox.getSession']>>;
     /** POST /v1/memory/sandbox/execute: Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once. */
     execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
-    /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. */
+    /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline. */
     getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
     /** POST /v1/memory/sandbox/runs/logs: Output of a run as ordered log entries with sequence numbers; page with cursor. */
     runLogs(body: RouteRequest<R['sandbox.runLogs']>): Promise<RouteResponse<R['sandbox.runLogs']>>;
@@ -125,7 +125,7 @@ export interface LoreApi {
       after(body: RouteRequest<R['replay.step.after']>): Promise<RouteResponse<R['replay.step.after']>>;
     };
     runs: {
-      /** POST /v1/memory/replay/runs/get: A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). */
+      /** POST /v1/memory/replay/runs/get: A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['replay.runs.get']>): Promise<RouteResponse<R['replay.runs.get']>>;
     };
     playbooks: {
@@ -163,7 +163,7 @@ export interface LoreApi {
     /** POST /v1/automations/run: Start a run of a draft or active automation as one Temporal workflow and return at once with its run_id (status queued). A disabled automation is invalid_state. */
     run(body: RouteRequest<R['automations.run']>): Promise<RouteResponse<R['automations.run']>>;
     runs: {
-      /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. */
+      /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['automations.runs.get']>): Promise<RouteResponse<R['automations.runs.get']>>;
       /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination. */
       list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;

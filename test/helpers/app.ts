@@ -126,7 +126,7 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
       role: 'all',
       startedAt: Date.now(),
       dataDir,
-      temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: null },
+      temporal: { mode: 'external', address: config.temporal.address!, namespace: config.temporal.namespace, uiUrl: config.temporal.uiUrl },
       mongo: { mode: 'external', address: config.mongo.uri!, database: config.mongo.database },
     },
     sandboxStatus: sandboxStatusReader(config, db),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 
 /**
@@ -237,9 +237,10 @@ export const automationRoutes = {
   'automations.runs.get': route({
     name: 'automations.runs.get',
     path: '/v1/automations/runs/get',
-    summary: 'One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error.',
-    input: z.object({ ...runRef, include_nodes: z.boolean().default(false) }),
-    output: z.object({ run: RunRecord }),
+    summary:
+      'One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline.',
+    input: z.object({ ...runRef, include_nodes: z.boolean().default(false), ...waitInputFields }),
+    output: z.object({ run: RunRecord, ...waitOutputFields }),
     errors: ['not_found'],
   }),
   'automations.runs.list': route({

@@ -45,7 +45,7 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   }
   const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => isTerminalRun(r.status), CANCEL_WAIT_MS, 150);
   return {
-    run: toRunWire(after),
+    run: toRunWire(after, undefined, c.uiLink),
     ...(isTerminalRun(after.status) ? {} : { message: `cancellation requested; the run is still ${after.status} and will end once in-flight work has stopped` }),
   };
 }
@@ -96,7 +96,7 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => !r.paused_nodes.some((id) => ids.has(id)), RESUME_WAIT_MS, 100);
   const still = after.paused_nodes.filter((id) => ids.has(id));
   return {
-    run: toRunWire(after),
+    run: toRunWire(after, undefined, c.uiLink),
     resumed_node_ids: signal.node_ids,
     decision: input.decision,
     ...(still.length > 0 ? { message: `resume sent; the run has not recorded it yet for ${still.join(', ')} (poll runs/get)` } : {}),

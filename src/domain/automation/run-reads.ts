@@ -5,6 +5,7 @@ import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from './graph';
+import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
 import { toRunWire, type RunDoc } from './records';
 
 type Routes = typeof automationRoutes;
@@ -40,10 +41,43 @@ export async function reconcile(c: AutomationCtx, runs: AutomationRuns, run: Run
   return settled ?? (await runs.get(run.run_id)) ?? run;
 }
 
-export async function getRun(c: AutomationCtx, ref: ScopeRef, runId: string, includeNodes: boolean) {
+/** Whether a run record satisfies `until` (docs/automation.md, "Waiting for a run"). */
+export function runHolds(until: Until, run: RunDoc): boolean {
+  if ('changedFrom' in until) return versionOf(run) !== until.changedFrom;
+  if (until.condition === 'not_queued') return run.status !== 'queued';
+  if (until.condition === 'paused_or_done') return run.status === 'paused' || isTerminalRun(run.status);
+  return isTerminalRun(run.status);
+}
+
+/** The scope's runs, read together by the waiters of runs/get. */
+function waitSource(c: AutomationCtx, ref: ScopeRef): WaitSource<RunDoc> {
+  const { runs } = storesFor(c.db, ref);
+  return { key: `automation\0${ref.tenant_id}\0${ref.scope}`, read: async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])) };
+}
+
+/**
+ * runs/get: the run from the store; with wait_ms, once `until` holds or at the deadline, whichever
+ * comes first (a run that is gone ends the wait too: the read then says not_found).
+ */
+export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
   const { runs, nodes } = storesFor(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, runId));
-  return { run: toRunWire(run, includeNodes ? await nodes.list(run._id) : undefined) };
+  let run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
+  if (input.wait_ms > 0) {
+    const name = input.until ?? 'done';
+    const until = parseUntil(name);
+    const t0 = Date.now();
+    if (!runHolds(until, run)) {
+      await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
+      run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+    }
+    wait = { until: name, met: runHolds(until, run), waited_ms: Date.now() - t0 };
+  }
+  return {
+    run: toRunWire(run, input.include_nodes ? await nodes.list(run._id) : undefined, c.uiLink),
+    version: versionOf(run),
+    ...(wait ? { wait } : {}),
+  };
 }
 
 export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.list']>) {
@@ -57,7 +91,7 @@ export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInpu
   });
   const shown = docs.slice(0, input.limit);
   return {
-    runs: shown.map((r) => toRunWire(r)),
+    runs: shown.map((r) => toRunWire(r, undefined, c.uiLink)),
     next_cursor: docs.length > input.limit ? encodeCursor('automations.runs.list', shown[shown.length - 1]!._id) : null,
   };
 }

@@ -120,7 +120,7 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     await nodes.settleOpen(key, end, 'the run never started');
     throw err;
   }
-  return { run_id: runId, created: true, run: toRunWire(doc) };
+  return { run_id: runId, created: true, run: toRunWire(doc, undefined, c.uiLink) };
 }
 
 /** The run's static details in the Temporal UI: what it runs, for whom, with which options. */
@@ -154,5 +154,5 @@ async function repeatOf(c: AutomationCtx, ref: ScopeRef, runId: string, wanted: 
       automation_id: existing.automation_id,
     });
   }
-  return { run_id: runId, created: false, run: toRunWire(existing) };
+  return { run_id: runId, created: false, run: toRunWire(existing, undefined, c.uiLink) };
 }

@@ -1,3 +1,4 @@
+import type { UiLink } from '../temporal-ui';
 import type { PlaybookDoc, PlaybookStatus, RunDoc, StepDoc } from './types';
 
 /** Wire records of the replay family from the stored documents (contract/families/replay.ts). */
@@ -31,7 +32,7 @@ export function stepView(s: StepDoc) {
   };
 }
 
-export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number) {
+export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number, uiLink: UiLink = () => null) {
   return {
     run_id: r.run_id,
     goal: r.goal,
@@ -46,6 +47,7 @@ export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number) 
           mode: r.playbook.mode,
           purpose: r.playbook.purpose,
           workflow_id: r.playbook.workflow_id,
+          temporal_ui_url: uiLink(r.playbook.workflow_id),
           params: r.playbook.params,
           active_at_start: r.playbook.active_at_start,
           sandbox_session_id: r.playbook.session_id,
