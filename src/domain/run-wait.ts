@@ -48,7 +48,10 @@ export interface WaitSource<T> {
 const FIRST_CHECK_MS = 50;
 const MAX_CHECK_MS = 500;
 const GROWTH = 1.5;
-/** Waiters due within this much of the earliest one are read in the same query. */
+/**
+ * A waiter is read with the others of its group when it is due within half its own interval (at
+ * least this): waiters that started apart fall into the same reads after a few checks.
+ */
 const COALESCE_MS = 40;
 
 interface Waiter {
@@ -127,7 +130,7 @@ export class RunWaiter {
   private async poll(key: string, g: Group): Promise<void> {
     g.timer = null;
     const now = Date.now();
-    const due = [...g.waiters].filter((w) => w.dueAt <= now + COALESCE_MS);
+    const due = [...g.waiters].filter((w) => w.dueAt <= now + Math.max(COALESCE_MS, w.delay / 2));
     if (due.length > 0) {
       g.reading = true;
       try {

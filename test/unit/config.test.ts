@@ -42,6 +42,14 @@ describe('config', () => {
     assert.equal(loadConfig({ LORE_HOST: '0.0.0.0', LORE_ALLOW_INSECURE_BIND: 'true' }).host, '0.0.0.0');
   });
 
+  it('the Temporal UI address for links: the local UI by default, LORE_TEMPORAL_UI_URL for a cluster', () => {
+    assert.equal(loadConfig({}).temporal.uiUrl, 'http://127.0.0.1:8233');
+    assert.equal(loadConfig({ LORE_TEMPORAL_UI_PORT: '9000' }).temporal.uiUrl, 'http://127.0.0.1:9000');
+    assert.equal(loadConfig({ TEMPORAL_ADDRESS: 'temporal.internal:7233' }).temporal.uiUrl, null, 'an external server: Lore does not know its UI');
+    assert.equal(loadConfig({ TEMPORAL_ADDRESS: 'temporal.internal:7233', LORE_TEMPORAL_UI_URL: 'https://temporal.example.com/' }).temporal.uiUrl, 'https://temporal.example.com');
+    assert.throws(() => loadConfig({ LORE_TEMPORAL_UI_URL: 'temporal.example.com' }), /LORE_TEMPORAL_UI_URL/);
+  });
+
   it('sandbox defaults to off on a non-loopback bind', () => {
     assert.equal(loadConfig({ LORE_HOST: '0.0.0.0', LORE_ALLOW_INSECURE_BIND: 'true' }).sandbox.enabled, false);
   });
