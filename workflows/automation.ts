@@ -426,5 +426,6 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
 
 /** A decision as the memo shows it (small: the memo travels with every describe of the workflow). */
 function decisionMemo(r: ResumeRecord) {
-  return { node_ids: r.node_ids, decision: r.decision ?? 'approve', actor: r.actor, at: r.at, reason: r.reason, ...(r.timed_out ? { timed_out: true } : {}) };
+  const reason = r.reason !== null && r.reason.length > 300 ? `${r.reason.slice(0, 300)}…` : r.reason;
+  return { node_ids: r.node_ids, decision: r.decision ?? 'approve', actor: r.actor, at: r.at, reason, ...(r.timed_out ? { timed_out: true } : {}) };
 }
