@@ -1,4 +1,5 @@
 import type { DefinitionWire, RunNodeWire, RunRecordWire } from '../../contract/families/automation';
+import type { UiLink } from '../temporal-ui';
 import type { Graph, NodeKind, NodeState, RunStatus } from './graph';
 
 /** Stored shapes of the automation family and their wire views (docs/automation.md, "Records"). */
@@ -176,9 +177,6 @@ function approvalWire(a: ApprovalInfo): NonNullable<RunNodeWire['approval']> {
 }
 
 const resumeWire = (r: ResumeRecord) => ({ ...r, decision: r.decision ?? 'approve', timed_out: r.timed_out ?? false });
-
-/** The Temporal UI's page of a workflow, when Lore knows where the UI is. */
-export type UiLink = (workflowId: string) => string | null;
 
 export function toRunWire(r: RunDoc, nodes?: NodeDoc[], uiLink: UiLink = () => null): RunRecordWire {
   return {
