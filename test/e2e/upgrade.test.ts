@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAutomation, getRun, makePlaybook, nodeOf, waitFor, waitForPausedAt, waitForStatus } from '../automation/helpers';
-import { startTestApi, type TestApi } from '../helpers/app';
+import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { LoreProcesses, type LoreChild } from '../helpers/lore-processes';
 import { variantTree, type VariantTree } from '../helpers/variant-tree';
 import { processesRunning } from '../sandbox/helpers';
@@ -103,12 +103,17 @@ describe('upgrade', () => {
       edges: [{ from: 'slow', to: 'last' }],
     });
 
+    // Run ids name the workflows (automation/<tenant>/<scope>/<run_id>) on the Temporal server the
+    // test files share: unique ones, so no other file's runs collide with these.
+    const pausedId = uniqueName('paused-run');
+    const busyId = uniqueName('busy-run');
+    const newId = uniqueName('new-run');
     const old = await procs.start('all');
-    assert.equal((await call(old, '/v1/automations/run', { automation_id: 'gated', run_id: 'paused-run' })).status, 200);
-    assert.equal((await call(old, '/v1/automations/run', { automation_id: 'busy', run_id: 'busy-run' })).status, 200);
-    const pausedBefore = await waitForPausedAt(api, 'paused-run', ['gate'], {}, 180_000);
+    assert.equal((await call(old, '/v1/automations/run', { automation_id: 'gated', run_id: pausedId })).status, 200);
+    assert.equal((await call(old, '/v1/automations/run', { automation_id: 'busy', run_id: busyId })).status, 200);
+    const pausedBefore = await waitForPausedAt(api, pausedId, ['gate'], {}, 180_000);
     await waitFor('the slow command to run', async () => (await processesRunning(SLEEP)).length > 0, 180_000, 50);
-    assert.equal(nodeOf(await getRun(api, 'busy-run'), 'slow').state, 'running');
+    assert.equal(nodeOf(await getRun(api, busyId), 'slow').state, 'running');
 
     // The upgrade: stop this Lore, start the next version on the same store and Temporal.
     assert.equal(await procs.stop(old), 0, `lore stopped cleanly:\n${old.output().slice(-3000)}`);
@@ -116,18 +121,18 @@ describe('upgrade', () => {
 
     // The run that was mid-playbook finishes (its command completed during the graceful stop, or
     // its second attempt ran), on the old path.
-    const busy = await waitForStatus(api, 'busy-run', ['succeeded', 'failed', 'cancelled'], 300_000);
+    const busy = await waitForStatus(api, busyId, ['succeeded', 'failed', 'cancelled'], 300_000);
     assert.equal(busy.status, 'succeeded', JSON.stringify(busy));
     assert.equal(nodeOf(busy, 'last').output.outputs['0'], 'three');
     assert.ok(!busy.reason.includes(NEW_PATH), `old run, old path: ${busy.reason}`);
 
     // The paused run is still paused, resumes, and finishes on the old path.
-    const still = await getRun(api, 'paused-run');
+    const still = await getRun(api, pausedId);
     assert.equal(still.status, 'paused');
     assert.equal(nodeOf(still, 'first').child_workflow_id, nodeOf(pausedBefore, 'first').child_workflow_id);
-    const resumed = await call(upgraded, '/v1/automations/runs/resume', { run_id: 'paused-run', reason: 'after-upgrade', actor: 'ops' });
+    const resumed = await call(upgraded, '/v1/automations/runs/resume', { run_id: pausedId, reason: 'after-upgrade', actor: 'ops' });
     assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
-    const paused = await waitForStatus(api, 'paused-run', ['succeeded', 'failed', 'cancelled'], 180_000);
+    const paused = await waitForStatus(api, pausedId, ['succeeded', 'failed', 'cancelled'], 180_000);
     assert.equal(paused.status, 'succeeded', JSON.stringify(paused));
     assert.equal(nodeOf(paused, 'last').output.outputs['0'], 'after-upgrade');
     assert.equal(nodeOf(paused, 'gate').approval.decided_by, 'ops');
@@ -135,8 +140,8 @@ describe('upgrade', () => {
     for (const r of [busy, paused]) assert.ok(!(await patchMarkers(r.workflow_id)).includes(VARIANT_PATCH), `${r.run_id} never took the new path`);
 
     // A run started after the upgrade takes the new path.
-    assert.equal((await call(upgraded, '/v1/automations/run', { automation_id: 'busy', run_id: 'new-run' })).status, 200);
-    const fresh = await waitForStatus(api, 'new-run', ['succeeded', 'failed', 'cancelled'], 300_000);
+    assert.equal((await call(upgraded, '/v1/automations/run', { automation_id: 'busy', run_id: newId })).status, 200);
+    const fresh = await waitForStatus(api, newId, ['succeeded', 'failed', 'cancelled'], 300_000);
     assert.equal(fresh.status, 'succeeded', JSON.stringify(fresh));
     assert.ok(fresh.reason.endsWith(NEW_PATH), `new run, new path: ${fresh.reason}`);
     assert.ok((await patchMarkers(fresh.workflow_id)).includes(VARIANT_PATCH));
