@@ -57,6 +57,7 @@ const LONGEST_FIRST = [
   'test/automation/runs.test.ts',
   'test/workflows/packs-seam.test.ts',
   'test/e2e/durability.test.ts',
+  'test/e2e/upgrade.test.ts',
   'test/replay/restart.test.ts',
   'test/automation/restart.test.ts',
   'test/sandbox/isolation/escape.test.ts',

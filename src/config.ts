@@ -33,7 +33,10 @@ export interface Config {
     readonly taskQueue: string;
     readonly localPort: number;
     readonly localUiPort: number;
-    /** Base URL of the Temporal UI the inspector links runs into (LORE_TEMPORAL_UI_URL); null: the local dev server's UI, or none. */
+    /**
+     * The Temporal UI's base address for links (`temporal_ui_url`): LORE_TEMPORAL_UI_URL, else the
+     * local dev server's UI when Lore runs it, else null (an external cluster whose UI Lore does not know).
+     */
     readonly uiUrl: string | null;
   };
   readonly mongo: {

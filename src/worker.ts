@@ -56,7 +56,7 @@ export interface WorkerHandle {
 }
 
 /** Connects, bundles workflows (or takes the cached bundle), registers activities and starts polling the task queue. */
-export async function startWorker(opts: { config: Config; log: Log; clock?: Clock; db?: Database }): Promise<WorkerHandle> {
+export async function startWorker(opts: { config: Config; log: Log; clock?: Clock; db?: Database; workflowBundle?: WorkflowBundleOption }): Promise<WorkerHandle> {
   const { config, log } = opts;
   const address = config.temporal.address;
   if (!address || !config.mongo.uri) throw new Error('the worker needs TEMPORAL_ADDRESS and MONGODB_URI');
@@ -73,7 +73,8 @@ export async function startWorker(opts: { config: Config; log: Log; clock?: Cloc
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowBundle: await currentWorkflowBundle(log, tracing?.workflowInterceptorModules),
+    // Tests may run another version of the workflows (test/workflows/patches.test.ts).
+    workflowBundle: opts.workflowBundle ?? (await currentWorkflowBundle(log, tracing?.workflowInterceptorModules)),
     activities: createActivities({ config, db, clock: opts.clock ?? systemClock, log: log.child('activity') }),
     interceptors: {
       activity: [...((tracing?.activityInterceptors ?? []) as ActivityInterceptorsFactory[]), () => ({ inbound: new LoreErrorInterceptor() })],

@@ -22,8 +22,11 @@ import {
   executeChild,
   isCancellation,
   log,
+  patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
+  upsertMemo,
   uuid4,
 } from '@temporalio/workflow';
 import type { AutomationActivities } from '../activities/automation';
@@ -31,11 +34,13 @@ import { evaluateCondition } from '../src/domain/automation/condition';
 import { ancestorsOf, type GraphNode, type NodeState } from '../src/domain/automation/graph';
 import { PLAYBOOK_RUN_WORKFLOW, playbookChildWorkflowId, playbookNodeOutcome, playbookRunInput } from '../src/domain/automation/playbook-node';
 import type { PlaybookRunInput, PlaybookRunResult } from '../src/domain/replay/workflow-types';
+import type { ApprovalInfo, ResumeRecord } from '../src/domain/automation/records';
 import { readiness } from '../src/domain/automation/readiness';
 import { resolveValue } from '../src/domain/automation/references';
 import { replayRunIdFor, replayStatusOf, replayStepOf } from '../src/domain/automation/replay-record';
 import { RunState } from '../src/domain/automation/run-state';
 import { RESUME_SIGNAL, STATE_QUERY, type AutomationRunInput, type AutomationRunResult, type ResumeSignal } from '../src/domain/automation/run-types';
+import { PATCHES } from './patches';
 import * as replayWorkflows from './replay';
 import { SA } from './search-attributes';
 
@@ -65,15 +70,27 @@ const checks = proxyActivities<AutomationActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
+/** The actor recorded when an approval's timeout decides instead of a person. */
+const TIMEOUT_ACTOR = 'lore';
+
 /** A node failure with the code and message the run record shows. */
 class NodeFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly output?: unknown,
+    /** An approval node's decision (a rejection, a timeout), recorded with the failure. */
+    readonly approval?: ApprovalInfo,
   ) {
     super(message);
   }
+}
+
+interface Waiting {
+  approval_key: string;
+  since: string;
+  expires_at: string | null;
+  on_timeout: string | null;
 }
 
 /** The innermost message of a Temporal failure chain (the cause a person wants to read). */
@@ -95,6 +112,8 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
   const scopes = new Map<string, CancellationScope>();
   const tasks = new Map<string, Promise<void>>();
   const waiting = new Set<string>();
+  // What each waiting approval waits for: the run's current details and memo show it in the Temporal UI.
+  const waitingFor = new Map<string, Waiting>();
   const approvals = new Map<string, ResumeSignal>();
   const seenResumes = new Set<string>();
   const sandboxRuns = new Map<string, string[]>();
@@ -111,9 +130,34 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
     const hit = s.node_ids.filter((id) => waiting.has(id) && !approvals.has(id));
     if (hit.length === 0) return;
     for (const id of hit) approvals.set(id, s);
-    st.resumes.push({ resume_id: s.resume_id, node_ids: hit, reason: s.reason, actor: s.actor, at: s.at });
+    st.resumes.push({ resume_id: s.resume_id, node_ids: hit, decision: s.decision ?? 'approve', reason: s.reason, actor: s.actor, at: s.at });
     st.touch();
   });
+
+  /**
+   * What the Temporal UI shows about the run beyond its static summary: the current details (a
+   * query, no history event) and the memo (a history event, so behind a patch: runs that reached
+   * this point with older code did not write it). Both say which approval waits for what, and who
+   * decided what.
+   */
+  const memo = (fields: Record<string, unknown>) => {
+    if (patched(PATCHES.runMemo)) upsertMemo(fields);
+  };
+  const showWaiting = () => {
+    const list = [...waitingFor.entries()].map(([node_id, w]) => ({ node_id, ...w }));
+    const lines = list.map(
+      (w) =>
+        `- approval node \`${w.node_id}\` (approval_key \`${w.approval_key}\`) waits for a decision since ${w.since}` +
+        (w.expires_at ? `; at ${w.expires_at} it will ${w.on_timeout === 'fail' ? 'fail' : 'be rejected'}` : '; no deadline'),
+    );
+    setCurrentDetails(
+      list.length > 0
+        ? `**Paused**: automation \`${input.automation_id}\`, run \`${input.run_id}\`\n\n${lines.join('\n')}\n\nDecide with POST /v1/automations/runs/resume {"run_id": "${input.run_id}", "decision": "approve" | "reject", "reason": "…"}`
+        : `**Running**: automation \`${input.automation_id}\`, run \`${input.run_id}\``,
+    );
+    memo({ lore_status: list.length > 0 ? 'paused' : 'running', lore_waiting: list });
+  };
+  const showDecision = () => memo({ lore_decisions: st.resumes.map(decisionMemo) });
   setHandler(automationStateQuery, () => ({
     status: st.liveStatus(),
     nodes: [...st.slots.values()].map((s) => ({ node_id: s.node.node_id, state: s.state })),
@@ -186,18 +230,50 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
 
   const awaitApproval = async (node: GraphNode, inputs: Record<string, unknown>) => {
     const id = node.node_id;
-    st.set(id, 'paused', { approval_requested: true });
+    const key = node.approval_key!;
+    // A timer only where the node asks for one, and only in runs that reach this wait with this code.
+    const timeoutMs = node.timeout_ms !== undefined && patched(PATCHES.approvalTimeout) ? node.timeout_ms : null;
+    const expiresAt = timeoutMs === null ? null : new Date(Date.now() + timeoutMs).toISOString();
+    st.set(id, 'paused', { approval_requested: true, ...(expiresAt ? { approval_expires_at: expiresAt } : {}) });
     waiting.add(id);
+    waitingFor.set(id, { approval_key: key, since: new Date().toISOString(), expires_at: expiresAt, on_timeout: timeoutMs === null ? null : (node.on_timeout ?? 'reject') });
+    showWaiting();
+    let decided = true;
     try {
-      await condition(() => approvals.has(id));
+      if (timeoutMs === null) await condition(() => approvals.has(id));
+      else decided = await condition(() => approvals.has(id), timeoutMs, { summary: `deadline of approval ${key} (node ${id})` });
     } finally {
       waiting.delete(id);
+      waitingFor.delete(id);
+      showWaiting();
     }
+    if (!decided) return approvalExpired(node, inputs, expiresAt!);
     const a = approvals.get(id)!;
-    st.set(id, 'succeeded', {
-      output: { approved: true, approval_key: node.approval_key, reason: a.reason, actor: a.actor, resumed_at: a.at, inputs },
-      approval: { approval_key: node.approval_key!, requested_at: null, resumed_at: a.at, resumed_by: a.actor, reason: a.reason },
-    });
+    // Only signals sent by a runs/resume that knew about decisions can reject.
+    const decision = a.decision === 'reject' && patched(PATCHES.approvalDecisions) ? 'reject' : 'approve';
+    const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: a.at, resumed_by: a.actor, reason: a.reason, decision, decided_by: a.actor, decided_at: a.at, timed_out: false };
+    const output = { approved: decision === 'approve', decision, approval_key: key, reason: a.reason, actor: a.actor, resumed_at: a.at, inputs };
+    showDecision();
+    if (decision === 'reject') throw new NodeFailure('approval_rejected', `approval '${key}' was rejected by ${a.actor}${a.reason ? `: ${a.reason}` : ''}`, output, approval);
+    st.set(id, 'succeeded', { output, approval });
+  };
+
+  /** The deadline passed with no decision: a rejection by Lore (on_timeout reject, the default) or a failure. */
+  const approvalExpired = (node: GraphNode, inputs: Record<string, unknown>, expiresAt: string): never => {
+    const id = node.node_id;
+    const key = node.approval_key!;
+    const at = new Date().toISOString();
+    const reason = `no decision within ${node.timeout} (the approval expired at ${expiresAt})`;
+    if ((node.on_timeout ?? 'reject') === 'fail') {
+      const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: null, resumed_by: null, reason, decision: null, decided_by: null, decided_at: null, timed_out: true };
+      throw new NodeFailure('approval_timeout', `approval '${key}' timed out: ${reason}`, undefined, approval);
+    }
+    st.resumes.push({ resume_id: `timeout:${id}`, node_ids: [id], decision: 'reject', reason, actor: TIMEOUT_ACTOR, at, timed_out: true });
+    st.touch();
+    showDecision();
+    const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: null, resumed_by: null, reason, decision: 'reject', decided_by: TIMEOUT_ACTOR, decided_at: at, timed_out: true };
+    const output = { approved: false, decision: 'reject', approval_key: key, reason, actor: TIMEOUT_ACTOR, timed_out: true, inputs };
+    throw new NodeFailure('approval_rejected', `approval '${key}' was rejected: ${reason}`, output, approval);
   };
 
   const executeNode = async (node: GraphNode) => {
@@ -231,7 +307,11 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
       return;
     }
     const cause = causeOf(err);
-    st.set(id, 'failed', { error: cause, ...(err instanceof NodeFailure && err.output !== undefined ? { output: err.output } : {}) });
+    st.set(id, 'failed', {
+      error: cause,
+      ...(err instanceof NodeFailure && err.output !== undefined ? { output: err.output } : {}),
+      ...(err instanceof NodeFailure && err.approval ? { approval: err.approval } : {}),
+    });
     st.error ??= { node_id: id, ...cause };
     nodeErrors.set(id, { message: cause.message, ...(err instanceof NodeFailure && err.output !== undefined ? { output: err.output } : {}) });
     if (input.options.stop_on_failure && stoppedBy === null) {
@@ -334,10 +414,18 @@ export async function automationRunWorkflow(input: AutomationRunInput): Promise<
         ? `node '${st.error.node_id}' failed: ${st.error.message}${stoppedBy ? ' (stop_on_failure: the rest of the run was stopped)' : ''}`
         : `all nodes settled: ${counts.succeeded} succeeded, ${counts.skipped} skipped`;
     if (recordProblem) st.reason = `${st.reason} (${recordProblem})`;
+    setCurrentDetails(`**${final}**: automation \`${input.automation_id}\`, run \`${input.run_id}\`: ${st.reason}`);
+    memo({ lore_status: final, lore_waiting: [], lore_summary: st.reason });
     st.touch();
     closing = true;
     await writer;
     if (cancellation) throw cancellation;
     return { run_id: input.run_id, status: st.status, node_counts: st.counts(), error: st.error };
   });
+}
+
+/** A decision as the memo shows it (small: the memo travels with every describe of the workflow). */
+function decisionMemo(r: ResumeRecord) {
+  const reason = r.reason !== null && r.reason.length > 300 ? `${r.reason.slice(0, 300)}…` : r.reason;
+  return { node_ids: r.node_ids, decision: r.decision ?? 'approve', actor: r.actor, at: r.at, reason, ...(r.timed_out ? { timed_out: true } : {}) };
 }

@@ -75,3 +75,27 @@ export const pageInputFields = {
 export const pageOutputFields = {
   next_cursor: z.string().nullable(),
 };
+
+/** Long-polling reads of run records (runs/get of automation, playbook and sandbox runs; src/domain/run-wait.ts). */
+export const WAIT_UNTIL = ['not_queued', 'paused_or_done', 'done'] as const;
+export const waitInputFields = {
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(30_000, 'wait_ms is at most 30000')
+    .default(0)
+    .describe('wait up to this long for `until` to hold; the answer comes as soon as it does, or with the current state at the deadline'),
+  until: z
+    .string()
+    .refine((s) => (WAIT_UNTIL as readonly string[]).includes(s) || /^[0-9a-f]{16}$/.test(s), "until must be 'not_queued', 'paused_or_done', 'done', or a version from an earlier answer")
+    .optional()
+    .describe("not_queued | paused_or_done | done (the default), or a `version` from an earlier answer: any change since"),
+};
+export const waitOutputFields = {
+  version: z.string().describe('changes whenever the run changes; pass it as `until` to wait for the next change'),
+  wait: z
+    .object({ until: z.string(), met: z.boolean().describe('false: the deadline passed first (the run is as shown)'), waited_ms: z.number().int() })
+    .optional()
+    .describe('present when wait_ms was given'),
+};

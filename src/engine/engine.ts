@@ -18,8 +18,10 @@ export interface StartRequest {
   workflowId: string;
   args: unknown[];
   labels: RunLabels;
-  /** Shown in the Temporal UI as the run's summary. */
+  /** Shown in the Temporal UI as the run's summary (one line). */
   summary?: string;
+  /** Shown in the Temporal UI as the run's details (markdown, a few lines). */
+  details?: string;
   /** Fail with conflict when a workflow with this id ran before (default: only if running). */
   rejectDuplicate?: boolean;
 }

@@ -114,6 +114,7 @@ export class TemporalEngine implements Engine {
         args: req.args,
         typedSearchAttributes: searchAttributes(req.labels),
         staticSummary: req.summary,
+        staticDetails: req.details,
         workflowIdReusePolicy: req.rejectDuplicate ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       });

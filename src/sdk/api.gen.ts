@@ -126,7 +126,7 @@ export interface LoreApi {
     getSession(body: RouteRequest<R['sandbox.getSession']>): Promise<RouteResponse<R['sandbox.getSession']>>;
     /** POST /v1/memory/sandbox/execute: Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once. */
     execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
-    /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. */
+    /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline. */
     getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
     runs: {
       /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
@@ -153,7 +153,7 @@ export interface LoreApi {
       after(body: RouteRequest<R['replay.step.after']>): Promise<RouteResponse<R['replay.step.after']>>;
     };
     runs: {
-      /** POST /v1/memory/replay/runs/get: A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). */
+      /** POST /v1/memory/replay/runs/get: A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['replay.runs.get']>): Promise<RouteResponse<R['replay.runs.get']>>;
     };
     playbooks: {
@@ -195,13 +195,13 @@ export interface LoreApi {
     /** POST /v1/automations/run: Start a run of a draft or active automation as one Temporal workflow and return at once with its run_id (status queued). A disabled automation is invalid_state. */
     run(body: RouteRequest<R['automations.run']>): Promise<RouteResponse<R['automations.run']>>;
     runs: {
-      /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. */
+      /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['automations.runs.get']>): Promise<RouteResponse<R['automations.runs.get']>>;
       /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination. */
       list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;
       /** POST /v1/automations/runs/cancel: Cancel a queued, running or paused run: its workflow is cancelled, in-flight playbook and sandbox work with it. A finished run is invalid_state. */
       cancel(body: RouteRequest<R['automations.runs.cancel']>): Promise<RouteResponse<R['automations.runs.cancel']>>;
-      /** POST /v1/automations/runs/resume: Approve the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key); the reason and actor are recorded. A run that is not paused is invalid_state. */
+      /** POST /v1/automations/runs/resume: Decide the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key): approve (default) or reject, with an optional reason; who, when and why are recorded. A rejection fails the node (approval_rejected) and follows stop_on_failure. A run that is not paused is invalid_state. */
       resume(body: RouteRequest<R['automations.runs.resume']>): Promise<RouteResponse<R['automations.runs.resume']>>;
     };
   };

@@ -235,6 +235,7 @@ describe('definitions', () => {
     assertError(await api.post('/v1/automations/get', { automation_id: 'bad id with spaces' }), 400, 'invalid_request');
     assertError(await api.post('/v1/automations/runs/resume', { run_id: id }), 404, 'not_found'); // reason is optional
     assertError(await api.post('/v1/automations/runs/resume', { run_id: id, reason: '  ' }), 400, 'invalid_request'); // but not blank
+    assertError(await api.post('/v1/automations/runs/resume', { run_id: id, decision: 'veto' }), 400, 'invalid_request');
     assertError(await api.post('/v1/automations/run', { automation_id: id, options: { execution_mode: 'turbo' } }), 400, 'invalid_request');
     const option = assertError(await api.post('/v1/automations/run', { automation_id: id, options: { stop_on_failur: false } }), 422, 'validation_failed');
     assert.deepEqual([option.error.details.issues[0].key, option.error.details.issues[0].accepted], ['stop_on_failur', ['execution_mode', 'record_run', 'stop_on_failure']]);

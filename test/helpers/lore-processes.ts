@@ -65,11 +65,14 @@ export class LoreProcesses {
     };
   }
 
-  /** Starts `lore start --role <role>` and resolves once it is ready (a worker polls; an API is up). */
-  async start(role: Role, extra: Record<string, string> = {}, timeoutMs = 180_000): Promise<LoreChild> {
+  /**
+   * Starts `lore start --role <role>` and resolves once it is ready (a worker polls; an API is up).
+   * `loreBin` runs another source tree's Lore (test/helpers/variant-tree.ts: an upgrade).
+   */
+  async start(role: Role, extra: Record<string, string> = {}, timeoutMs = 180_000, loreBin = LORE_BIN): Promise<LoreChild> {
     const port = role === 'worker' ? null : (extra.LORE_PORT ?? String(await freePort()));
     const env = this.env(port ? { LORE_PORT: port, ...extra } : extra);
-    const child = spawn(process.execPath, [...NODE_MEMORY_FLAGS, LORE_BIN, 'start', '--role', role], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_MEMORY_FLAGS, loreBin, 'start', '--role', role], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.live.add(child);
     child.once('exit', () => this.live.delete(child));
     let out = '';
@@ -109,6 +112,24 @@ export class LoreProcesses {
     );
     this.signal(child, 'SIGKILL', opts.tree);
     return exited;
+  }
+
+  /**
+   * A graceful stop, as an operator's: SIGTERM to the process alone (its supervisor stops its
+   * children in order), then wait for it to exit; past timeoutMs the whole tree is killed.
+   * Resolves with the exit code (null after the kill).
+   */
+  async stop(p: LoreChild, timeoutMs = 60_000): Promise<number | null> {
+    const child = p.child;
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    this.signal(child, 'SIGTERM', false);
+    const timer = setTimeout(() => this.signal(child, 'SIGKILL', true), timeoutMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Kills every process still running (the file's after hook). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 
 /**
@@ -20,6 +20,8 @@ export const RUN_STATUSES = ['queued', 'running', 'paused', 'succeeded', 'failed
 export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const NODE_STATES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'paused', 'cancelled'] as const;
 export const EXECUTION_MODES = ['default'] as const;
+export const DECISIONS = ['approve', 'reject'] as const;
+export const ON_TIMEOUT = ['reject', 'fail'] as const;
 
 /** contract.md §1: ≤ 200 graph nodes. Edges: a dense-enough DAG of 200 nodes. */
 export const MAX_GRAPH_NODES = 200;
@@ -52,6 +54,9 @@ export const GraphNode = z.object({
   version: z.number().int().optional(),
   mode: z.enum(['guided']).optional().describe('playbook nodes: guided waits for the host at host steps (absent: strict)'),
   approval_key: z.string().optional(),
+  timeout: z.union([z.string(), z.number()]).optional().describe('approval nodes: the deadline for a decision, as given (ISO-8601 duration or seconds)'),
+  timeout_ms: z.number().int().optional().describe('the timeout in milliseconds'),
+  on_timeout: z.enum(ON_TIMEOUT).optional().describe('what the deadline does: reject (a rejection by lore) or fail (the node fails approval_timeout)'),
   inputs: z.record(z.string(), z.unknown()),
   condition: z.object({ left: z.unknown(), op: z.enum(CONDITION_OPS), right: z.unknown().optional() }).optional(),
   artifacts: z.array(z.object({ path: z.string(), from_node: z.string().optional() })).optional(),
@@ -104,7 +109,18 @@ export const RunNode = z.object({
   error: NodeError.nullable(),
   skip_reason: z.string().nullable(),
   approval: z
-    .object({ approval_key: z.string(), requested_at: Timestamp.nullable(), resumed_at: Timestamp.nullable(), resumed_by: z.string().nullable(), reason: z.string().nullable() })
+    .object({
+      approval_key: z.string(),
+      requested_at: Timestamp.nullable(),
+      expires_at: Timestamp.nullable().describe('when the timeout ends the wait (null: no timeout)'),
+      decision: z.enum(DECISIONS).nullable().describe('null while waiting, or when the timeout failed the node (on_timeout: fail)'),
+      decided_by: z.string().nullable().describe('the actor of the runs/resume that decided, or "lore" when the timeout rejected'),
+      decided_at: Timestamp.nullable(),
+      timed_out: z.boolean().describe('the deadline passed without a decision'),
+      resumed_at: Timestamp.nullable().describe('when a runs/resume decided it (approve or reject)'),
+      resumed_by: z.string().nullable(),
+      reason: z.string().nullable(),
+    })
     .nullable(),
   child_workflow_id: z.string().nullable().describe('the playbook run workflow of a playbook node'),
   host_step: HostWait.nullable().optional().describe('a guided playbook node: the host step its run waits for'),
@@ -124,11 +140,24 @@ export const RunRecord = z.object({
   error: z.object({ node_id: z.string().nullable(), code: z.string(), message: z.string() }).nullable(),
   paused_nodes: z.array(z.string()).describe('approval nodes waiting for runs/resume'),
   node_counts: z.record(z.enum(NODE_STATES), z.number().int()),
-  resumes: z.array(z.object({ resume_id: z.string(), node_ids: z.array(z.string()), reason: z.string(), actor: z.string(), at: Timestamp })),
+  resumes: z
+    .array(
+      z.object({
+        resume_id: z.string(),
+        node_ids: z.array(z.string()),
+        decision: z.enum(DECISIONS),
+        reason: z.string().nullable(),
+        actor: z.string(),
+        at: Timestamp,
+        timed_out: z.boolean().describe('a rejection made by the approval timeout (actor "lore"), not by a runs/resume'),
+      }),
+    )
+    .describe('every approval decision, in the order the run took them'),
   cancel_requested: z.boolean(),
   cancel_reason: z.string().nullable(),
   replay_run_id: z.string().nullable().describe('the replay run recording this execution (record_run)'),
   workflow_id: z.string().describe('the Temporal workflow of this run (search LoreRunKind = "automation")'),
+  temporal_ui_url: z.string().nullable().describe("the workflow's page in the Temporal UI (null when Lore does not know the UI's address: LORE_TEMPORAL_UI_URL)"),
   actor: z.string(),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
@@ -224,9 +253,10 @@ export const automationRoutes = {
   'automations.runs.get': route({
     name: 'automations.runs.get',
     path: '/v1/automations/runs/get',
-    summary: 'One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error.',
-    input: z.object({ ...runRef, include_nodes: z.boolean().default(false) }),
-    output: z.object({ run: RunRecord }),
+    summary:
+      'One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline.',
+    input: z.object({ ...runRef, include_nodes: z.boolean().default(false), ...waitInputFields }),
+    output: z.object({ run: RunRecord, ...waitOutputFields }),
     errors: ['not_found'],
   }),
   'automations.runs.list': route({
@@ -252,17 +282,18 @@ export const automationRoutes = {
   'automations.runs.resume': route({
     name: 'automations.runs.resume',
     path: '/v1/automations/runs/resume',
-    summary: 'Approve the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key); the reason and actor are recorded. A run that is not paused is invalid_state.',
+    summary:
+      'Decide the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key): approve (default) or reject, with an optional reason; who, when and why are recorded. A rejection fails the node (approval_rejected) and follows stop_on_failure. A run that is not paused is invalid_state.',
     input: z.object({
       ...runRef,
+      decision: z.enum(DECISIONS, { error: "decision must be 'approve' or 'reject'" }).default('approve'),
       reason: BoundedText(4096)
-        .refine((s) => s.trim().length > 0, 'reason must not be empty')
-        .default('(no reason given)')
-        .describe('recorded with the approval; optional'),
+        .refine((s) => s.trim().length > 0, 'reason must not be empty when given')
+        .optional(),
       node_id: z.string().min(1).max(100).optional(),
       approval_key: CallerId.optional(),
     }),
-    output: z.object({ run: RunRecord, resumed_node_ids: z.array(z.string()), message: z.string().optional() }),
+    output: z.object({ run: RunRecord, resumed_node_ids: z.array(z.string()), decision: z.enum(DECISIONS), message: z.string().optional() }),
     errors: ['not_found', 'invalid_state'],
   }),
 } as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 import { WorkspaceInput } from './sandbox';
 
@@ -130,6 +130,7 @@ export const RunRecord = z.object({
       mode: z.enum(['strict', 'guided']),
       purpose: z.enum(['run', 'dispatch', 'automation', 'shadow_validation']),
       workflow_id: z.string().describe('the Temporal workflow of this run'),
+      temporal_ui_url: z.string().nullable().describe("the workflow's page in the Temporal UI (null when Lore does not know the UI's address: LORE_TEMPORAL_UI_URL)"),
       params: Obj,
       active_at_start: z.boolean(),
       sandbox_session_id: z.string().nullable(),
@@ -344,9 +345,10 @@ export const replayRoutes = {
   'replay.runs.get': route({
     name: 'replay.runs.get',
     path: '/v1/memory/replay/runs/get',
-    summary: 'A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation).',
-    input: z.object({ ...identityFields, run_id: CallerId, include_steps: z.boolean().default(true) }),
-    output: z.object({ run: RunRecord }),
+    summary:
+      'A replay run with its steps in order: recorded runs and playbook executions (run, dispatch, automation, shadow validation). With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline.',
+    input: z.object({ ...identityFields, run_id: CallerId, include_steps: z.boolean().default(true), ...waitInputFields }),
+    output: z.object({ run: RunRecord, ...waitOutputFields }),
     errors: ['not_found'],
   }),
   'replay.playbooks.compileFromRun': route({

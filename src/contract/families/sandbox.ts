@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallerId, Timestamp, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { CallerId, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 
 /**
@@ -151,6 +151,7 @@ export const RunRecord = z.object({
   isolation: RunIsolation.nullable().describe('what was in force for this run (null until it starts)'),
   cancel_requested: z.boolean(),
   workflow_id: z.string().describe('the Temporal workflow of this run'),
+  temporal_ui_url: z.string().nullable().describe("the workflow's page in the Temporal UI (null when Lore does not know the UI's address: LORE_TEMPORAL_UI_URL)"),
   actor: z.string(),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
@@ -212,9 +213,10 @@ export const sandboxRoutes = {
   'sandbox.getRun': route({
     name: 'sandbox.getRun',
     path: '/v1/memory/sandbox/runs/get',
-    summary: 'The run record: status, exit code, signal, duration, output tails, limits and isolation.',
-    input: z.object(runRef),
-    output: z.object({ run: RunRecord }),
+    summary:
+      'The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline.',
+    input: z.object({ ...runRef, ...waitInputFields }),
+    output: z.object({ run: RunRecord, ...waitOutputFields }),
     errors: ['not_found', 'sandbox_disabled'],
   }),
   'sandbox.runs.list': route({

@@ -6,6 +6,8 @@ import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { AutomationDefinitions, AutomationRunNodes, AutomationRuns } from '../../store/automation/index';
 import type { Clock } from '../clock';
+import type { RunWaiter } from '../run-wait';
+import type { UiLink } from '../temporal-ui';
 import type { PlaybookCatalog } from './playbooks';
 import type { DefinitionDoc, RunDoc } from './records';
 
@@ -17,6 +19,9 @@ export interface AutomationCtx {
   log: Log;
   /** Resolves playbook nodes against the replay family (null: the replay family offers no resolver). */
   playbooks: PlaybookCatalog | null;
+  /** Long-polling reads of runs/get (wait_ms). */
+  waiter: RunWaiter;
+  uiLink: UiLink;
 }
 
 export function storesFor(db: Database, ref: ScopeRef) {

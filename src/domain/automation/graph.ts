@@ -29,6 +29,12 @@ export interface GraphNode {
   /** Playbook nodes: `guided` waits for the host at host steps; absent means strict (command steps only). */
   mode?: 'guided';
   approval_key?: string;
+  /** Approval nodes: the deadline for a decision, as given (ISO-8601 duration or seconds)… */
+  timeout?: string | number;
+  /** …and in milliseconds (what the workflow's timer uses). */
+  timeout_ms?: number;
+  /** Approval nodes with a timeout: what the deadline does (docs/automation.md, "Approvals"). */
+  on_timeout?: 'reject' | 'fail';
   /** Values may be reference strings `$nodes.<node_id>.<path>`, resolved when the node starts. */
   inputs: Record<string, unknown>;
   condition?: ConditionSpec;

@@ -41,10 +41,15 @@ export function mirrorPatches(input: MirrorInput, now: string) {
     if (c.skip_reason !== undefined) patch.skip_reason = c.skip_reason;
     if (c.child_workflow_id !== undefined) patch.child_workflow_id = c.child_workflow_id;
     if (c.approval_requested) patch['approval.requested_at'] = now;
+    if (c.approval_expires_at !== undefined) patch['approval.expires_at'] = c.approval_expires_at;
     if (c.approval) {
       patch['approval.resumed_at'] = c.approval.resumed_at;
       patch['approval.resumed_by'] = c.approval.resumed_by;
       patch['approval.reason'] = c.approval.reason;
+      // Written by workflows since approvals could be rejected and time out; older ones leave them out.
+      for (const k of ['decision', 'decided_by', 'decided_at', 'timed_out'] as const) {
+        if (c.approval[k] !== undefined) patch[`approval.${k}`] = c.approval[k];
+      }
     }
     return { _id: nodeDocId(input.run_key, c.node_id), patch };
   });

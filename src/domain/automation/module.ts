@@ -2,6 +2,8 @@ import type { AppDeps } from '../../app/deps';
 import type { FamilyModule } from '../../app/module';
 import type { automationRoutes } from '../../contract/families/automation';
 import { scopeRef } from '../../store/scope';
+import { RunWaiter } from '../run-wait';
+import { temporalUiLink } from '../temporal-ui';
 import type { ReplayServices } from '../replay/module';
 import type { SandboxServices } from '../sandbox/module';
 import type { AutomationCtx } from './context';
@@ -26,6 +28,8 @@ export function createAutomationModule(deps: AppDeps, upstream: { replay: Replay
     clock: deps.clock,
     log: deps.log.child('automation'),
     playbooks: playbookCatalogFrom(upstream.replay),
+    waiter: new RunWaiter(deps.log.child('automation')),
+    uiLink: temporalUiLink(deps.runtime.temporal),
   };
   const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);
   return {
@@ -38,7 +42,7 @@ export function createAutomationModule(deps: AppDeps, upstream: { replay: Replay
       'automations.list': (input, ctx) => list(c, refOf(ctx), input),
       'automations.setStatus': (input, ctx) => setStatus(c, refOf(ctx), input, ctx.actor),
       'automations.run': (input, ctx) => startRun(c, refOf(ctx), input, ctx.actor),
-      'automations.runs.get': (input, ctx) => getRun(c, refOf(ctx), input.run_id, input.include_nodes),
+      'automations.runs.get': (input, ctx) => getRun(c, refOf(ctx), input, ctx.signal),
       'automations.runs.list': (input, ctx) => listRuns(c, refOf(ctx), input),
       'automations.runs.cancel': (input, ctx) => cancelRun(c, refOf(ctx), input),
       'automations.runs.resume': (input, ctx) => resumeRun(c, refOf(ctx), input, ctx.actor),

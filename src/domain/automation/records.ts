@@ -1,4 +1,5 @@
 import type { DefinitionWire, RunNodeWire, RunRecordWire } from '../../contract/families/automation';
+import type { UiLink } from '../temporal-ui';
 import type { Graph, NodeKind, NodeState, RunStatus } from './graph';
 
 /** Stored shapes of the automation family and their wire views (docs/automation.md, "Records"). */
@@ -35,12 +36,18 @@ export interface RunOptions {
   stop_on_failure: boolean;
 }
 
+export type Decision = 'approve' | 'reject';
+
+/** One approval decision: a runs/resume, or a rejection by an approval's timeout. */
 export interface ResumeRecord {
   resume_id: string;
   node_ids: string[];
-  reason: string;
+  /** Absent in records written before decisions existed: those were approvals. */
+  decision?: Decision;
+  reason: string | null;
   actor: string;
   at: string;
+  timed_out?: boolean;
 }
 
 export interface RunError {
@@ -82,6 +89,12 @@ export interface RunDoc {
 export interface ApprovalInfo {
   approval_key: string;
   requested_at: string | null;
+  /** The fields below are absent on nodes stored before decisions and timeouts existed. */
+  expires_at?: string | null;
+  decision?: Decision | null;
+  decided_by?: string | null;
+  decided_at?: string | null;
+  timed_out?: boolean;
   resumed_at: string | null;
   resumed_by: string | null;
   reason: string | null;
@@ -138,7 +151,7 @@ export function toNodeWire(n: NodeDoc): RunNodeWire {
     output_truncated: n.output_truncated,
     error: n.error,
     skip_reason: n.skip_reason,
-    approval: n.approval,
+    approval: n.approval ? approvalWire(n.approval) : null,
     child_workflow_id: n.child_workflow_id,
     started_at: n.started_at,
     finished_at: n.finished_at,
@@ -146,7 +159,26 @@ export function toNodeWire(n: NodeDoc): RunNodeWire {
   };
 }
 
-export function toRunWire(r: RunDoc, nodes?: NodeDoc[]): RunRecordWire {
+/** An approval as the wire shows it; a node decided before decisions existed was approved by its resume. */
+function approvalWire(a: ApprovalInfo): NonNullable<RunNodeWire['approval']> {
+  const legacyApproved = a.decision === undefined && a.resumed_at !== null;
+  return {
+    approval_key: a.approval_key,
+    requested_at: a.requested_at,
+    expires_at: a.expires_at ?? null,
+    decision: a.decision ?? (legacyApproved ? 'approve' : null),
+    decided_by: a.decided_by ?? (legacyApproved ? a.resumed_by : null),
+    decided_at: a.decided_at ?? (legacyApproved ? a.resumed_at : null),
+    timed_out: a.timed_out ?? false,
+    resumed_at: a.resumed_at,
+    resumed_by: a.resumed_by,
+    reason: a.reason,
+  };
+}
+
+const resumeWire = (r: ResumeRecord) => ({ ...r, decision: r.decision ?? 'approve', timed_out: r.timed_out ?? false });
+
+export function toRunWire(r: RunDoc, nodes?: NodeDoc[], uiLink: UiLink = () => null): RunRecordWire {
   return {
     run_id: r.run_id,
     automation_id: r.automation_id,
@@ -158,11 +190,12 @@ export function toRunWire(r: RunDoc, nodes?: NodeDoc[]): RunRecordWire {
     error: r.error,
     paused_nodes: r.paused_nodes,
     node_counts: r.node_counts,
-    resumes: r.resumes,
+    resumes: r.resumes.map(resumeWire),
     cancel_requested: r.cancel_requested,
     cancel_reason: r.cancel_reason,
     replay_run_id: r.replay_run_id,
     workflow_id: r.workflow_id,
+    temporal_ui_url: uiLink(r.workflow_id),
     actor: r.actor,
     created_at: r.created_at,
     started_at: r.started_at,

@@ -45,15 +45,16 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   }
   const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => isTerminalRun(r.status), CANCEL_WAIT_MS, 150);
   return {
-    run: toRunWire(after),
+    run: toRunWire(after, undefined, c.uiLink),
     ...(isTerminalRun(after.status) ? {} : { message: `cancellation requested; the run is still ${after.status} and will end once in-flight work has stopped` }),
   };
 }
 
 /**
- * Approves approval nodes of a paused run: those named (node_id or approval_key), else every one
- * the run waits at. The signal carries the reason, the actor and the time; the workflow records
- * them on the node and in the run's resumes.
+ * Decides approval nodes of a paused run (approve, the default, or reject): those named (node_id
+ * or approval_key), else every one the run waits at. The signal carries the decision, the reason,
+ * the actor and the time; the workflow records them on the node and in the run's resumes. A
+ * rejection fails the node (approval_rejected), which follows stop_on_failure.
  */
 export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.resume']>, actor: string) {
   const { runs, nodes } = storesFor(c.db, ref);
@@ -75,7 +76,14 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   }
   if (targets.length === 0) throw invalidState(`automation run '${run.run_id}' has no paused approval node`, run.status, { run_id: run.run_id });
 
-  const signal: ResumeSignal = { resume_id: uuidv7(), node_ids: targets.map((n) => n.node_id), reason: input.reason, actor, at: c.clock.now().toISOString() };
+  const signal: ResumeSignal = {
+    resume_id: uuidv7(),
+    node_ids: targets.map((n) => n.node_id),
+    decision: input.decision,
+    reason: input.reason ?? null,
+    actor,
+    at: c.clock.now().toISOString(),
+  };
   try {
     await c.engine.signal(run.workflow_id, RESUME_SIGNAL, signal);
   } catch (err) {
@@ -88,8 +96,9 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => !r.paused_nodes.some((id) => ids.has(id)), RESUME_WAIT_MS, 100);
   const still = after.paused_nodes.filter((id) => ids.has(id));
   return {
-    run: toRunWire(after),
+    run: toRunWire(after, undefined, c.uiLink),
     resumed_node_ids: signal.node_ids,
+    decision: input.decision,
     ...(still.length > 0 ? { message: `resume sent; the run has not recorded it yet for ${still.join(', ')} (poll runs/get)` } : {}),
   };
 }

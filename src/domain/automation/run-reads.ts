@@ -5,6 +5,7 @@ import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from './graph';
+import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
 import { runKeyOfChild } from './playbook-node';
 import { toRunWire, type NodeDoc, type RunDoc } from './records';
 
@@ -41,18 +42,49 @@ export async function reconcile(c: AutomationCtx, runs: AutomationRuns, run: Run
   return settled ?? (await runs.get(run.run_id)) ?? run;
 }
 
-export async function getRun(c: AutomationCtx, ref: ScopeRef, runId: string, includeNodes: boolean) {
+/** Whether a run record satisfies `until` (docs/automation.md, "Waiting for a run"). */
+export function runHolds(until: Until, run: RunDoc): boolean {
+  if ('changedFrom' in until) return versionOf(run) !== until.changedFrom;
+  if (until.condition === 'not_queued') return run.status !== 'queued';
+  if (until.condition === 'paused_or_done') return run.status === 'paused' || isTerminalRun(run.status);
+  return isTerminalRun(run.status);
+}
+
+/** The scope's runs, read together by the waiters of runs/get. */
+function waitSource(c: AutomationCtx, ref: ScopeRef): WaitSource<RunDoc> {
+  const { runs } = storesFor(c.db, ref);
+  return { key: `automation\0${ref.tenant_id}\0${ref.scope}`, read: async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])) };
+}
+
+/**
+ * runs/get: the run from the store; with wait_ms, once `until` holds or at the deadline, whichever
+ * comes first (a run that is gone ends the wait too: the read then says not_found).
+ */
+export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
   const { runs, nodes } = storesFor(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, runId));
-  const all = includeNodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
+  let run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
+  if (input.wait_ms > 0) {
+    const name = input.until ?? 'done';
+    const until = parseUntil(name);
+    const t0 = Date.now();
+    if (!runHolds(until, run)) {
+      await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
+      run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+    }
+    wait = { until: name, met: runHolds(until, run), waited_ms: Date.now() - t0 };
+  }
+  const all = input.include_nodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
   const waits = isTerminalRun(run.status) ? [] : await hostWaits(c, ref, all);
-  const wire = toRunWire(run, includeNodes ? all : undefined);
+  const wire = toRunWire(run, input.include_nodes ? all : undefined, c.uiLink);
   return {
     run: {
       ...wire,
       waiting_for_host: waits,
       ...(wire.nodes ? { nodes: wire.nodes.map((n) => ({ ...n, host_step: waits.find((w) => w.node_id === n.node_id) ?? null })) } : {}),
     },
+    version: versionOf(run),
+    ...(wait ? { wait } : {}),
   };
 }
 
@@ -83,7 +115,7 @@ export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInpu
   });
   const shown = docs.slice(0, input.limit);
   return {
-    runs: shown.map((r) => toRunWire(r)),
+    runs: shown.map((r) => toRunWire(r, undefined, c.uiLink)),
     next_cursor: docs.length > input.limit ? encodeCursor('automations.runs.list', shown[shown.length - 1]!._id) : null,
   };
 }

@@ -1,5 +1,5 @@
 import type { Graph, NodeState, RunStatus } from './graph';
-import type { ApprovalInfo, ResumeRecord, RunError, RunOptions } from './records';
+import type { ApprovalInfo, Decision, ResumeRecord, RunError, RunOptions } from './records';
 
 /**
  * What crosses the workflow boundary of an automation run: the workflow's input, the resume
@@ -27,9 +27,11 @@ export interface AutomationRunInput {
 export interface ResumeSignal {
   /** Makes a repeated signal harmless. */
   resume_id: string;
-  /** The approval nodes to approve: those the store showed paused when the resume was accepted. */
+  /** The approval nodes to decide: those the store showed paused when the resume was accepted. */
   node_ids: string[];
-  reason: string;
+  /** Absent in signals sent before decisions existed (histories keep them): approve. */
+  decision?: Decision;
+  reason: string | null;
   actor: string;
   at: string;
 }
@@ -46,6 +48,8 @@ export interface MirrorNodeChange {
   approval?: ApprovalInfo;
   /** Approval requested since the last write (set approval.requested_at). */
   approval_requested?: boolean;
+  /** With approval_requested: when the approval's timeout ends the wait. */
+  approval_expires_at?: string | null;
   child_workflow_id?: string | null;
 }
 

@@ -8,6 +8,7 @@ import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
 import { emptyCounts, nodeDocId, toRunWire, type NodeDoc, type RunDoc } from './records';
 import { AUTOMATION_WORKFLOW, type AutomationRunInput } from './run-types';
+import type { Graph } from './graph';
 import { topologicalOrder } from './graph-order';
 
 type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
@@ -73,7 +74,10 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     output_truncated: false,
     error: null,
     skip_reason: null,
-    approval: n.kind === 'approval' ? { approval_key: n.approval_key!, requested_at: null, resumed_at: null, resumed_by: null, reason: null } : null,
+    approval:
+      n.kind === 'approval'
+        ? { approval_key: n.approval_key!, requested_at: null, expires_at: null, decision: null, decided_by: null, decided_at: null, timed_out: false, resumed_at: null, resumed_by: null, reason: null }
+        : null,
     child_workflow_id: null,
     started_at: null,
     finished_at: null,
@@ -105,7 +109,8 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
       workflowId: doc.workflow_id,
       args: [wf],
       labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'automation', automation_id: def.automation_id },
-      summary: `automation ${def.automation_id}: run ${runId}`,
+      summary: `automation ${def.name === def.automation_id ? def.automation_id : `${def.name} (${def.automation_id})`}: run ${runId}`.slice(0, 400),
+      details: runDetails(def.name, def.automation_id, runId, actor, input.options, def.graph),
       rejectDuplicate: true,
     });
   } catch (err) {
@@ -115,7 +120,29 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     await nodes.settleOpen(key, end, 'the run never started');
     throw err;
   }
-  return { run_id: runId, created: true, run: toRunWire(doc) };
+  return { run_id: runId, created: true, run: toRunWire(doc, undefined, c.uiLink) };
+}
+
+/** The run's static details in the Temporal UI: what it runs, for whom, with which options. */
+function runDetails(name: string, automationId: string, runId: string, actor: string, options: RunInput['options'], graph: Graph): string {
+  const shown = 50;
+  const nodes = graph.nodes.slice(0, shown).map((n) => {
+    const what =
+      n.kind === 'playbook'
+        ? `playbook ${n.playbook_id} v${n.version}`
+        : n.kind === 'approval'
+          ? `approval ${n.approval_key}${n.timeout !== undefined ? ` (timeout ${n.timeout}, then ${n.on_timeout ?? 'reject'})` : ''}`
+          : n.kind;
+    return `- \`${n.node_id}\`: ${what}`;
+  });
+  if (graph.nodes.length > shown) nodes.push(`- … and ${graph.nodes.length - shown} more`);
+  return [
+    `**Automation** ${name} (\`${automationId}\`), run \`${runId}\`, started by ${actor}`,
+    `stop_on_failure: ${options.stop_on_failure}, record_run: ${options.record_run}`,
+    '',
+    `${graph.nodes.length} node(s), ${graph.edges.length} edge(s):`,
+    ...nodes,
+  ].join('\n');
 }
 
 /** The same run_id again: the existing run when automation and options agree (a retried call), else conflict. */
@@ -127,5 +154,5 @@ async function repeatOf(c: AutomationCtx, ref: ScopeRef, runId: string, wanted: 
       automation_id: existing.automation_id,
     });
   }
-  return { run_id: runId, created: false, run: toRunWire(existing) };
+  return { run_id: runId, created: false, run: toRunWire(existing, undefined, c.uiLink) };
 }

@@ -2,6 +2,7 @@ import type { Issue } from '../../contract/errors';
 import { unknownKeyIssue } from '../../contract/keys';
 import { parseExpression } from './expression';
 import { ancestorsOf, incomingEdges, NODE_ID_PATTERN, type ArtifactSpec, type ConditionOp, type EdgeType, type Graph, type GraphEdge, type GraphNode, type NodeKind } from './graph';
+import { ON_TIMEOUT, parseApprovalTimeout, type OnTimeout } from './approval-timeout';
 import { cyclesOf, topologicalOrder } from './graph-order';
 import { collectRefs } from './references';
 
@@ -53,7 +54,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  * `expression` is the condition form existing clients write (docs/automation.md, "Conditions").
  */
 const GRAPH_KEYS = ['nodes', 'edges'] as const;
-const NODE_KEYS = ['node_id', 'kind', 'name', 'inputs', 'playbook_id', 'version', 'approval_key', 'condition', 'expression', 'artifacts'] as const;
+const NODE_KEYS = ['node_id', 'kind', 'name', 'inputs', 'playbook_id', 'version', 'approval_key', 'timeout', 'on_timeout', 'condition', 'expression', 'artifacts'] as const;
 const EDGE_KEYS = ['from', 'to', 'type'] as const;
 const CONDITION_KEYS = ['left', 'op', 'right'] as const;
 const ARTIFACT_KEYS = ['path', 'from_node'] as const;
@@ -124,6 +125,7 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
       if (typeof item.approval_key !== 'string' || item.approval_key === '') add(`${at}.approval_key`, 'approval nodes need approval_key');
       else if (!CALLER_ID.test(item.approval_key)) add(`${at}.approval_key`, 'approval_key must be 1-200 chars of [A-Za-z0-9._:@/+=-]');
       else node.approval_key = item.approval_key;
+      checkApprovalTimeout(item, at, add, node);
     } else if (kind === 'condition') {
       if (item.expression !== undefined && item.condition !== undefined) add(`${at}.expression`, 'give condition or expression, not both');
       else if (item.expression !== undefined) {
@@ -188,6 +190,23 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
 
   checkReferences(graph, nodePath, add);
   return { issues, graph, order: cycles.length === 0 ? topologicalOrder(graph) : null, paths: nodePath };
+}
+
+function checkApprovalTimeout(item: Obj, at: string, add: (p: string, m: string) => void, node: GraphNode) {
+  if (item.timeout !== undefined && item.timeout !== null) {
+    const t = parseApprovalTimeout(item.timeout);
+    if ('error' in t) add(`${at}.timeout`, t.error);
+    else {
+      node.timeout = item.timeout as string | number;
+      node.timeout_ms = t.ms;
+    }
+  }
+  if (item.on_timeout !== undefined && item.on_timeout !== null) {
+    if (!ON_TIMEOUT.includes(item.on_timeout as OnTimeout)) add(`${at}.on_timeout`, `on_timeout must be one of ${ON_TIMEOUT.join(', ')}`);
+    else if (item.timeout === undefined || item.timeout === null) add(`${at}.on_timeout`, 'on_timeout needs a timeout');
+    else node.on_timeout = item.on_timeout as OnTimeout;
+  }
+  if (node.timeout_ms !== undefined && node.on_timeout === undefined) node.on_timeout = 'reject';
 }
 
 function checkCondition(c: unknown, at: string, add: (p: string, m: string) => void, node: GraphNode, issues: Issue[]) {

@@ -1,4 +1,6 @@
 import type { Config } from '../../config';
+import type { RunWaiter } from '../run-wait';
+import type { UiLink } from '../temporal-ui';
 import { notFound } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
@@ -21,6 +23,9 @@ export interface ReplayCtx extends ReplayStoreCtx {
   engine: Engine;
   log: Log;
   learning: LearningServices;
+  /** Long-polling reads of runs/get (wait_ms). */
+  waiter: RunWaiter;
+  uiLink: UiLink;
 }
 
 export function storesFor(db: Database, ref: ScopeRef) {

@@ -132,7 +132,7 @@ async function answerOf(c: ReplayCtx, ref: ScopeRef, s: Started, result: Playboo
     pending_step: pendingStepOf(run, all),
     totals: r.totals,
     outputs: r.outputs,
-    run: runView(run, all),
+    run: runView(run, all, undefined, c.uiLink),
   };
 }
 
@@ -203,6 +203,6 @@ export async function dispatchPlaybook(c: ReplayCtx, ref: ScopeRef, req: RunRequ
     status: started.run.status,
     dispatched: started.created,
     ...(started.created ? {} : { message: 'a run with this run_id exists already; this is it' }),
-    run: runView(started.run, await steps.list(started.run._id)),
+    run: runView(started.run, await steps.list(started.run._id), undefined, c.uiLink),
   };
 }

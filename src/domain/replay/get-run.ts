@@ -1,28 +1,83 @@
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
-import type { RunDoc } from './types';
+import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
 import { resignalLostReport } from './host-steps';
+import type { RunDoc, StepDoc } from './types';
 import { pendingStepOf, runView } from './views';
 
 /** How long a playbook run may stay open before a read asks the engine whether its workflow still exists. */
 const GRACE_MS = 15_000;
 
+type GetInput = { run_id: string; include_steps: boolean; wait_ms?: number; until?: string | undefined };
+
+interface RunWithSteps {
+  run: RunDoc;
+  steps: StepDoc[];
+}
+
+/**
+ * Whether a run satisfies `until` (docs/replay.md, "Waiting for a run"): a playbook run is queued
+ * until its workflow starts a step; it is paused while a step waits for the host (pending), done
+ * once ended. A recorded run is never queued.
+ */
+export function runHolds(until: Until, r: RunWithSteps): boolean {
+  if ('changedFrom' in until) return versionOf(r.run, r.steps) !== until.changedFrom;
+  const ended = r.run.state === 'ended';
+  if (until.condition === 'done') return ended;
+  if (until.condition === 'paused_or_done') return ended || r.steps.some((s) => s.status === 'pending');
+  return ended || r.run.source === 'recorded' || r.steps.some((s) => s.status !== 'queued');
+}
+
+function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
+  const { runs, steps } = storesFor(c.db, ref);
+  return {
+    key: `replay\0${ref.tenant_id}\0${ref.scope}`,
+    read: async (ids) => {
+      const found = await runs.getMany(ids);
+      const all = found.length > 0 ? await steps.listMany(found.map((r) => r._id)) : [];
+      return new Map(found.map((run) => [run.run_id, { run, steps: all.filter((s) => s.run_key === run._id) }]));
+    },
+  };
+}
+
 /**
  * runs/get. A playbook run is ended by its workflow; if that workflow is gone or closed without
  * recording the end (terminated by an operator, never started), the read records it `failure`
  * with the reason, so no run stays open forever. A run whose learning feed is pending is fed now.
+ * With wait_ms, the answer comes once `until` holds or at the deadline.
  */
-export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, runId: string, includeSteps: boolean) {
+export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs, steps } = storesFor(c.db, ref);
-  let run = await reconcile(c, ref, await loadRun(runs, runId));
+  const read = async (): Promise<RunWithSteps> => {
+    const run = await reconcile(c, ref, await loadRun(runs, input.run_id));
+    return { run, steps: await steps.list(run._id) };
+  };
+  let r = await read();
+  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
+  if (input.wait_ms && input.wait_ms > 0) {
+    const name = input.until ?? 'done';
+    const until = parseUntil(name);
+    const t0 = Date.now();
+    if (!runHolds(until, r)) {
+      await c.waiter.until(waitSource(c, ref), r.run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
+      r = await read();
+    }
+    wait = { until: name, met: runHolds(until, r), waited_ms: Date.now() - t0 };
+  }
+  let run = r.run;
   if (run.learning?.state === 'pending') {
     await feed.feedRun(ref, run._id).catch(() => null);
     run = (await runs.getByKey(run._id)) ?? run;
   }
-  const all = includeSteps || run.state === 'open' ? await steps.list(run._id) : null;
-  if (all && run.state === 'open') await resignalLostReport(c, ref, run, all);
-  return { run: includeSteps ? runView(run, all!) : runView(run, null, await steps.count(run._id), all ? pendingStepOf(run, all) : null) };
+  if (run.state === 'open') await resignalLostReport(c, ref, run, r.steps);
+  return {
+    run: input.include_steps
+      ? runView(run, r.steps, undefined, c.uiLink)
+      : runView(run, null, r.steps.length, c.uiLink, pendingStepOf(run, r.steps)),
+    version: versionOf(run, r.steps),
+    ...(wait ? { wait } : {}),
+  };
 }
 
 export async function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {

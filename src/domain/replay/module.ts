@@ -1,4 +1,6 @@
 import type { AppDeps } from '../../app/deps';
+import { RunWaiter } from '../run-wait';
+import { temporalUiLink } from '../temporal-ui';
 import type { FamilyModule } from '../../app/module';
 import type { replayRoutes } from '../../contract/families/replay';
 import type { LearningServices } from '../learning/module';
@@ -25,7 +27,17 @@ export function createReplayModule(
   deps: AppDeps,
   upstream: { memory: MemoryServices; sandbox: SandboxServices; learning: LearningServices },
 ): FamilyModule<typeof replayRoutes, ReplayServices> {
-  const c: ReplayCtx = { config: deps.config, db: deps.db, engine: deps.engine, clock: deps.clock, log: deps.log.child('replay'), learning: upstream.learning };
+  const log = deps.log.child('replay');
+  const c: ReplayCtx = {
+    config: deps.config,
+    db: deps.db,
+    engine: deps.engine,
+    clock: deps.clock,
+    log,
+    learning: upstream.learning,
+    waiter: new RunWaiter(log),
+    uiLink: temporalUiLink(deps.runtime.temporal),
+  };
   const feed = new LearningFeed({ db: deps.db, clock: deps.clock, log: c.log, learning: upstream.learning });
   return {
     handlers: createReplayHandlers(c, feed),

@@ -76,7 +76,7 @@ export function createReplayServices(c: ReplayCtx, feed: LearningFeed): ReplaySe
       return { run_id: s.run.run_id, workflow_id: s.workflowId, version: s.doc.version, created: s.created };
     },
     async getRun(ref, runId) {
-      return (await getRun(c, feed, ref, runId, true)).run;
+      return (await getRun(c, feed, ref, { run_id: runId, include_steps: true })).run;
     },
     async pendingHostStep(ref, runKey) {
       const { runs, steps } = storesFor(c.db, ref);

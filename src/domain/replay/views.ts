@@ -1,3 +1,4 @@
+import type { UiLink } from '../temporal-ui';
 import type { PlaybookDoc, PlaybookStatus, RunDoc, StepDoc } from './types';
 
 /** Wire records of the replay family from the stored documents (contract/families/replay.ts). */
@@ -50,7 +51,7 @@ export function pendingStepOf(r: RunDoc, steps: StepDoc[]) {
 export type PendingStepView = NonNullable<ReturnType<typeof pendingStepOf>>;
 
 /** A run as the routes show it; `pending` is needed when `steps` is not given (runs/get without steps). */
-export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number, pending?: PendingStepView | null) {
+export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number, uiLink: UiLink = () => null, pending?: PendingStepView | null) {
   return {
     run_id: r.run_id,
     goal: r.goal,
@@ -65,6 +66,7 @@ export function runView(r: RunDoc, steps: StepDoc[] | null, stepCount?: number, 
           mode: r.playbook.mode,
           purpose: r.playbook.purpose,
           workflow_id: r.playbook.workflow_id,
+          temporal_ui_url: uiLink(r.playbook.workflow_id),
           params: r.playbook.params,
           active_at_start: r.playbook.active_at_start,
           sandbox_session_id: r.playbook.session_id,

@@ -34,7 +34,7 @@ export async function cancelRun(c: SandboxCtx, ref: ScopeRef, runId: string, rea
   }
   const ended = await waitForEnd(c, runs, flagged, CANCEL_WAIT_MS);
   return {
-    run: toRunWire(ended),
+    run: toRunWire(ended, c.uiLink),
     ...(isTerminal(ended.status) ? {} : { message: `cancellation requested; the run is still ${ended.status} and will end shortly` }),
   };
 }

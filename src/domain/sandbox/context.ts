@@ -6,6 +6,8 @@ import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
 import type { Clock } from '../clock';
+import type { RunWaiter } from '../run-wait';
+import type { UiLink } from '../temporal-ui';
 import type { RunDoc } from './records';
 
 /** What the sandbox routes use. */
@@ -15,6 +17,9 @@ export interface SandboxCtx {
   engine: Engine;
   clock: Clock;
   log: Log;
+  /** Long-polling reads of runs/get (wait_ms); absent where nothing waits (the worker's runner). */
+  waiter?: RunWaiter;
+  uiLink?: UiLink;
 }
 
 export const SANDBOX_WORKFLOW = 'sandboxRunWorkflow';

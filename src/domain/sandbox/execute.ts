@@ -51,9 +51,9 @@ export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput,
     }
   }
 
-  if (input.mode === 'async' || isTerminal(run.status)) return answer(run);
+  if (input.mode === 'async' || isTerminal(run.status)) return answer(c, run);
   const waitMs = input.wait_ms ?? Math.min(run.limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
-  return answer(await waitForEnd(c, runs, run, waitMs), waitMs);
+  return answer(c, await waitForEnd(c, runs, run, waitMs), waitMs);
 }
 
 /**
@@ -151,7 +151,7 @@ export async function waitForEnd(c: SandboxCtx, runs: SandboxRuns, run: RunDoc, 
   return reconcile(c, runs, await loadRun(runs, run.run_id));
 }
 
-function answer(run: RunDoc, waitedMs?: number) {
+function answer(c: SandboxCtx, run: RunDoc, waitedMs?: number) {
   const done = isTerminal(run.status);
   return {
     run_id: run.run_id,
@@ -164,6 +164,6 @@ function answer(run: RunDoc, waitedMs?: number) {
               ? `the run is ${run.status}; poll runs/get or runs/logs`
               : `the run is still ${run.status} after waiting ${waitedMs} ms; it goes on (poll runs/get)`,
         }),
-    run: toRunWire(run),
+    run: toRunWire(run, c.uiLink),
   };
 }

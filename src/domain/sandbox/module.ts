@@ -3,6 +3,8 @@ import type { FamilyModule } from '../../app/module';
 import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { scopeRef, type ScopeRef } from '../../store/scope';
+import { RunWaiter } from '../run-wait';
+import { temporalUiLink } from '../temporal-ui';
 import { runArtifact } from './artifact';
 import { cancelRun } from './cancel';
 import { requireEnabled, type SandboxCtx } from './context';
@@ -16,12 +18,13 @@ type Routes = typeof sandboxRoutes;
 export interface SandboxServices {
   createSession(ref: ScopeRef, input: RouteInput<Routes['sandbox.createSession']>, actor: string): ReturnType<typeof createSession>;
   execute(ref: ScopeRef, input: RouteInput<Routes['sandbox.execute']>, actor: string): ReturnType<typeof execute>;
-  getRun(ref: ScopeRef, runId: string): ReturnType<typeof getRun>;
+  getRun(ref: ScopeRef, input: Parameters<typeof getRun>[2], signal?: AbortSignal): ReturnType<typeof getRun>;
   cancelRun(ref: ScopeRef, runId: string, reason?: string): ReturnType<typeof cancelRun>;
 }
 
 export function createSandboxModule(deps: AppDeps, _upstream: Record<string, never>): FamilyModule<Routes, SandboxServices> {
-  const c: SandboxCtx = { config: deps.config, db: deps.db, engine: deps.engine, clock: deps.clock, log: deps.log.child('sandbox') };
+  const log = deps.log.child('sandbox');
+  const c: SandboxCtx = { config: deps.config, db: deps.db, engine: deps.engine, clock: deps.clock, log, waiter: new RunWaiter(log), uiLink: temporalUiLink(deps.runtime.temporal) };
   // Every route, and every service call, checks SANDBOX_ENABLED first.
   const gate = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -31,7 +34,7 @@ export function createSandboxModule(deps: AppDeps, _upstream: Record<string, nev
   const services: SandboxServices = {
     createSession: gate((ref, input, actor) => createSession(c, ref, input, actor)),
     execute: gate((ref, input, actor) => execute(c, ref, input, actor)),
-    getRun: gate((ref, runId) => getRun(c, ref, runId)),
+    getRun: gate((ref, input, signal) => getRun(c, ref, input, signal)),
     cancelRun: gate((ref, runId, reason) => cancelRun(c, ref, runId, reason)),
   };
   const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);
@@ -41,7 +44,7 @@ export function createSandboxModule(deps: AppDeps, _upstream: Record<string, nev
       'sandbox.createSession': (input, ctx) => services.createSession(refOf(ctx), input, ctx.actor),
       'sandbox.getSession': gate(async (input, ctx) => getSession(c, refOf(ctx), input.session_id)),
       'sandbox.execute': (input, ctx) => services.execute(refOf(ctx), input, ctx.actor),
-      'sandbox.getRun': (input, ctx) => services.getRun(refOf(ctx), input.run_id),
+      'sandbox.getRun': (input, ctx) => services.getRun(refOf(ctx), input, ctx.signal),
       'sandbox.runs.list': gate(async (input, ctx) => listRuns(c, refOf(ctx), input)),
       'sandbox.runLogs': gate(async (input, ctx) => runLogs(c, refOf(ctx), input)),
       'sandbox.runArtifact': gate(async (input, ctx) => runArtifact(c, refOf(ctx), input)),

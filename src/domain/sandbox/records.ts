@@ -1,4 +1,5 @@
 import type { Limits, RunRecordWire, SessionRecordWire } from '../../contract/families/sandbox';
+import type { UiLink } from '../temporal-ui';
 import { TERMINAL_STATUSES } from '../../contract/families/sandbox';
 
 /**
@@ -133,7 +134,7 @@ export function toSessionWire(s: SessionDoc, extra: { limit_caps: Limits; shell_
   };
 }
 
-export function toRunWire(r: RunDoc): RunRecordWire {
+export function toRunWire(r: RunDoc, uiLink: UiLink = () => null): RunRecordWire {
   return {
     run_id: r.run_id,
     session_id: r.session_id,
@@ -157,6 +158,7 @@ export function toRunWire(r: RunDoc): RunRecordWire {
     isolation: r.isolation,
     cancel_requested: r.cancel_requested,
     workflow_id: r.workflow_id,
+    temporal_ui_url: uiLink(r.workflow_id),
     actor: r.actor,
     created_at: r.created_at,
     started_at: r.started_at,

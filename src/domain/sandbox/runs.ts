@@ -2,7 +2,8 @@ import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
-import { isTerminal, toRunWire, type LogEntryDoc } from './records';
+import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
+import { isTerminal, toRunWire, type LogEntryDoc, type RunDoc } from './records';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
@@ -14,12 +15,38 @@ export async function listRuns(c: SandboxCtx, ref: ScopeRef, input: { limit: num
   const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'sandbox.runs.list') : undefined;
   const docs = await runs.list({ session_id: input.session_id, before, limit: input.limit + 1 });
   const shown = docs.slice(0, input.limit);
-  return { runs: shown.map(toRunWire), next_cursor: docs.length > input.limit ? encodeCursor('sandbox.runs.list', shown[shown.length - 1]!._id) : null };
+  return { runs: shown.map((r) => toRunWire(r, c.uiLink)), next_cursor: docs.length > input.limit ? encodeCursor('sandbox.runs.list', shown[shown.length - 1]!._id) : null };
 }
 
-export async function getRun(c: SandboxCtx, ref: ScopeRef, runId: string) {
+type GetInput = { run_id: string; wait_ms?: number; until?: string | undefined };
+
+/** Whether a run record satisfies `until`; a sandbox run never pauses, so paused_or_done is done. */
+export function runHolds(until: Until, run: RunDoc): boolean {
+  if ('changedFrom' in until) return versionOf(run) !== until.changedFrom;
+  return until.condition === 'not_queued' ? run.status !== 'queued' : isTerminal(run.status);
+}
+
+function waitSource(c: SandboxCtx, ref: ScopeRef): WaitSource<RunDoc> {
   const { runs } = storesFor(c.db, ref);
-  return { run: toRunWire(await reconcile(c, runs, await loadRun(runs, runId))) };
+  return { key: `sandbox\0${ref.tenant_id}\0${ref.scope}`, read: async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])) };
+}
+
+/** runs/get; with wait_ms, once `until` holds or at the deadline (docs/sandbox.md, "Waiting for a run"). */
+export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
+  const { runs } = storesFor(c.db, ref);
+  let run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
+  if (input.wait_ms && input.wait_ms > 0 && c.waiter) {
+    const name = input.until ?? 'done';
+    const until = parseUntil(name);
+    const t0 = Date.now();
+    if (!runHolds(until, run)) {
+      await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
+      run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+    }
+    wait = { until: name, met: runHolds(until, run), waited_ms: Date.now() - t0 };
+  }
+  return { run: toRunWire(run, c.uiLink), version: versionOf(run), ...(wait ? { wait } : {}) };
 }
 
 /**

@@ -33,6 +33,11 @@ export class ReplayRuns {
     return this.coll.findOne({ run_id: runId });
   }
 
+  /** Several runs by caller id in one query (waiters on runs/get poll them together). */
+  async getMany(runIds: string[]): Promise<RunDoc[]> {
+    return this.coll.find({ run_id: { $in: runIds } });
+  }
+
   async getByKey(key: string): Promise<RunDoc | null> {
     return this.coll.findOne({ _id: key });
   }

@@ -77,6 +77,11 @@ export class ReplaySteps {
     return this.coll.find({ run_key: runKey }, { sort: { step_index: 1 } });
   }
 
+  /** The steps of several runs in one query, in step_index order within each run. */
+  async listMany(runKeys: string[]): Promise<StepDoc[]> {
+    return this.coll.find({ run_key: { $in: runKeys } }, { sort: { run_key: 1, step_index: 1 } });
+  }
+
   async count(runKey: string): Promise<number> {
     return this.coll.count({ run_key: runKey });
   }

@@ -47,6 +47,11 @@ export class SandboxRuns {
     return this.coll.find(q, { sort: { _id: -1 }, limit: opts.limit });
   }
 
+  /** Several runs by caller id in one query (waiters on runs/get poll them together). */
+  async getMany(runIds: string[]): Promise<RunDoc[]> {
+    return this.coll.find({ run_id: { $in: runIds } });
+  }
+
   /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
   async insert(doc: RunDoc): Promise<RunDoc | null> {
     return this.coll.insertNew(doc);
