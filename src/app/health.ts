@@ -1,3 +1,4 @@
+import type { Readiness } from './module';
 import type { HealthOutput } from '../contract/families/system';
 import type { systemRoutes } from '../contract/families/system';
 import type { Handlers } from '../contract/handlers';
@@ -9,7 +10,23 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
 /** Redacts credentials from a MongoDB URI before showing it. */
 export const redactUri = (uri: string) => uri.replace(/\/\/[^@/]*@/, '//***@');
 
-export async function checkHealth(deps: AppDeps): Promise<HealthOutput> {
+/** The parts of the API's start-up builds GET /health reports, by module. */
+export interface IndexReadiness {
+  recall: Readiness;
+  forgetting: Readiness;
+  learning: Readiness;
+}
+
+const notReported: Readiness = { status: 'ready', detail: 'not built by this process' };
+
+export function indexesOf(r: IndexReadiness | null): HealthOutput['indexes'] {
+  const parts = r ?? { recall: notReported, forgetting: notReported, learning: notReported };
+  const all = [parts.recall, parts.forgetting, parts.learning];
+  const status = all.some((p) => p.status === 'building') ? 'building' : all.some((p) => p.status === 'failed') ? 'failed' : 'ready';
+  return { status, ...parts };
+}
+
+export async function checkHealth(deps: AppDeps, readiness: () => IndexReadiness | null = () => null): Promise<HealthOutput> {
   const { runtime, config } = deps;
   const [mongo, temporal, pollers, sandbox] = await Promise.allSettled([
     within(deps.db.ping(), 3000),
@@ -61,12 +78,13 @@ export async function checkHealth(deps: AppDeps): Promise<HealthOutput> {
         ? sandbox.value
         : { enabled: config.sandbox.enabled, isolation: 'unknown', detail: reason(sandbox) },
     embeddings: deps.embeddingsStatus(),
+    indexes: indexesOf(readiness()),
     data_dir: runtime.dataDir,
   };
 }
 
-export function createSystemHandlers(deps: AppDeps): Handlers<typeof systemRoutes> {
+export function createSystemHandlers(deps: AppDeps, readiness?: () => IndexReadiness | null): Handlers<typeof systemRoutes> {
   return {
-    health: async () => checkHealth(deps),
+    health: async () => checkHealth(deps, readiness),
   };
 }

@@ -9,6 +9,8 @@ const Dependency = z.object({
   detail: z.string().optional(),
 });
 
+const IndexState = z.object({ status: z.enum(['building', 'ready', 'failed']), detail: z.string() });
+
 export const HealthOutput = z.object({
   status: z.enum(['ok', 'degraded', 'down']),
   version: z.string(),
@@ -25,6 +27,17 @@ export const HealthOutput = z.object({
     detail: z.string().optional(),
   }),
   embeddings: z.object({ provider: z.string(), status: z.string() }),
+  /**
+   * What the API builds from the store at start: the recall index (before it listens), the
+   * forgetting view and the learned scopes (in the background). `building` until every one is
+   * ready: a request before then may wait for the part it needs.
+   */
+  indexes: z.object({
+    status: z.enum(['building', 'ready', 'failed']),
+    recall: IndexState,
+    forgetting: IndexState,
+    learning: IndexState,
+  }),
   data_dir: z.string().nullable(),
 });
 export type HealthOutput = z.infer<typeof HealthOutput>;

@@ -6,10 +6,11 @@ import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
 import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
+import type { Readiness } from '../../app/module';
 import type { Clock } from '../clock';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
-import type { MemoryEdge } from '../memory/node';
+import type { MemoryEdge, NodeKind } from '../memory/node';
 import type { WriteEvent } from '../memory/write';
 import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
 import { observationOf } from './observe';
@@ -62,6 +63,9 @@ export const ONNX_EMBEDDINGS_MISSING =
   'or install it elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR to that node_modules folder, or set LORE_EMBEDDINGS=none); ' +
   'task matching is lexical only until then';
 
+const BACKGROUND_FOLLOW_MS = 1000;
+const WARM_KINDS: NodeKind[] = ['workflow', 'pattern', 'policy_memory'];
+
 export interface LearningCtx {
   memory: MemoryServices;
   lifecycle: LifecycleServices;
@@ -80,6 +84,8 @@ export interface LearningRuntime {
   services: LearningServices;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The start-up warm-up of learned scopes (GET /health `indexes.learning`). */
+  readiness(): Readiness;
 }
 
 /** Keys of executions already looked at (id + revision), so a metadata update is not re-learned. */
@@ -157,7 +163,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   }
 
   async function onWrite(ev: WriteEvent) {
-    for (const w of ev.nodes) follower?.local(w.node.seq);
+    for (const w of ev.nodes) follower?.local(w.node.seq, w.node.id);
     if (ev.source === LEARNING_SOURCE) return;
     const fresh = ev.nodes.filter((w) => w.outcome !== 'deduplicated').map((w) => w.node);
     if (fresh.length === 0) return;
@@ -232,13 +238,59 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   };
 
   let unsubscribe: (() => void) | null = null;
+  let unwatch: (() => void) | null = null;
+  let background: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let warming: Promise<void> = Promise.resolve();
+  let warmState: Readiness = { status: 'building', detail: 'not started' };
+
+  /**
+   * Loads every scope that has learned something (a workflow, pattern or policy memory), one
+   * after another in the background, so the first planning request of a scope after a restart
+   * does not read its learned state first (docs/learning.md, "Learning index").
+   */
+  async function warm(): Promise<void> {
+    const refs = memory.index.scopes();
+    let loaded = 0;
+    let checked = 0;
+    const t0 = Date.now();
+    for (const r of refs) {
+      if (stopped) return;
+      warmState = { status: 'building', detail: `${checked} of ${refs.length} scopes checked, ${loaded} with learned state loaded` };
+      const ref = scopeRef(r.tenant_id, r.scope);
+      checked += 1;
+      if (scopes.peek(ref)) continue;
+      const learned = await memory.nodes(ref).find({ kinds: WARM_KINDS }, { limit: 1 });
+      if (learned.length === 0) continue;
+      const s = await scopes.get(ref);
+      if (vectors) vectors.enqueueAll(ref, s);
+      loaded += 1;
+    }
+    warmState = { status: 'ready', detail: `${loaded} of ${refs.length} scopes had learned state (loaded in ${Date.now() - t0} ms)` };
+    if (loaded > 0) log.info(`learning: ${warmState.detail}`);
+  }
+
   return {
+    readiness: () => warmState,
     ctx,
     services,
     async start() {
-      follower = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
-      follower.start(await memory.store.currentSeq());
+      const f = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
+      follower = f;
+      unwatch = memory.store.watchAbandonedSeqs((first, last) => f.abandoned(first, last));
+      f.start(await memory.store.currentSeq());
       unsubscribe = memory.onWrite(onWrite);
+      // Other processes' writes are learned from in the background, a second's worth at a time, so
+      // a read never finds a long backlog to catch up on first (docs/learning.md, "What is learned from").
+      let busy = false;
+      background = setInterval(() => {
+        if (busy || Date.now() - f.lastPass < BACKGROUND_FOLLOW_MS) return;
+        busy = true;
+        f.sync()
+          .catch((err) => log.warn(`learning catch-up failed: ${(err as Error).message}`))
+          .finally(() => (busy = false));
+      }, BACKGROUND_FOLLOW_MS);
+      background.unref();
       if (deps.config.embeddings.provider === 'local' && !(await localEmbedderAvailable(deps.config.embeddings.localModuleDir ?? undefined))) {
         // Configured but not installed: say so once, loudly, with the fix; learning stays lexical.
         embeddingsProblem = LOCAL_EMBEDDINGS_MISSING;
@@ -255,8 +307,17 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
           log.warn(`learning: embeddings unavailable (${embeddingsProblem}); task matching is lexical`);
         }
       }
+      // After the encoder: warmed scopes queue their workflows' goal embeddings.
+      warming = warm().catch((err) => {
+        warmState = { status: 'failed', detail: (err as Error).message };
+        log.warn(`learning: warming up scopes failed (they load on first use): ${(err as Error).message}`);
+      });
     },
     async stop() {
+      stopped = true;
+      if (background) clearInterval(background);
+      await warming;
+      unwatch?.();
       unsubscribe?.();
       await writer.flush();
       await vectors?.idle();

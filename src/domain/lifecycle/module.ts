@@ -47,6 +47,7 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     async start() {
       view.start();
     },
+    readiness: () => view.readiness(),
     async stop() {
       unsubscribe();
       await view.stop();

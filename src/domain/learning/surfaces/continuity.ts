@@ -66,7 +66,7 @@ const terminal = (n: StoredNode) => {
 export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anchor: string) {
   const state = await ctx.scope(ref);
   const nodes = ctx.memory.nodes(ref);
-  const carrier = [...state.carriers.values()].filter((c) => c.kind === 'handoff' && c.anchor === anchor).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0];
+  const carrier = state.handoffsOf(anchor).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0];
   const handoff = (carrier ? await nodes.get(carrier.id) : null) ?? (await nodes.getByClientId(`~handoff:${anchor}`));
   if (!handoff || handoff.kind !== 'handoff') throw notFound('handoff for anchor', anchor, ref.scope, { anchor });
   const h = handoffFields(handoff);
