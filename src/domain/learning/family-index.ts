@@ -1,8 +1,9 @@
 import { DenseFamilies, leaders } from './family-dense';
-import { fileKeysOf, fileQueryKeys, kindTermKey, Postings, SortedIds, termKey } from './family-keys';
+import { fileKeysOf, fileQueryKeys, KindBuckets, kindTermKey, Postings, termKey } from './family-keys';
+import { familyTerms, TermWeights, type FamilyTerms } from './family-terms';
 import { TopHits, searchPlan, type PostingGroup, type RankOptions } from './family-search';
 import { baseName, cosine, familyVector, filesOverlap, norm, queryVector, TermStats } from './similarity';
-import { denseSimilarity, kindOnlyRelevance, kindSignal, mergeScore, relevance, type DenseProfile, type KindSignal, type Signals } from './score';
+import { denseSimilarity, kindOnlyRelevance, kindSignal, mergeScore, relevance, type DenseProfile, type Signals } from './score';
 import type { FamilySignature } from './types';
 
 export { centroidOf, maxCosine, runnerUps, unitVector } from './family-dense';
@@ -49,50 +50,26 @@ export interface SearchOptions extends RankOptions {
   merge?: boolean;
 }
 
-interface Doc<T> {
+interface Doc<T> extends FamilyTerms {
   sig: FamilySignature;
   value: T;
   /** Posting keys (terms, kind, files). */
   keys: string[];
-  /** The family vector's terms (count > 0, in term_counts order) and each one's share of its observations, sqrt(min(1, count/samples)). */
-  terms: string[];
-  shares: Float64Array;
-  /** Norm of the family vector at a version of the term statistics. */
-  norm: number;
-  normAt: number;
   cls: string;
-  /** The kind-fill bucket (families of a kind by files and class), null without a kind. */
+  /** Its kind bucket (KindBuckets), null without a kind. */
   bucket: string | null;
 }
 
-/**
- * Runs `fn` for each id of several posting sets, each once.
- * (A family reached through several keys is scored once by the caller's `seen` set.)
- */
 function forEachIn(sets: (ReadonlyMap<string, number> | undefined)[], fn: (id: string) => void): void {
   for (const s of sets) if (s) for (const id of s.keys()) fn(id);
-}
-
-/** A request's distinct terms (in the order given), their weights and norm, their positions and term postings. */
-interface PreparedQuery {
-  terms: string[];
-  weights: number[];
-  index: Map<string, number>;
-  norm: number;
-  postings: (ReadonlyMap<string, number> | undefined)[];
 }
 
 export class FamilyIndex<T> {
   private readonly docs = new Map<string, Doc<T>>();
   private readonly postings = new Postings();
   private readonly dense = new DenseFamilies();
-  /** Same-kind families by (kind, whether they name files, class), in id order: what a kind-only match lists. */
-  private readonly buckets = new Map<string, SortedIds>();
-  private readonly bucketsOfKind = new Map<string, Set<string>>();
-  private readonly classCounts = new Map<string, number>();
-  /** Term weights at `weightsAt` (the statistics' version). */
-  private weights = new Map<string, number>();
-  private weightsAt = -1;
+  private readonly kinds = new KindBuckets();
+  private readonly weights: TermWeights;
 
   /**
    * `moveKey`: what a family would have the caller do first; families with the same key are not
@@ -104,7 +81,9 @@ export class FamilyIndex<T> {
     readonly stats: TermStats = new TermStats(),
     private readonly moveKey: (value: T, id: string) => string = (_value, id) => id,
     private readonly classOf: (value: T) => string = () => '',
-  ) {}
+  ) {
+    this.weights = new TermWeights(stats);
+  }
 
   /** How dense scores are computed and judged (score.ts): set by whoever supplies the vectors (vectors.ts). */
   get denseProfile(): DenseProfile {
@@ -137,54 +116,19 @@ export class FamilyIndex<T> {
     const termKeys = Object.keys(sig.term_counts);
     if (prev) this.stats.replace(Object.keys(prev.sig.term_counts), termKeys);
     else this.stats.add(termKeys);
-    // The family vector's terms and shares (similarity.ts familyVector without the weights); term
-    // postings carry the share, so a comparison reads it from the posting of a request's term.
-    const n = Math.max(1, sig.samples);
-    const terms: string[] = [];
-    const shares: number[] = [];
+    // Term postings carry the family's share of the term: a comparison reads it from the posting of a request's term.
+    const { all, ...terms } = familyTerms(sig.term_counts, sig.samples);
     const postings = new Map<string, number>();
-    for (const [t, c] of Object.entries(sig.term_counts)) {
-      const share = c > 0 ? Math.sqrt(Math.min(1, c / n)) : 0;
-      postings.set(termKey(t), share);
-      postings.set(kindTermKey(sig.task_kind, t), share);
-      if (c <= 0) continue;
-      terms.push(t);
-      shares.push(share);
-    }
+    for (const [t, share] of all) postings.set(termKey(t), share).set(kindTermKey(sig.task_kind, t), share);
     if (sig.task_kind) postings.set(`k:${sig.task_kind}`, 0);
     for (const k of fileKeysOf(sig.files)) postings.set(k, 0);
     this.postings.replace(id, prev?.keys ?? [], postings);
-    const keys = [...postings.keys()];
     const cls = this.classOf(value);
-    const bucket = sig.task_kind ? `${sig.task_kind}\u0001${sig.files.length > 0 ? 1 : 0}\u0001${cls}` : null;
-    this.unclass(id, prev);
-    this.docs.set(id, { sig, value, keys, terms, shares: Float64Array.from(shares), norm: 0, normAt: -1, cls, bucket });
-    this.classCounts.set(cls, (this.classCounts.get(cls) ?? 0) + 1);
-    if (bucket) {
-      let ids = this.buckets.get(bucket);
-      if (!ids) {
-        this.buckets.set(bucket, (ids = new SortedIds()));
-        let set = this.bucketsOfKind.get(sig.task_kind!);
-        if (!set) this.bucketsOfKind.set(sig.task_kind!, (set = new Set()));
-        set.add(bucket);
-      }
-      ids.add(id);
-    }
+    const bucket = KindBuckets.key(sig.task_kind, sig.files.length > 0, cls);
+    if (prev) this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
+    this.kinds.add(id, sig.task_kind, bucket, cls);
+    this.docs.set(id, { ...terms, sig, value, keys: [...postings.keys()], cls, bucket });
     if (vectors) this.dense.set(id, vectors);
-  }
-
-  private unclass(id: string, d: Doc<T> | undefined): void {
-    if (!d) return;
-    const c = (this.classCounts.get(d.cls) ?? 1) - 1;
-    if (c <= 0) this.classCounts.delete(d.cls);
-    else this.classCounts.set(d.cls, c);
-    if (!d.bucket) return;
-    const ids = this.buckets.get(d.bucket)!;
-    ids.delete(id);
-    if (ids.size === 0) {
-      this.buckets.delete(d.bucket);
-      this.bucketsOfKind.get(d.sig.task_kind!)?.delete(d.bucket);
-    }
   }
 
   /**
@@ -201,7 +145,7 @@ export class FamilyIndex<T> {
     if (!prev) return;
     this.postings.replace(id, prev.keys, new Map());
     this.stats.remove(Object.keys(prev.sig.term_counts));
-    this.unclass(id, prev);
+    this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
     this.dense.delete(id);
     this.docs.delete(id);
   }
@@ -221,80 +165,12 @@ export class FamilyIndex<T> {
     };
   }
 
-  private weight(t: string): number {
-    if (this.weightsAt !== this.stats.version) {
-      this.weights = new Map();
-      this.weightsAt = this.stats.version;
-    }
-    let w = this.weights.get(t);
-    if (w === undefined) this.weights.set(t, (w = this.stats.weight(t)));
-    return w;
-  }
-
-  /** The family vector's norm under the current statistics (recomputed only when they changed). */
-  private normOf(d: Doc<T>): number {
-    if (d.normAt === this.stats.version) return d.norm;
-    let s = 0;
-    for (let i = 0; i < d.terms.length; i += 1) {
-      const w = d.shares[i]! * this.weight(d.terms[i]!);
-      s += w * w;
-    }
-    d.norm = Math.sqrt(s);
-    d.normAt = this.stats.version;
-    return d.norm;
-  }
-
-  /**
-   * Lexical cosine of a query (its distinct terms, their weights and norm, and their term
-   * postings) and an indexed family: the same sums in the same order as similarity.ts
-   * cosine(queryVector, familyVector), which runs over the smaller of the two vectors.
-   */
-  private lexical(q: PreparedQuery, id: string, d: Doc<T>): number {
-    const fNorm = this.normOf(d);
-    if (q.norm === 0 || fNorm === 0) return 0;
-    let dot = 0;
-    if (q.terms.length <= d.terms.length) {
-      for (let j = 0; j < q.terms.length; j += 1) {
-        const share = q.postings[j]?.get(id);
-        if (share !== undefined) dot += q.weights[j]! * (share * this.weight(q.terms[j]!));
-      }
-    } else {
-      for (let i = 0; i < d.terms.length; i += 1) {
-        const at = q.index.get(d.terms[i]!);
-        if (at !== undefined) dot += d.shares[i]! * this.weight(d.terms[i]!) * q.weights[at]!;
-      }
-    }
-    return dot / (q.norm * fNorm);
-  }
-
-  /**
-   * Whether a family could still score ≥ minScore and rank into the top `limit`, from the part of
-   * the request's norm held by the terms it shares (its lexical cosine is at most that, whatever
-   * its own norm): a cheap test before the exact comparison. Families with a dense score are
-   * always compared.
-   */
-  private canRank(q: PreparedQuery, id: string, kind: KindSignal, files: boolean, disjoint: boolean, opts: SearchOptions, hits: TopHits<FamilyHit<T>>, cls: string): boolean {
-    if (q.norm === 0) return true;
-    let shared = 0;
-    for (let j = 0; j < q.terms.length; j += 1) if (q.postings[j]?.has(id)) shared += q.weights[j]! ** 2;
-    const signals: Signals = { lexical: Math.min(1, Math.sqrt(shared) / q.norm + 1e-9), dense: null, kind, files, files_disjoint: disjoint };
-    const ceiling = opts.merge ? mergeScore(signals) : relevance(signals);
-    if (ceiling < opts.minScore) return false;
-    const worst = hits.worst();
-    return !worst || ceiling + (opts.boost?.(cls) ?? 0) >= worst.rank;
-  }
-
   /** Documents by score (≥ minScore), best first (ties by id); with `boost`, by score + boost. */
   search(q: FamilyQuery, opts: SearchOptions): FamilyHit<T>[] {
-    if (opts.include && ![...this.classCounts.keys()].some(opts.include)) return [];
+    if (opts.include && ![...this.kinds.classes()].some(opts.include)) return [];
     // Distinct query terms in the order given, with their weights (queryVector's order and values).
-    const index = new Map<string, number>();
-    const terms: string[] = [];
-    const weights: number[] = [];
-    for (const t of q.terms) if (!index.has(t)) (index.set(t, terms.length), terms.push(t), weights.push(this.weight(t)));
-    let sq = 0;
-    for (const w of weights) sq += w * w;
-    const pq: PreparedQuery = { terms, weights, index, norm: Math.sqrt(sq), postings: terms.map((t) => this.postings.get(termKey(t))) };
+    const pq = this.weights.prepare(q.terms, (t) => this.postings.get(termKey(t)));
+    const { terms, weights } = pq;
     const everything = !(opts.minScore > 0);
 
     // Files: the families sharing one with the request (exactly those whose files signal is true).
@@ -325,9 +201,10 @@ export class FamilyIndex<T> {
       const files = sharing.has(id);
       const kind = kindSignal(q.task_kind, d.sig.task_kind);
       const disjoint = d.sig.files.length > 0 && q.files.length > 0 && !files;
-      if (dn.cos === null && !this.canRank(pq, id, kind, files, disjoint, opts, hits, d.cls)) return;
+      // A cheap bound first: can its shared terms still carry it to the threshold and into the top `limit`?
+      if (dn.cos === null && !canRank(opts, hits, d.cls, { lexical: TermWeights.ceiling(pq, id), dense: null, kind, files, files_disjoint: disjoint })) return;
       const signals: Signals = {
-        lexical: this.lexical(pq, id, d),
+        lexical: this.weights.cosine(pq, id, d),
         dense: q.vector ? dn.cos : null,
         dense_baseline: dn.rival,
         dense_profile: this.denseProfile,
@@ -387,7 +264,7 @@ export class FamilyIndex<T> {
   private maxBoost(opts: RankOptions): number {
     if (!opts.boost) return 0;
     let m = 0;
-    for (const c of this.classCounts.keys()) m = Math.max(m, opts.boost(c));
+    for (const c of this.kinds.classes()) m = Math.max(m, opts.boost(c));
     return m;
   }
 
@@ -398,15 +275,21 @@ export class FamilyIndex<T> {
    */
   private fillKind(kind: string, queryFiles: boolean, opts: SearchOptions, hits: TopHits<FamilyHit<T>>, seen: ReadonlySet<string>, consider: (id: string) => void): void {
     if (opts.merge) return;
-    for (const key of this.bucketsOfKind.get(kind) ?? []) {
-      const [, files, cls] = key.split('\u0001') as [string, string, string];
-      if (opts.include && !opts.include(cls)) continue;
-      const score = kindOnlyRelevance(files === '1' && queryFiles);
+    for (const b of this.kinds.of(kind)) {
+      if (opts.include && !opts.include(b.cls)) continue;
+      const score = kindOnlyRelevance(b.files && queryFiles);
       if (score < opts.minScore) continue;
       const worst = hits.worst();
-      if (worst && score + (opts.boost?.(cls) ?? 0) < worst.rank) continue;
-      const ids = this.buckets.get(key)!;
-      for (const id of opts.limit ? ids.first(opts.limit, seen) : ids.values()) consider(id);
+      if (worst && score + (opts.boost?.(b.cls) ?? 0) < worst.rank) continue;
+      for (const id of opts.limit ? b.ids.first(opts.limit, seen) : b.ids.values()) consider(id);
     }
   }
+}
+
+/** Whether a family whose signals are at most `ceiling` could still score ≥ minScore and rank into the top `limit`. */
+function canRank<H extends { id: string; score: number }>(opts: SearchOptions, hits: TopHits<H>, cls: string, ceiling: Signals): boolean {
+  const score = opts.merge ? mergeScore(ceiling) : relevance(ceiling);
+  if (score < opts.minScore) return false;
+  const worst = hits.worst();
+  return !worst || score + (opts.boost?.(cls) ?? 0) >= worst.rank;
 }

@@ -114,3 +114,57 @@ export class SortedIds {
     return this.ids;
   }
 }
+
+/**
+ * Families of each task_kind by (whether they name files, class), in id order: what a request of
+ * that kind lists when it shares nothing else with them (family-index.ts fillKind). Also counts
+ * the families of each class (a search's boost and include are by class).
+ */
+export class KindBuckets {
+  private readonly buckets = new Map<string, SortedIds>();
+  private readonly ofKind = new Map<string, Set<string>>();
+  private readonly classCounts = new Map<string, number>();
+
+  static key(kind: string | null, hasFiles: boolean, cls: string): string | null {
+    return kind ? `${kind}\u0001${hasFiles ? 1 : 0}\u0001${cls}` : null;
+  }
+
+  add(id: string, kind: string | null, bucket: string | null, cls: string): void {
+    this.classCounts.set(cls, (this.classCounts.get(cls) ?? 0) + 1);
+    if (!bucket || !kind) return;
+    let ids = this.buckets.get(bucket);
+    if (!ids) {
+      this.buckets.set(bucket, (ids = new SortedIds()));
+      let set = this.ofKind.get(kind);
+      if (!set) this.ofKind.set(kind, (set = new Set()));
+      set.add(bucket);
+    }
+    ids.add(id);
+  }
+
+  delete(id: string, kind: string | null, bucket: string | null, cls: string): void {
+    const c = (this.classCounts.get(cls) ?? 1) - 1;
+    if (c <= 0) this.classCounts.delete(cls);
+    else this.classCounts.set(cls, c);
+    const ids = bucket ? this.buckets.get(bucket) : undefined;
+    if (!ids || !kind) return;
+    ids.delete(id);
+    if (ids.size === 0) {
+      this.buckets.delete(bucket!);
+      this.ofKind.get(kind)?.delete(bucket!);
+    }
+  }
+
+  /** The classes of the indexed families. */
+  classes(): IterableIterator<string> {
+    return this.classCounts.keys();
+  }
+
+  /** The buckets of a kind: whether their families name files, their class, and their ids. */
+  *of(kind: string): IterableIterator<{ files: boolean; cls: string; ids: SortedIds }> {
+    for (const key of this.ofKind.get(kind) ?? []) {
+      const [, files, cls] = key.split('\u0001') as [string, string, string];
+      yield { files: files === '1', cls, ids: this.buckets.get(key)! };
+    }
+  }
+}

@@ -22,6 +22,8 @@ import { CatchUp } from '../memory/catch-up';
 export class RemoteFollower {
   private readonly feed: CatchUp<SeqRef>;
   private pending: Promise<void> = Promise.resolve();
+  /** Nodes loaded whole so far (other processes' changes; this process's own are never loaded). */
+  loaded = 0;
 
   constructor(
     private readonly store: NodeStore,
@@ -49,8 +51,9 @@ export class RemoteFollower {
     return this.feed.watermark;
   }
 
-  get stats() {
-    return this.feed.stats;
+  /** The feed's watermark, holes and passes, and how many nodes were loaded. */
+  statsOf() {
+    return { ...this.feed.stats, loaded: this.loaded };
   }
 
   /** When the last pass started (ms); 0 before the first. */
@@ -67,6 +70,7 @@ export class RemoteFollower {
     if (refs.length === 0) return;
     const bySeq = new Map(refs.map((r) => [r.id, r.seq]));
     const nodes = (await this.store.byIds(refs.map((r) => r.id))).sort((a, b) => (bySeq.get(a.id) ?? a.seq) - (bySeq.get(b.id) ?? b.seq));
+    this.loaded += nodes.length;
     if (nodes.length === 0) return;
     this.pending = this.pending.then(() => this.handle(nodes)).catch((err: Error) => this.onError(err));
   }

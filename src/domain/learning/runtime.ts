@@ -48,6 +48,8 @@ export interface LearningServices {
   idle(): Promise<void>;
   /** How task similarity is computed: with dense goal vectors, or lexical only (and why, when embeddings were configured but are unusable). */
   similarity(): { dense: boolean; provider: string; problem: string | null };
+  /** Diagnostics: scopes loaded, and the follower of other processes' writes (its watermark, holes, nodes it loaded). */
+  stats(): { scopes_loaded: number; follower: (ReturnType<RemoteFollower['statsOf']>) | null };
 }
 
 /** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */
@@ -234,6 +236,9 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     },
     similarity() {
       return { dense: vectors !== null, provider: deps.config.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
+    },
+    stats() {
+      return { scopes_loaded: scopes.loadedCount, follower: follower ? follower.statsOf() : null };
     },
   };
 
