@@ -53,11 +53,18 @@ export interface SearchOptions extends RankOptions {
 interface Doc<T> extends FamilyTerms {
   sig: FamilySignature;
   value: T;
-  /** Posting keys (terms, kind, files). */
-  keys: string[];
   cls: string;
   /** Its kind bucket (KindBuckets), null without a kind. */
   bucket: string | null;
+}
+
+/** A family's posting keys, each with its value: term postings carry the family's share of the term (a comparison reads it from the posting of a request's term). */
+function postingsOf(sig: FamilySignature, shares: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [t, share] of shares) out.set(termKey(t), share).set(kindTermKey(sig.task_kind, t), share);
+  if (sig.task_kind) out.set(`k:${sig.task_kind}`, 0);
+  for (const k of fileKeysOf(sig.files)) out.set(k, 0);
+  return out;
 }
 
 function forEachIn(sets: (ReadonlyMap<string, number> | undefined)[], fn: (id: string) => void): void {
@@ -116,18 +123,13 @@ export class FamilyIndex<T> {
     const termKeys = Object.keys(sig.term_counts);
     if (prev) this.stats.replace(Object.keys(prev.sig.term_counts), termKeys);
     else this.stats.add(termKeys);
-    // Term postings carry the family's share of the term: a comparison reads it from the posting of a request's term.
     const { all, ...terms } = familyTerms(sig.term_counts, sig.samples);
-    const postings = new Map<string, number>();
-    for (const [t, share] of all) postings.set(termKey(t), share).set(kindTermKey(sig.task_kind, t), share);
-    if (sig.task_kind) postings.set(`k:${sig.task_kind}`, 0);
-    for (const k of fileKeysOf(sig.files)) postings.set(k, 0);
-    this.postings.replace(id, prev?.keys ?? [], postings);
+    this.postings.replace(id, prev ? [...postingsOf(prev.sig, familyTerms(prev.sig.term_counts, prev.sig.samples).all).keys()] : [], postingsOf(sig, all));
     const cls = this.classOf(value);
     const bucket = KindBuckets.key(sig.task_kind, sig.files.length > 0, cls);
     if (prev) this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
     this.kinds.add(id, sig.task_kind, bucket, cls);
-    this.docs.set(id, { ...terms, sig, value, keys: [...postings.keys()], cls, bucket });
+    this.docs.set(id, { ...terms, sig, value, cls, bucket });
     if (vectors) this.dense.set(id, vectors);
   }
 
@@ -143,7 +145,7 @@ export class FamilyIndex<T> {
   remove(id: string): void {
     const prev = this.docs.get(id);
     if (!prev) return;
-    this.postings.replace(id, prev.keys, new Map());
+    this.postings.replace(id, [...postingsOf(prev.sig, familyTerms(prev.sig.term_counts, prev.sig.samples).all).keys()], new Map());
     this.stats.remove(Object.keys(prev.sig.term_counts));
     this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
     this.dense.delete(id);
