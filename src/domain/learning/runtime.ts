@@ -13,6 +13,7 @@ import type { MemoryServices } from '../memory/module';
 import type { MemoryEdge, NodeKind } from '../memory/node';
 import type { WriteEvent } from '../memory/write';
 import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
+import { yieldToIo } from '../turn';
 import { observationOf } from './observe';
 import { plan } from './planner';
 import { taskRequest } from './request';
@@ -158,6 +159,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       if (!seen.offer(`${n.id}:${n.revision}`)) continue;
       const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null });
       if (!obs) continue;
+      await yieldToIo();
       state.rememberObservation(n.id, obs);
       try {
         for (const id of await distill(deps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
