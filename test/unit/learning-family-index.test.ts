@@ -110,28 +110,26 @@ function build(seed: number, n: number, dim = 0, profile = USE_DENSE) {
     ref.put(id, sig, fam, vectors);
   };
   for (let i = 0; i < n; i += 1) put(`f${String(Math.floor(r() * 1e6)).padStart(6, '0')}-${i}`);
-  const ids = [...ref.values()].length;
-  return { r, index, ref, put, ids, centres };
+  return { r, index, ref, put, centres };
 }
 
 describe('learning: the family index search agrees with scoring every family', () => {
   it('lexical: random scopes, every kind of search, through replacements and removals', () => {
-    for (const seed of [1, 2, 3]) {
+    for (const seed of [1, 2]) {
       const { r, index, ref, put } = build(seed, 400);
       let hits = 0;
-      for (let i = 0; i < 150; i += 1) hits += compare(index, ref, randomQuery(r), `seed ${seed} query ${i}`);
+      for (let i = 0; i < 100; i += 1) hits += compare(index, ref, randomQuery(r), `seed ${seed} query ${i}`);
+      assert.equal(index.size, 400);
       // Families change (new observations, promotion, archiving) and go.
-      const ids = [...index.values()].map((_, i) => i);
-      const all = (index as unknown as { docs: Map<string, unknown> }).docs;
-      const names = [...all.keys()];
+      const names = [...(index as unknown as { docs: Map<string, unknown> }).docs.keys()];
       for (let i = 0; i < 120; i += 1) put(names[Math.floor(r() * names.length)]!);
       for (let i = 0; i < 60; i += 1) {
         const id = names[Math.floor(r() * names.length)]!;
         index.remove(id);
         ref.remove(id);
       }
-      for (let i = 0; i < 150; i += 1) hits += compare(index, ref, randomQuery(r), `seed ${seed} after changes, query ${i}`);
-      assert.ok(ids.length === 400 && hits > 2000, `the searches found something to compare (${hits} hits)`);
+      for (let i = 0; i < 100; i += 1) hits += compare(index, ref, randomQuery(r), `seed ${seed} after changes, query ${i}`);
+      assert.ok(hits > 1000, `the searches found something to compare (${hits} hits)`);
     }
   });
 
@@ -141,7 +139,7 @@ describe('learning: the family index search agrees with scoring every family', (
       [5, MINILM_DENSE],
     ] as const) {
       const { r, index, ref, centres } = build(seed, 300, 8, profile);
-      for (let i = 0; i < 150; i += 1) {
+      for (let i = 0; i < 80; i += 1) {
         const q = randomQuery(r);
         const vector = randomVector(r, 8, r() < 0.7 ? centres[Math.floor(r() * centres.length)] : undefined);
         compare(index, ref, { ...q, vector }, `seed ${seed} (${profile.name}) query ${i}`);
