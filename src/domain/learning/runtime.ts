@@ -5,18 +5,16 @@ import { onnxEmbedderAvailable } from '../../retrieval/embedders';
 import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
-import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
 import type { Readiness } from '../../app/module';
+import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
 import type { Clock } from '../clock';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
-import type { MemoryEdge, NodeKind } from '../memory/node';
+import type { MemoryEdge } from '../memory/node';
 import type { WriteEvent } from '../memory/write';
-import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
 import { yieldToIo } from '../turn';
+import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
 import { observationOf } from './observe';
-import { plan } from './planner';
-import { taskRequest } from './request';
 import { LEARNING_SOURCE, Persist } from './persist';
 import { RemoteFollower } from './remote';
 import { replayObservation, replaySourceId, type ReplayEpisode } from './replay';
@@ -24,6 +22,7 @@ import { RULE_SLOT } from './rule-model';
 import type { ScopeLearning } from './scope-state';
 import { ScopeRegistry } from './scopes';
 import { GoalVectors } from './vectors';
+import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
 
 /**
@@ -69,10 +68,6 @@ export const ONNX_EMBEDDINGS_MISSING =
   'task matching is lexical only until then';
 
 const BACKGROUND_FOLLOW_MS = 1000;
-const WARM_KINDS: NodeKind[] = ['workflow', 'pattern', 'policy_memory'];
-/** Warmed scopes in which a task start is computed once at start, and how many times. */
-const PRIMED_SCOPES = 3;
-const PRIME_ROUNDS = 4;
 
 export interface LearningCtx {
   memory: MemoryServices;
@@ -252,57 +247,9 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   let unsubscribe: (() => void) | null = null;
   let unwatch: (() => void) | null = null;
   let background: NodeJS.Timeout | null = null;
-  let stopped = false;
-  let warming: Promise<void> = Promise.resolve();
-  let warmState: Readiness = { status: 'building', detail: 'not started' };
-
-  /**
-   * Loads every scope that has learned something (a workflow, pattern or policy memory), one
-   * after another in the background, so the first planning request of a scope after a restart
-   * does not read its learned state first (docs/learning.md, "Learning index").
-   */
-  async function warm(): Promise<void> {
-    const refs = memory.index.scopes();
-    let loaded = 0;
-    let checked = 0;
-    const t0 = Date.now();
-    for (const r of refs) {
-      if (stopped) return;
-      warmState = { status: 'building', detail: `${checked} of ${refs.length} scopes checked, ${loaded} with learned state loaded` };
-      const ref = scopeRef(r.tenant_id, r.scope);
-      checked += 1;
-      if (scopes.peek(ref)) continue;
-      const learned = await memory.nodes(ref).find({ kinds: WARM_KINDS }, { limit: 1 });
-      if (learned.length === 0) continue;
-      const s = await scopes.get(ref);
-      if (vectors) vectors.enqueueAll(ref, s);
-      loaded += 1;
-      if (loaded <= PRIMED_SCOPES) await prime(ref, s);
-    }
-    warmState = { status: 'ready', detail: `${loaded} of ${refs.length} scopes had learned state (loaded in ${Date.now() - t0} ms)` };
-    if (loaded > 0) log.info(`learning: ${warmState.detail}`);
-  }
-
-  /**
-   * One task start computed and thrown away in a warmed scope (a learned workflow's own goal and
-   * kind): the search, the planner and the full-text lookup of single executions then run as
-   * compiled code when the first real request comes (it took ~3× a warm one's time without). No
-   * side effects: plan() reads without access statistics.
-   */
-  async function prime(ref: ScopeRef, s: ScopeLearning): Promise<void> {
-    const w = s.workflows.values().next().value;
-    if (!w) return;
-    try {
-      const r = taskRequest({ query_text: w.slot.goal, context: { goal: w.slot.goal, task_kind: w.slot.task_kind } });
-      // Every other round offers no tool the workflow uses, so the full-text fallback runs too.
-      for (let i = 0; i < PRIME_ROUNDS; i += 1) await plan(memory, ref, s, { ...r, candidates: i % 2 === 0 ? [] : ['lore-prime'] });
-    } catch (err) {
-      log.warn(`learning: priming a scope failed: ${(err as Error).message}`);
-    }
-  }
-
+  const warmup = new Warmup({ memory, scopes, log, loaded: (ref, s) => vectors?.enqueueAll(ref, s) });
   return {
-    readiness: () => warmState,
+    readiness: () => warmup.readiness(),
     ctx,
     services,
     async start() {
@@ -339,15 +286,11 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
         }
       }
       // After the encoder: warmed scopes queue their workflows' goal embeddings.
-      warming = warm().catch((err) => {
-        warmState = { status: 'failed', detail: (err as Error).message };
-        log.warn(`learning: warming up scopes failed (they load on first use): ${(err as Error).message}`);
-      });
+      warmup.start();
     },
     async stop() {
-      stopped = true;
       if (background) clearInterval(background);
-      await warming;
+      await warmup.stop();
       unwatch?.();
       unsubscribe?.();
       await writer.flush();
