@@ -1,3 +1,4 @@
+import type { Readiness } from './module';
 import type { HealthOutput } from '../contract/families/system';
 import type { systemRoutes } from '../contract/families/system';
 import type { Handlers } from '../contract/handlers';
@@ -10,7 +11,27 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
 /** Redacts credentials from a MongoDB URI before showing it. */
 export const redactUri = (uri: string) => uri.replace(/\/\/[^@/]*@/, '//***@');
 
-export async function checkHealth(deps: AppDeps, encoder: () => EncoderStatus & { pending?: number; lag_ms?: number }): Promise<HealthOutput> {
+/** The parts of the API's start-up builds GET /health reports, by module. */
+export interface IndexReadiness {
+  recall: Readiness;
+  forgetting: Readiness;
+  learning: Readiness;
+}
+
+const notReported: Readiness = { status: 'ready', detail: 'not built by this process' };
+
+export function indexesOf(r: IndexReadiness | null): HealthOutput['indexes'] {
+  const parts = r ?? { recall: notReported, forgetting: notReported, learning: notReported };
+  const all = [parts.recall, parts.forgetting, parts.learning];
+  const status = all.some((p) => p.status === 'building') ? 'building' : all.some((p) => p.status === 'failed') ? 'failed' : 'ready';
+  return { status, ...parts };
+}
+
+export async function checkHealth(
+  deps: AppDeps,
+  encoder: () => EncoderStatus & { pending?: number; lag_ms?: number },
+  readiness: () => IndexReadiness | null = () => null,
+): Promise<HealthOutput> {
   const { runtime, config } = deps;
   const [mongo, temporal, pollers, sandbox] = await Promise.allSettled([
     within(deps.db.ping(), 3000),
@@ -65,6 +86,7 @@ export async function checkHealth(deps: AppDeps, encoder: () => EncoderStatus & 
         ? sandbox.value
         : { enabled: config.sandbox.enabled, available: null, isolation: 'unknown', detail: reason(sandbox) },
     embeddings: embeddingsOf(encoder()),
+    indexes: indexesOf(readiness()),
     data_dir: runtime.dataDir,
   };
 }
@@ -81,8 +103,12 @@ function embeddingsOf(s: EncoderStatus & { pending?: number; lag_ms?: number }):
   };
 }
 
-export function createSystemHandlers(deps: AppDeps, encoder: () => EncoderStatus & { pending?: number; lag_ms?: number }): Handlers<typeof systemRoutes> {
+export function createSystemHandlers(
+  deps: AppDeps,
+  encoder: () => EncoderStatus & { pending?: number; lag_ms?: number },
+  readiness?: () => IndexReadiness | null,
+): Handlers<typeof systemRoutes> {
   return {
-    health: async () => checkHealth(deps, encoder),
+    health: async () => checkHealth(deps, encoder, readiness),
   };
 }

@@ -11,4 +11,13 @@ export interface FamilyModule<T extends Record<string, RouteDef>, S = unknown> {
   services: S;
   start?(): Promise<void>;
   stop?(): Promise<void>;
+  /** What it builds in the background after start (an index, a warm-up), for GET /health. */
+  readiness?(): Readiness;
+}
+
+/** The state of something a family builds at start: `building` until it is done (GET /health `indexes`). */
+export interface Readiness {
+  status: 'building' | 'ready' | 'failed';
+  /** One line: what is done so far, or what failed. */
+  detail: string;
 }

@@ -9,6 +9,8 @@ const Dependency = z.object({
   detail: z.string().optional(),
 });
 
+const IndexState = z.object({ status: z.enum(['building', 'ready', 'failed']), detail: z.string() });
+
 export const HealthOutput = z.object({
   ok: z.boolean().describe('the API can serve requests: status is ok or degraded (what existing clients read)'),
   status: z.enum(['ok', 'degraded', 'down']),
@@ -36,6 +38,17 @@ export const HealthOutput = z.object({
     /** How long the longest-waiting of them has waited, in ms. */
     lag_ms: z.number().int().optional(),
     detail: z.string().optional(),
+  }),
+  /**
+   * What the API builds from the store at start: the recall index (before it listens), the
+   * forgetting view and the learned scopes (in the background). `building` until every one is
+   * ready: a request before then may wait for the part it needs.
+   */
+  indexes: z.object({
+    status: z.enum(['building', 'ready', 'failed']),
+    recall: IndexState,
+    forgetting: IndexState,
+    learning: IndexState,
   }),
   data_dir: z.string().nullable(),
 });

@@ -1,13 +1,31 @@
+import { DenseFamilies, leaders } from './family-dense';
+import { fileKeysOf, fileQueryKeys, KindBuckets, kindTermKey, Postings, termKey } from './family-keys';
+import { familyTerms, TermWeights, type FamilyTerms } from './family-terms';
+import { TopHits, searchPlan, type PostingGroup, type RankOptions } from './family-search';
 import { baseName, cosine, familyVector, filesOverlap, norm, queryVector, TermStats } from './similarity';
-import { kindSignal, mergeScore, relevance, USE_DENSE, type DenseProfile, type Signals } from './score';
+import { denseSimilarity, kindOnlyRelevance, kindSignal, mergeScore, relevance, type DenseProfile, type Signals } from './score';
 import type { FamilySignature } from './types';
 
+export { centroidOf, maxCosine, runnerUps, unitVector } from './family-dense';
+
 /**
- * The in-process index of one scope's learned task families (workflows and patterns): an
- * inverted index from canonical term, task_kind and file base name to documents, plus the
- * scope's term statistics for IDF. Lookup touches only documents that share a term, kind or
- * file with the request, so it does not depend on how many nodes the scope holds or how recently
- * a family was learned (docs/learning.md, "Learning index").
+ * The in-process index of one scope's learned task families (workflows and patterns), and the
+ * search every planning surface and distillation runs against it (docs/learning.md, "Learning
+ * index"). What a search costs follows what the request shares with families, not how many there
+ * are:
+ *
+ * - Families are found by keys (family-keys.ts): their terms (globally and within their
+ *   task_kind), their files, and their kind; dense vectors by family-dense.ts.
+ * - Each family keeps its term shares (how many of its observations used each term) and, per
+ *   version of the scope's term statistics, its vector norm: a comparison reads them and never
+ *   rebuilds the family's vector (similarity.ts familyVector is the definition it matches).
+ * - A search reads the postings of the request's terms from the rarest (heaviest) down and stops
+ *   as soon as no family it has not seen could still reach the threshold or the top `limit`
+ *   (family-search.ts): a family that shares only the request's lighter terms has a lexical
+ *   cosine of at most those terms' share of the request's norm (Cauchy–Schwarz).
+ *
+ * The answer is the same as scoring every family with the score.ts rules, sorted by score (then
+ * id); `test/unit/learning-family-index.test.ts` compares the two on random scopes.
  */
 
 export interface FamilyQuery {
@@ -25,84 +43,63 @@ export interface FamilyHit<T> {
   signals: Signals;
 }
 
-interface Doc<T> {
+export interface SearchOptions extends RankOptions {
+  minScore: number;
+  limit?: number;
+  /** Merge score (an observation joining a family) instead of relevance. */
+  merge?: boolean;
+}
+
+interface Doc<T> extends FamilyTerms {
   sig: FamilySignature;
   value: T;
-  /** Unit embeddings of the family's phrasings (its goals and their concatenation); the query's dense cosine is the best of them. */
-  vectors: Float32Array[] | null;
-  /** Unit mean of the phrasing vectors (hub scoring only uses it). */
-  centroid: Float32Array | null;
-  /** Cached hub value (mean cosine of the centroid to every other embedded family) and the index version it was computed at. */
-  hub?: { version: number; value: number };
+  cls: string;
+  /** Its kind bucket (KindBuckets), null without a kind. */
+  bucket: string | null;
 }
 
-/** The best cosine between a query vector and any of a family's phrasing vectors. */
-export function maxCosine(q: Float32Array, vectors: readonly Float32Array[]): number {
-  let best = -1;
-  for (const v of vectors) best = Math.max(best, dot(q, v));
-  return best;
-}
-
-/**
- * For each document, the best dense cosine among documents with a different `key` (a different
- * first move): the runner-up its lead is measured against (score.ts, denseSimilarity). One pass
- * keeps the best cosine overall and the best of any other key.
- */
-export function runnerUps(cos: ReadonlyMap<string, { cos: number; key: string }>): Map<string, number | null> {
-  let best: { cos: number; key: string } | null = null;
-  for (const c of cos.values()) if (!best || c.cos > best.cos) best = c;
-  let second: number | null = null;
-  for (const c of cos.values()) if (best && c.key !== best.key && (second === null || c.cos > second)) second = c.cos;
-  const out = new Map<string, number | null>();
-  for (const [id, c] of cos) out.set(id, best && c.key === best.key ? second : best!.cos);
+/** A family's posting keys, each with its value: term postings carry the family's share of the term (a comparison reads it from the posting of a request's term). */
+function postingsOf(sig: FamilySignature, shares: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [t, share] of shares) out.set(termKey(t), share).set(kindTermKey(sig.task_kind, t), share);
+  if (sig.task_kind) out.set(`k:${sig.task_kind}`, 0);
+  for (const k of fileKeysOf(sig.files)) out.set(k, 0);
   return out;
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return 0;
-  let s = 0;
-  for (let i = 0; i < a.length; i += 1) s += a[i]! * b[i]!;
-  return s;
-}
-
-export function unitVector(v: Float32Array | number[]): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
-  return Float32Array.from(v, (x) => x * inv);
-}
-
-/** Unit mean of vectors. */
-export function centroidOf(vectors: readonly Float32Array[]): Float32Array | null {
-  if (vectors.length === 0) return null;
-  const c = new Float32Array(vectors[0]!.length);
-  for (const v of vectors) if (v.length === c.length) for (let i = 0; i < c.length; i += 1) c[i]! += v[i]!;
-  return unitVector(c);
+function forEachIn(sets: (ReadonlyMap<string, number> | undefined)[], fn: (id: string) => void): void {
+  for (const s of sets) if (s) for (const id of s.keys()) fn(id);
 }
 
 export class FamilyIndex<T> {
   private readonly docs = new Map<string, Doc<T>>();
-  /**
-   * How dense scores are computed and judged (score.ts, DenseProfile): set by whoever supplies the
-   * vectors (vectors.ts), since the calibration belongs to the encoder.
-   */
-  denseProfile: DenseProfile = USE_DENSE;
-  /** Sum of the embedded families' centroids and their number: each family's hub value in O(dim). */
-  private hubSum: Float64Array | null = null;
-  private hubCount = 0;
-  private hubVersion = 0;
-  private readonly byTerm = new Map<string, Set<string>>();
-  private readonly byKind = new Map<string, Set<string>>();
-  private readonly byFile = new Map<string, Set<string>>();
+  private readonly postings = new Postings();
+  private readonly dense = new DenseFamilies();
+  private readonly kinds = new KindBuckets();
+  private readonly weights: TermWeights;
 
   /**
    * `moveKey`: what a family would have the caller do first; families with the same key are not
    * each other's runner-up in the dense lead (by default every family is its own key).
+   * `classOf`: a family's class for ranking (search `boost` / `include` take classes), e.g. live or
+   * archived and stable or candidate; it must change only through put().
    */
   constructor(
     readonly stats: TermStats = new TermStats(),
     private readonly moveKey: (value: T, id: string) => string = (_value, id) => id,
-  ) {}
+    private readonly classOf: (value: T) => string = () => '',
+  ) {
+    this.weights = new TermWeights(stats);
+  }
+
+  /** How dense scores are computed and judged (score.ts): set by whoever supplies the vectors (vectors.ts). */
+  get denseProfile(): DenseProfile {
+    return this.dense.profile;
+  }
+
+  set denseProfile(p: DenseProfile) {
+    this.dense.profile = p;
+  }
 
   get size(): number {
     return this.docs.size;
@@ -116,36 +113,24 @@ export class FamilyIndex<T> {
     for (const d of this.docs.values()) yield d.value;
   }
 
-  private link(map: Map<string, Set<string>>, key: string, id: string, add: boolean): void {
-    let set = map.get(key);
-    if (add) {
-      if (!set) map.set(key, (set = new Set()));
-      set.add(id);
-    } else if (set) {
-      set.delete(id);
-      if (set.size === 0) map.delete(key);
-    }
-  }
-
-  private postings(id: string, sig: FamilySignature, add: boolean): void {
-    for (const t of Object.keys(sig.term_counts)) this.link(this.byTerm, t, id, add);
-    if (sig.task_kind) this.link(this.byKind, sig.task_kind, id, add);
-    for (const f of sig.files) this.link(this.byFile, baseName(f), id, add);
+  hasVector(id: string): boolean {
+    return this.dense.has(id);
   }
 
   /** Adds or replaces a document; the embeddings survive when the caller passes none. */
   put(id: string, sig: FamilySignature, value: T, vectors?: Float32Array[] | null): void {
     const prev = this.docs.get(id);
-    if (prev) {
-      this.postings(id, prev.sig, false);
-      this.stats.remove(Object.keys(prev.sig.term_counts));
-    }
-    if (vectors && prev?.centroid) this.hubUpdate(prev.centroid, -1);
-    const centroid = vectors ? centroidOf(vectors) : (prev?.centroid ?? null);
-    if (vectors && centroid) this.hubUpdate(centroid, 1);
-    this.docs.set(id, { sig, value, vectors: vectors ?? prev?.vectors ?? null, centroid });
-    this.postings(id, sig, true);
-    this.stats.add(Object.keys(sig.term_counts));
+    const termKeys = Object.keys(sig.term_counts);
+    if (prev) this.stats.replace(Object.keys(prev.sig.term_counts), termKeys);
+    else this.stats.add(termKeys);
+    const { all, ...terms } = familyTerms(sig.term_counts, sig.samples);
+    this.postings.replace(id, prev ? [...postingsOf(prev.sig, familyTerms(prev.sig.term_counts, prev.sig.samples).all).keys()] : [], postingsOf(sig, all));
+    const cls = this.classOf(value);
+    const bucket = KindBuckets.key(sig.task_kind, sig.files.length > 0, cls);
+    if (prev) this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
+    this.kinds.add(id, sig.task_kind, bucket, cls);
+    this.docs.set(id, { ...terms, sig, value, cls, bucket });
+    if (vectors) this.dense.set(id, vectors);
   }
 
   /**
@@ -153,112 +138,160 @@ export class FamilyIndex<T> {
    * is the mean of (vectors.ts passes the single goals, not their concatenation).
    */
   setVectors(id: string, vectors: Float32Array[], centroidFrom: readonly Float32Array[] = vectors): void {
-    const d = this.docs.get(id);
-    if (!d || vectors.length === 0) return;
-    if (d.centroid) this.hubUpdate(d.centroid, -1);
-    d.vectors = vectors;
-    d.centroid = centroidOf(centroidFrom.length > 0 ? centroidFrom : vectors);
-    if (d.centroid) this.hubUpdate(d.centroid, 1);
-  }
-
-  private hubUpdate(c: Float32Array, sign: 1 | -1): void {
-    if (!this.hubSum || this.hubSum.length !== c.length) {
-      if (sign < 0) return;
-      this.hubSum = new Float64Array(c.length);
-      this.hubCount = 0;
-    }
-    for (let i = 0; i < c.length; i += 1) this.hubSum[i]! += sign * c[i]!;
-    this.hubCount += sign;
-    this.hubVersion += 1;
-  }
-
-  /** Mean cosine of a family's centroid to every other embedded family's (0 with fewer than two). */
-  private hub(d: Doc<T>): number {
-    const c = d.centroid;
-    if (!c || !this.hubSum || this.hubSum.length !== c.length || this.hubCount < 2) return 0;
-    if (d.hub?.version === this.hubVersion) return d.hub.value;
-    let s = 0;
-    let self = 0;
-    for (let i = 0; i < c.length; i += 1) {
-      s += c[i]! * this.hubSum[i]!;
-      self += c[i]! * c[i]!;
-    }
-    const value = (s - self) / (this.hubCount - 1);
-    d.hub = { version: this.hubVersion, value };
-    return value;
-  }
-
-  hasVector(id: string): boolean {
-    return !!this.docs.get(id)?.vectors;
+    if (!this.docs.has(id) || vectors.length === 0) return;
+    this.dense.set(id, vectors, centroidFrom);
   }
 
   remove(id: string): void {
     const prev = this.docs.get(id);
     if (!prev) return;
-    this.postings(id, prev.sig, false);
+    this.postings.replace(id, [...postingsOf(prev.sig, familyTerms(prev.sig.term_counts, prev.sig.samples).all).keys()], new Map());
     this.stats.remove(Object.keys(prev.sig.term_counts));
-    if (prev.centroid) this.hubUpdate(prev.centroid, -1);
+    this.kinds.delete(id, prev.sig.task_kind, prev.bucket, prev.cls);
+    this.dense.delete(id);
     this.docs.delete(id);
   }
 
-  private candidates(q: FamilyQuery): Set<string> {
-    const out = new Set<string>();
-    const add = (s: Set<string> | undefined) => s?.forEach((id) => out.add(id));
-    for (const t of q.terms) add(this.byTerm.get(t));
-    if (q.task_kind) add(this.byKind.get(q.task_kind));
-    for (const f of q.files) add(this.byFile.get(baseName(f)));
-    // Dense vectors can find a paraphrase that shares no term: then every document with a vector is a candidate.
-    if (q.vector) for (const [id, d] of this.docs) if (d.vectors) out.add(id);
-    return out;
-  }
-
-  /** Signals of one family for a query; `dense` is its best phrasing cosine, `runnerUp` the runner-up's (denseSimilarity). */
+  /** Signals of a family that is not (or not necessarily) in the index, e.g. a single execution's; `dense` and `runnerUp` as the caller computed them. */
   signals(q: FamilyQuery, sig: FamilySignature, dense: number | null, qv = queryVector(q.terms, this.stats), runnerUp: number | null = null): Signals {
     const fv = familyVector(sig.term_counts, sig.samples, this.stats);
+    const files = filesOverlap(sig.files, q.files);
     return {
       lexical: cosine(qv, fv, norm(qv), norm(fv)),
       dense: q.vector ? dense : null,
       dense_baseline: runnerUp,
       dense_profile: this.denseProfile,
       kind: kindSignal(q.task_kind, sig.task_kind),
-      files: filesOverlap(sig.files, q.files),
-      files_disjoint: sig.files.length > 0 && q.files.length > 0 && !filesOverlap(sig.files, q.files),
+      files,
+      files_disjoint: sig.files.length > 0 && q.files.length > 0 && !files,
     };
   }
 
-  /**
-   * The query's dense score for each embedded document, with its move key: its best phrasing
-   * cosine, or with hub scoring (score.ts, DenseProfile) the mean of that and the centroid cosine
-   * minus the document's hub value.
-   */
-  private denseCosines(v: Float32Array): Map<string, { cos: number; key: string }> {
-    const out = new Map<string, { cos: number; key: string }>();
-    const hub = this.denseProfile.scoring === 'hub';
-    for (const [id, d] of this.docs) {
-      if (!d.vectors) continue;
-      let cos = maxCosine(v, d.vectors);
-      if (hub && d.centroid) cos = 0.5 * cos + 0.5 * dot(v, d.centroid) - this.hub(d);
-      out.set(id, { cos, key: this.moveKey(d.value, id) });
+  /** Documents by score (≥ minScore), best first (ties by id); with `boost`, by score + boost. */
+  search(q: FamilyQuery, opts: SearchOptions): FamilyHit<T>[] {
+    if (opts.include && ![...this.kinds.classes()].some(opts.include)) return [];
+    // Distinct query terms in the order given, with their weights (queryVector's order and values).
+    const pq = this.weights.prepare(q.terms, (t) => this.postings.get(termKey(t)));
+    const { terms, weights } = pq;
+    const everything = !(opts.minScore > 0);
+
+    // Files: the families sharing one with the request (exactly those whose files signal is true).
+    const sharing = new Set<string>();
+    forEachIn(
+      fileQueryKeys(q.files).map((k) => this.postings.get(k)),
+      (id) => sharing.add(id),
+    );
+
+    // Dense: every embedded family's score (or the nearest lists'), the best one's move and the runner-up.
+    const near = q.vector && this.dense.size > 0 ? (everything ? this.dense.all(q.vector) : this.dense.nearest(q.vector)) : null;
+    const { best, second } = leaders(near ? [...near].map(([id, cos]) => ({ cos, key: this.moveKey(this.docs.get(id)!.value, id) })) : []);
+    const denseOf = (id: string, d: Doc<T>): { cos: number | null; rival: number | null } => {
+      if (!q.vector || !best) return { cos: null, rival: null };
+      const cos = near!.get(id) ?? this.dense.score(id, q.vector);
+      if (cos === null) return { cos: null, rival: null };
+      return { cos, rival: this.moveKey(d.value, id) === best.key ? second : best.cos };
+    };
+
+    const hits = new TopHits<FamilyHit<T>>(opts.limit, opts.boost);
+    const seen = new Set<string>();
+    const consider = (id: string): void => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      const d = this.docs.get(id)!;
+      if (opts.include && !opts.include(d.cls)) return;
+      const dn = denseOf(id, d);
+      const files = sharing.has(id);
+      const kind = kindSignal(q.task_kind, d.sig.task_kind);
+      const disjoint = d.sig.files.length > 0 && q.files.length > 0 && !files;
+      // A cheap bound first: can its shared terms still carry it to the threshold and into the top `limit`?
+      if (dn.cos === null && !canRank(opts, hits, d.cls, { lexical: TermWeights.ceiling(pq, id), dense: null, kind, files, files_disjoint: disjoint })) return;
+      const signals: Signals = {
+        lexical: this.weights.cosine(pq, id, d),
+        dense: q.vector ? dn.cos : null,
+        dense_baseline: dn.rival,
+        dense_profile: this.denseProfile,
+        kind,
+        files,
+        files_disjoint: disjoint,
+      };
+      const score = opts.merge ? mergeScore(signals) : relevance(signals);
+      if (score >= opts.minScore) hits.add({ id, doc: d.value, score, signals }, d.cls);
+    };
+
+    if (everything) {
+      // No threshold: every family that shares a term, the kind, a file's base name or (with a query vector) has vectors.
+      forEachIn(pq.postings, consider);
+      if (q.task_kind) forEachIn([this.postings.get(`k:${q.task_kind}`)], consider);
+      forEachIn(q.files.map((f) => this.postings.get(`b:${baseName(f)}`)), consider);
+      if (near) for (const id of near.keys()) consider(id);
+      return hits.sorted();
     }
-    return out;
+
+    sharing.forEach(consider);
+    // Dense-led families: only a family with the best one's first move can lead the runner-up.
+    if (near && best) {
+      const leader = best;
+      for (const [id, cos] of near) {
+        if (denseSimilarity(cos, second, this.denseProfile) > 0 && this.moveKey(this.docs.get(id)!.value, id) === leader.key) consider(id);
+      }
+    }
+
+    // The request's terms, heaviest first, and how much of its norm the terms from each one on
+    // hold: a family not seen yet shares none of the heavier ones, so its lexical cosine is at most that.
+    const order = terms.map((_, j) => j).sort((a, b) => weights[b]! - weights[a]! || (terms[a]! < terms[b]! ? -1 : 1));
+    const rest: number[] = new Array(order.length + 1).fill(0);
+    for (let i = order.length - 1; i >= 0; i -= 1) rest[i] = rest[i + 1]! + weights[order[i]!]! ** 2;
+    const plan = searchPlan({ kind: q.task_kind, merge: !!opts.merge, minScore: opts.minScore, maxBoost: this.maxBoost(opts) });
+    /** Reads one group's postings of the request's terms, heaviest first, while one of its unseen families could still count; true when all were read. */
+    const walk = (group: PostingGroup, key: (t: string) => string): boolean => {
+      for (let i = 0; i < order.length; i += 1) {
+        const lmax = pq.norm > 0 ? Math.sqrt(rest[i]!) / pq.norm + 1e-9 : 0;
+        if (!plan.live(group, lmax, hits.worst())) return false;
+        forEachIn([this.postings.get(key(terms[order[i]!]!))], consider);
+      }
+      return true;
+    };
+    if (plan.kind === null) {
+      walk('none', termKey);
+    } else {
+      // The request's own kind first: its families fill the top `limit` and raise the bar the others must pass.
+      const kind = plan.kind;
+      if (walk('match', (t) => kindTermKey(kind, t))) this.fillKind(kind, q.files.length > 0, opts, hits, seen, consider);
+      walk('none', (t) => kindTermKey(null, t));
+      walk('other', termKey);
+    }
+    return hits.sorted();
   }
 
-  /** Documents by relevance (≥ minScore), best first. `filter` narrows before scoring. */
-  search(q: FamilyQuery, opts: { minScore: number; limit?: number; filter?: (value: T) => boolean; merge?: boolean }): FamilyHit<T>[] {
-    const qv = queryVector(q.terms, this.stats);
-    // The runner-up is taken over every embedded family of the scope (not only the filtered ones):
-    // a family leads only if it stands out from everything learned.
-    const dense = q.vector ? this.denseCosines(q.vector) : null;
-    const rivals = dense ? runnerUps(dense) : null;
-    const hits: FamilyHit<T>[] = [];
-    for (const id of this.candidates(q)) {
-      const d = this.docs.get(id)!;
-      if (opts.filter && !opts.filter(d.value)) continue;
-      const signals = this.signals(q, d.sig, dense?.get(id)?.cos ?? null, qv, rivals?.get(id) ?? null);
-      const score = opts.merge ? mergeScore(signals) : relevance(signals);
-      if (score >= opts.minScore) hits.push({ id, doc: d.value, score, signals });
-    }
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    return opts.limit ? hits.slice(0, opts.limit) : hits;
+  private maxBoost(opts: RankOptions): number {
+    if (!opts.boost) return 0;
+    let m = 0;
+    for (const c of this.kinds.classes()) m = Math.max(m, opts.boost(c));
+    return m;
   }
+
+  /**
+   * Relevance lists every family of the request's kind (task_kind alone reaches the relevant
+   * threshold). The ones that share no term or file all score alike (0.45, less 0.1 when both
+   * sides name files), so only the first `limit` by id of each (files, class) bucket can rank.
+   */
+  private fillKind(kind: string, queryFiles: boolean, opts: SearchOptions, hits: TopHits<FamilyHit<T>>, seen: ReadonlySet<string>, consider: (id: string) => void): void {
+    if (opts.merge) return;
+    for (const b of this.kinds.of(kind)) {
+      if (opts.include && !opts.include(b.cls)) continue;
+      const score = kindOnlyRelevance(b.files && queryFiles);
+      if (score < opts.minScore) continue;
+      const worst = hits.worst();
+      if (worst && score + (opts.boost?.(b.cls) ?? 0) < worst.rank) continue;
+      for (const id of opts.limit ? b.ids.first(opts.limit, seen) : b.ids.values()) consider(id);
+    }
+  }
+}
+
+/** Whether a family whose signals are at most `ceiling` could still score ≥ minScore and rank into the top `limit`. */
+function canRank<H extends { id: string; score: number }>(opts: SearchOptions, hits: TopHits<H>, cls: string, ceiling: Signals): boolean {
+  const score = opts.merge ? mergeScore(ceiling) : relevance(ceiling);
+  if (score < opts.minScore) return false;
+  const worst = hits.worst();
+  return !worst || score + (opts.boost?.(cls) ?? 0) >= worst.rank;
 }

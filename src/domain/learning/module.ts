@@ -12,7 +12,8 @@ export type { ReplayEpisode } from './replay';
 /**
  * The learning family (docs/learning.md): workflows, patterns, policy memory and rules learned
  * from execution evidence, and the planning surfaces that apply them. start() subscribes to
- * memory's write path and starts following other processes' writes; scopes load lazily.
+ * memory's write path, starts following other processes' writes, and loads every scope that has
+ * learned something in the background (a scope asked for first loads on that request).
  */
 export function createLearningModule(deps: AppDeps, upstream: { memory: MemoryServices; lifecycle: LifecycleServices }): FamilyModule<typeof learningRoutes, LearningServices> {
   const runtime = createLearningRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log, memory: upstream.memory, lifecycle: upstream.lifecycle });
@@ -21,5 +22,6 @@ export function createLearningModule(deps: AppDeps, upstream: { memory: MemorySe
     services: runtime.services,
     start: () => runtime.start(),
     stop: () => runtime.stop(),
+    readiness: () => runtime.readiness(),
   };
 }

@@ -73,13 +73,14 @@ export async function plan(
   opts: { vector?: Float32Array | null } = {},
 ): Promise<Plan> {
   const q = { ...familyQuery(r), vector: opts.vector ?? null };
-  const hits = state.workflows.search(q, { minScore: THRESHOLDS.relevant });
-  const stateBonus = (w: Learned<WorkflowSlot>) => (w.slot.promotion_state === 'stable' ? 0.05 : 0);
-  const ranked = hits
-    .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals }))
-    .sort((a, b) => b.score + stateBonus(b.entry) - (a.score + stateBonus(a.entry)) || (a.entry.node.id < b.entry.node.id ? -1 : 1));
-  const workflows = ranked.filter((m) => m.entry.node.tier !== 'archive').slice(0, MAX_WORKFLOWS);
-  const archived = ranked.filter((m) => m.entry.node.tier === 'archive').slice(0, MAX_WORKFLOWS);
+  // Live and archived workflows apart, each ranked by relevance with stable ones a little ahead
+  // (workflow classes: scope-state.ts workflowClass); the index reads only what can rank.
+  const ranked = (tier: 'live' | 'archive') =>
+    state.workflows
+      .search(q, { minScore: THRESHOLDS.relevant, limit: MAX_WORKFLOWS, include: (c) => c.startsWith(`${tier}:`), boost: (c) => (c.endsWith(':stable') ? 0.05 : 0) })
+      .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals }));
+  const workflows = ranked('live');
+  const archived = ranked('archive');
 
   const patterns: PatternMatch[] = state.patterns
     .search(q, { minScore: THRESHOLDS.relevant, limit: MAX_PATTERNS })

@@ -4,12 +4,14 @@ import { LOCAL_EMBEDDINGS_MISSING } from '../../retrieval/embedders/resolve';
 import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
+import type { Readiness } from '../../app/module';
 import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
 import type { Clock } from '../clock';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
 import type { MemoryEdge } from '../memory/node';
 import type { WriteEvent } from '../memory/write';
+import { yieldToIo } from '../turn';
 import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
 import { observationOf } from './observe';
 import { LEARNING_SOURCE, Persist } from './persist';
@@ -19,6 +21,7 @@ import { RULE_SLOT } from './rule-model';
 import type { ScopeLearning } from './scope-state';
 import { ScopeRegistry } from './scopes';
 import { GoalVectors } from './vectors';
+import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
 
 /**
@@ -46,10 +49,14 @@ export interface LearningServices {
   idle(): Promise<void>;
   /** How task similarity is computed: with dense goal vectors, or lexical only (and why, when embeddings were configured but are unusable). */
   similarity(): { dense: boolean; provider: string; problem: string | null };
+  /** Diagnostics: scopes loaded, and the follower of other processes' writes (its watermark, holes, nodes it loaded). */
+  stats(): { scopes_loaded: number; follower: (ReturnType<RemoteFollower['statsOf']>) | null };
 }
 
 /** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */
 export { LOCAL_EMBEDDINGS_MISSING };
+
+const BACKGROUND_FOLLOW_MS = 1000;
 
 export interface LearningCtx {
   memory: MemoryServices;
@@ -69,6 +76,8 @@ export interface LearningRuntime {
   services: LearningServices;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The start-up warm-up of learned scopes (GET /health `indexes.learning`). */
+  readiness(): Readiness;
 }
 
 /** Keys of executions already looked at (id + revision), so a metadata update is not re-learned. */
@@ -134,6 +143,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       if (!seen.offer(`${n.id}:${n.revision}`)) continue;
       const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null });
       if (!obs) continue;
+      await yieldToIo();
       state.rememberObservation(n.id, obs);
       try {
         for (const id of await distill(deps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
@@ -146,7 +156,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   }
 
   async function onWrite(ev: WriteEvent) {
-    for (const w of ev.nodes) follower?.local(w.node.seq);
+    for (const w of ev.nodes) follower?.local(w.node.seq, w.node.id);
     if (ev.source === LEARNING_SOURCE) return;
     const fresh = ev.nodes.filter((w) => w.outcome !== 'deduplicated').map((w) => w.node);
     if (fresh.length === 0) return;
@@ -218,16 +228,36 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     similarity() {
       return { dense: vectors !== null, provider: deps.config.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
     },
+    stats() {
+      return { scopes_loaded: scopes.loadedCount, follower: follower ? follower.statsOf() : null };
+    },
   };
 
   let unsubscribe: (() => void) | null = null;
+  let unwatch: (() => void) | null = null;
+  let background: NodeJS.Timeout | null = null;
+  const warmup = new Warmup({ memory, scopes, log, loaded: (ref, s) => vectors?.enqueueAll(ref, s) });
   return {
+    readiness: () => warmup.readiness(),
     ctx,
     services,
     async start() {
-      follower = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
-      follower.start(await memory.store.currentSeq());
+      const f = new RemoteFollower(memory.store, onRemote, (err) => log.warn(`learning catch-up failed: ${err.message}`));
+      follower = f;
+      unwatch = memory.store.watchAbandonedSeqs((first, last) => f.abandoned(first, last));
+      f.start(await memory.store.currentSeq());
       unsubscribe = memory.onWrite(onWrite);
+      // Other processes' writes are learned from in the background, a second's worth at a time, so
+      // a read never finds a long backlog to catch up on first (docs/learning.md, "What is learned from").
+      let busy = false;
+      background = setInterval(() => {
+        if (busy || Date.now() - f.lastPass < BACKGROUND_FOLLOW_MS) return;
+        busy = true;
+        f.sync()
+          .catch((err) => log.warn(`learning catch-up failed: ${(err as Error).message}`))
+          .finally(() => (busy = false));
+      }, BACKGROUND_FOLLOW_MS);
+      background.unref();
       // The encoder memory decided on at its start (memory starts first): one per process.
       const encoder = memory.encoder();
       if (encoder.embedder) vectors = new GoalVectors(encoder.embedder, log);
@@ -236,8 +266,13 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
         embeddingsProblem = encoder.status.detail ?? 'embeddings unavailable';
         if (deps.config.embeddings.explicit) log.error(`learning: ${embeddingsProblem}`);
       }
+      // After the encoder: warmed scopes queue their workflows' goal embeddings.
+      warmup.start();
     },
     async stop() {
+      if (background) clearInterval(background);
+      await warmup.stop();
+      unwatch?.();
       unsubscribe?.();
       await writer.flush();
       vectors?.stop();

@@ -5,7 +5,7 @@ import { PATTERN_SLOT, type PatternSlot } from './pattern-model';
 import { POLICY_SLOT, type PolicySlot } from './policy-model';
 import { RULE_SLOT, type RuleSlot } from './rule-model';
 import { TermStats } from './similarity';
-import type { FamilySignature, Observation } from './types';
+import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type Observation, type OriginCounts } from './types';
 
 const RECENT_OBSERVATIONS = 5000;
 import { WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
@@ -49,6 +49,9 @@ export const metaOf = (n: StoredNode): NodeMeta => ({
   created_at: n.created_at,
   updated_at: n.updated_at,
 });
+
+/** A workflow's class in the family index (planner ranking): `live|archive` : promotion state. */
+export const workflowClass = (w: Learned<WorkflowSlot>) => `${w.node.tier === 'archive' ? 'archive' : 'live'}:${w.slot.promotion_state}`;
 
 export const familyKey = (familyId: string, tool: string) => `${familyId}\u0000${tool}`;
 
@@ -100,7 +103,11 @@ function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
 export class ScopeLearning {
   readonly stats = new TermStats();
   /** Keyed by first move (tool and file): two workflows that would start the same way are not each other's dense runner-up. */
-  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(this.stats, (w) => `${w.slot.steps[0]?.tool ?? ''}|${w.slot.steps[0]?.file_path ?? w.slot.target_files[0] ?? ''}`);
+  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(
+    this.stats,
+    (w) => `${w.slot.steps[0]?.tool ?? ''}|${w.slot.steps[0]?.file_path ?? w.slot.target_files[0] ?? ''}`,
+    workflowClass,
+  );
   readonly patterns = new FamilyIndex<Learned<PatternSlot>>(this.stats);
   readonly policies = new Map<string, Learned<PolicySlot>>();
   readonly rules = new Map<string, Learned<RuleSlot>>();
@@ -122,6 +129,10 @@ export class ScopeLearning {
   /** session_id (as the sessions family names it in slots) → session node id. */
   private readonly sessionIds = new Map<string, string>();
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly originCounts = emptyOriginCounts();
+  private readonly workflowOrigins = new Map<string, DistillationOrigin>();
+  private readonly carrierCounts: Record<CarrierMeta['kind'], number> = { handoff: 0, session: 0, session_event: 0 };
+  private readonly handoffsByAnchor = new Map<string, Set<string>>();
   /**
    * Recently seen executions by node id (bounded): pairing a new execution with an earlier one
    * usually finds a recent write, which then needs no store read.
@@ -143,7 +154,7 @@ export class ScopeLearning {
     if (n.kind === 'workflow') {
       const slot = slotOf<WorkflowSlot>(n, WORKFLOW_SLOT);
       if (!slot) return false;
-      this.workflows.put(n.id, workflowSignature(slot), { node: metaOf(n), slot });
+      this.putWorkflow(n.id, { node: metaOf(n), slot });
       this.workflowByFamily.set(slot.family_id, n.id);
       for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, n.id);
       return true;
@@ -180,7 +191,7 @@ export class ScopeLearning {
         }
         return true;
       }
-      this.carriers.set(n.id, { ...metaOf(n), kind: n.kind, anchor: anchorOf(n) });
+      this.setCarrier({ ...metaOf(n), kind: n.kind, anchor: anchorOf(n) });
       const sid = sessionIdOf(n);
       if (n.kind === 'session' && sid) this.sessionIds.set(sid, n.id);
       return true;
@@ -204,8 +215,46 @@ export class ScopeLearning {
   setWorkflowSlot(id: string, slot: WorkflowSlot): void {
     const w = this.workflows.get(id);
     if (!w) return;
-    this.workflows.put(id, workflowSignature(slot), { node: w.node, slot });
+    this.putWorkflow(id, { node: w.node, slot });
     for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, id);
+  }
+
+  private putWorkflow(id: string, w: Learned<WorkflowSlot>): void {
+    const before = this.workflowOrigins.get(id);
+    if (before) this.originCounts[before] -= 1;
+    this.originCounts[w.slot.distillation_origin] += 1;
+    this.workflowOrigins.set(id, w.slot.distillation_origin);
+    this.workflows.put(id, workflowSignature(w.slot), w);
+  }
+
+  /** Workflows by distillation origin, over the whole scope (kept as workflows come and change). */
+  scopeOriginCounts(): OriginCounts {
+    return { ...this.originCounts };
+  }
+
+  private setCarrier(c: CarrierMeta): void {
+    const before = this.carriers.get(c.id);
+    if (before) {
+      this.carrierCounts[before.kind] -= 1;
+      if (before.kind === 'handoff' && before.anchor) this.handoffsByAnchor.get(before.anchor)?.delete(c.id);
+    }
+    this.carriers.set(c.id, c);
+    this.carrierCounts[c.kind] += 1;
+    if (c.kind === 'handoff' && c.anchor) {
+      let set = this.handoffsByAnchor.get(c.anchor);
+      if (!set) this.handoffsByAnchor.set(c.anchor, (set = new Set()));
+      set.add(c.id);
+    }
+  }
+
+  /** How many continuity carriers of a kind the scope holds (session events are counted apart: sessionEventCount). */
+  carrierCount(kind: 'handoff' | 'session'): number {
+    return this.carrierCounts[kind];
+  }
+
+  /** The handoff carriers of one anchor. */
+  handoffsOf(anchor: string): CarrierMeta[] {
+    return [...(this.handoffsByAnchor.get(anchor) ?? [])].map((id) => this.carriers.get(id)!).filter(Boolean);
   }
 
   workflowOfFamily(familyId: string): Learned<WorkflowSlot> | undefined {

@@ -160,6 +160,25 @@ export function mergeScore(s: Signals): number {
   return Math.max(0, Math.min(1, r));
 }
 
+/**
+ * The most relevance (or merge score) a family can reach whose lexical cosine is at most
+ * `lexicalMax`, that shares no file with the request and gets no dense credit: what the family
+ * index's search (family-search.ts) may skip a family under. Kept beside the rules it bounds.
+ */
+export function relevanceCeiling(lexicalMax: number, kind: KindSignal): number {
+  return Math.max(0, Math.min(1, lexicalMax + (kind === 'match' ? KIND_BONUS : kind === 'mismatch' ? -KIND_PENALTY : 0)));
+}
+
+export function mergeCeiling(lexicalMax: number, kind: KindSignal): number {
+  if (kind === 'mismatch' || lexicalMax < MIN_MERGE_TEXT) return 0;
+  return Math.max(0, Math.min(1, lexicalMax + (kind === 'match' ? 0.25 : 0)));
+}
+
+/** Relevance of a same-kind family that shares no term or file and gets no dense credit (listed on task_kind alone). */
+export function kindOnlyRelevance(bothNameFiles: boolean): number {
+  return relevance({ lexical: 0, dense: null, kind: 'match', files: false, files_disjoint: bothNameFiles });
+}
+
 export function kindSignal(a: string | null | undefined, b: string | null | undefined): KindSignal {
   if (!a || !b) return 'none';
   return a === b ? 'match' : 'mismatch';

@@ -44,23 +44,48 @@ const GENERIC_WEIGHT = 0.4;
 export class TermStats {
   private readonly df = new Map<string, number>();
   private n = 0;
+  private v = 0;
 
   get documents(): number {
     return this.n;
   }
 
+  /**
+   * Changes whenever a weight may have changed (a document added or removed, a document frequency
+   * moved): values derived from weights (a family's vector norm) are valid while it stays the same.
+   */
+  get version(): number {
+    return this.v;
+  }
+
   add(terms: Iterable<string>): void {
     this.n += 1;
+    this.v += 1;
     for (const t of terms) this.df.set(t, (this.df.get(t) ?? 0) + 1);
   }
 
   remove(terms: Iterable<string>): void {
     this.n = Math.max(0, this.n - 1);
-    for (const t of terms) {
-      const d = (this.df.get(t) ?? 0) - 1;
-      if (d <= 0) this.df.delete(t);
-      else this.df.set(t, d);
-    }
+    this.v += 1;
+    for (const t of terms) this.dec(t);
+  }
+
+  /**
+   * One document's terms changed from `before` to `after` (both without duplicates): only the
+   * terms that came or went move, so a document that keeps its words leaves every weight, and
+   * the version, as they were.
+   */
+  replace(before: readonly string[], after: readonly string[]): void {
+    const old = new Set(before);
+    const now = new Set(after);
+    for (const t of old) if (!now.has(t)) (this.dec(t), (this.v += 1));
+    for (const t of now) if (!old.has(t)) (this.df.set(t, (this.df.get(t) ?? 0) + 1), (this.v += 1));
+  }
+
+  private dec(t: string): void {
+    const d = (this.df.get(t) ?? 0) - 1;
+    if (d <= 0) this.df.delete(t);
+    else this.df.set(t, d);
   }
 
   docFreq(term: string): number {

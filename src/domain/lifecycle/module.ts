@@ -54,6 +54,7 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
       view.start();
       history.start();
     },
+    readiness: () => view.readiness(),
     async stop() {
       unsubscribe();
       await feedback.stop();

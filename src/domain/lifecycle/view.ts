@@ -102,6 +102,8 @@ export class ForgettingView {
   private readonly catchUp: CatchUp<NodeState>;
   private ready: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Where the start-up build is (GET /health `indexes.forgetting`). */
+  private buildState: { status: 'building' | 'ready' | 'failed'; detail: string } = { status: 'building', detail: 'not started' };
 
   constructor(
     private readonly deps: {
@@ -123,8 +125,10 @@ export class ForgettingView {
   /** Starts the build in the background; sync() waits for it. */
   start(): void {
     if (!this.ready) {
+      this.buildState = { status: 'building', detail: 'reading node states' };
       const ready = this.build().catch((err) => {
         this.ready = null; // the next sync() tries again
+        this.buildState = { status: 'failed', detail: (err as Error).message };
         throw err;
       });
       ready.catch((err) => this.deps.log.warn(`forgetting view build failed (retried on the next summary): ${(err as Error).message}`));
@@ -151,6 +155,12 @@ export class ForgettingView {
     // process that saw them change (a restart must not rewrite every scope's sample at once).
     for (const t of this.tallies) t.changed = false;
     this.deps.log.info(`forgetting view: ${this.ids.size} nodes in ${this.scopes.size} scopes loaded in ${Date.now() - t0} ms`);
+    this.buildState = { status: 'ready', detail: `${this.ids.size} nodes in ${this.scopes.size} scopes` };
+  }
+
+  /** The start-up build's state, for GET /health. */
+  readiness(): { status: 'building' | 'ready' | 'failed'; detail: string } {
+    return this.buildState.status === 'building' ? { status: 'building', detail: `${this.ids.size} nodes read so far` } : this.buildState;
   }
 
   /** Resolves once every node change acknowledged before the call is counted. */

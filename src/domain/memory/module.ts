@@ -17,5 +17,7 @@ export function createMemoryModule(deps: AppDeps, _upstream: Record<string, neve
     services: runtime.services,
     start: () => runtime.start(),
     stop: () => runtime.stop(),
+    // Built before the API listens (start() returns when it is), so /health always finds it ready.
+    readiness: () => ({ status: 'ready', detail: `${runtime.services.index.size} nodes` }),
   };
 }

@@ -135,6 +135,17 @@ export class RecallIndex {
     return n;
   }
 
+  /** The tenant+scopes holding at least one node (what other families warm up at start). */
+  scopes(): { tenant_id: string; scope: string }[] {
+    const out: { tenant_id: string; scope: string }[] = [];
+    for (const [k, st] of this.states) {
+      if (st.count === 0) continue;
+      const i = k.indexOf('\u0000');
+      out.push({ tenant_id: k.slice(0, i), scope: k.slice(i + 1) });
+    }
+    return out;
+  }
+
   stats(): { partitions: number; docs: number; vectors: number } {
     return this.parts.stats();
   }

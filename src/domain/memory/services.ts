@@ -82,9 +82,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
     () => index.mark(),
   );
   // Numbers this process reserved and gave up: never written, so the watermark may pass them.
-  store.onSeqsAbandoned = (first, last) => {
+  store.watchAbandonedSeqs((first, last) => {
     for (let s = first; s <= last; s += 1) catchUp.noteAbandoned(s);
-  };
+  });
   /** Local writes: indexed now, and their seqs let the watermark pass them without a query. */
   const applyLocal = (n: StoredNode) => {
     index.applyLocal(n);

@@ -1,4 +1,5 @@
 import { LoreError } from '../../contract/errors';
+import { yieldToIo } from '../turn';
 import type { Log } from '../../log';
 import type { NodeContent, NodeStore, StoredNode, WriteOutcome } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
@@ -167,6 +168,7 @@ export async function writeNodes(
   const external = [...new Set(edges.flatMap((e) => [e.src, e.dst]).filter((r) => !seen.has(r)))];
   const resolved = await resolveRefs(deps.store, ref, external);
 
+  await yieldToIo();
   const prepared = items.map((i) => prepare(i, actor, commitId));
   const nodes = deps.store.in(ref);
   const now = deps.now();

@@ -419,6 +419,7 @@ function onlyDuplicates(err: unknown): boolean {
 /** The node store: per-scope access, and the cross-scope change feed for catch-up. */
 export class NodeStore {
   private readonly seqs: SeqAllocator;
+  private readonly abandonedListeners = new Set<(first: number, last: number) => void>();
   private readonly combiner: InsertCombiner;
 
   private readonly access: AccessStore;
@@ -458,11 +459,16 @@ export class NodeStore {
   }
 
   /**
-   * Told about sequence numbers this process reserved and will never use (sequence.ts): this
-   * process's catch-up may pass them. Other processes see them as holes that expire.
+   * Tells `fn` about sequence numbers this process reserved and will never use (sequence.ts): this
+   * process's catch-ups (the recall index's, learning's) may pass them. Other processes see them
+   * as holes that expire. Returns an unsubscribe function.
    */
-  set onSeqsAbandoned(fn: ((first: number, last: number) => void) | null) {
-    this.seqs.onAbandoned = fn;
+  watchAbandonedSeqs(fn: (first: number, last: number) => void): () => void {
+    this.abandonedListeners.add(fn);
+    this.seqs.onAbandoned ??= (first, last) => {
+      for (const l of this.abandonedListeners) l(first, last);
+    };
+    return () => this.abandonedListeners.delete(fn);
   }
 
   /** Nodes of every scope changed after `afterSeq`, in seq order (for in-process index catch-up). */

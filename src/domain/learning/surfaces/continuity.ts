@@ -74,7 +74,7 @@ function evidenceView(e: AnchorEvidence) {
 export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anchor: string) {
   const state = await ctx.scope(ref);
   const nodes = ctx.memory.nodes(ref);
-  const carrier = [...state.carriers.values()].filter((c) => c.kind === 'handoff' && c.anchor === anchor).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0];
+  const carrier = state.handoffsOf(anchor).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0];
   const found = (carrier ? await nodes.get(carrier.id) : null) ?? (await nodes.getByClientId(`~handoff:${anchor}`));
   const handoff = found && found.kind === 'handoff' ? found : null;
   const h = handoff ? handoffFields(handoff) : null;

@@ -12,9 +12,7 @@ import { CONTINUITY_ORIGINS, emptyOriginCounts, type OriginCounts } from '../typ
  */
 
 export function scopeOriginCounts(state: ScopeLearning): OriginCounts {
-  const c = emptyOriginCounts();
-  for (const w of state.workflows.values()) c[w.slot.distillation_origin] += 1;
-  return c;
+  return state.scopeOriginCounts();
 }
 
 export function explain(p: Plan): string {
@@ -44,8 +42,6 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
     origin[w.distillation_origin] += 1;
     for (const k of Object.keys(observed) as (keyof OriginCounts)[]) observed[k] += w.origin_counts[k];
   }
-  const carriers = [...state.carriers.values()];
-  const count = (k: string) => carriers.filter((c) => c.kind === k).length;
   return {
     forgetting_summary: await (reads ? reads.forgetting : ctx.lifecycle.forgettingSummary(ref)),
     continuity_carrier_summary: {
@@ -53,7 +49,7 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
       handoff_count: origin.handoff_continuity_carrier,
       session_event_count: origin.session_event_continuity_carrier,
       session_count: origin.session_continuity_carrier,
-      scope_carrier_counts: { handoffs: count('handoff'), sessions: count('session'), session_events: state.sessionEventCount },
+      scope_carrier_counts: { handoffs: state.carrierCount('handoff'), sessions: state.carrierCount('session'), session_events: state.sessionEventCount },
     },
     distillation_signal_summary: {
       origin_counts: origin,
