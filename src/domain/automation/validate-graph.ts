@@ -54,7 +54,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  * `expression` is the condition form existing clients write (docs/automation.md, "Conditions").
  */
 const GRAPH_KEYS = ['nodes', 'edges'] as const;
-const NODE_KEYS = ['node_id', 'kind', 'name', 'inputs', 'playbook_id', 'version', 'approval_key', 'timeout', 'on_timeout', 'condition', 'expression', 'artifacts'] as const;
+const NODE_KEYS = ['node_id', 'kind', 'name', 'inputs', 'playbook_id', 'version', 'mode', 'approval_key', 'timeout', 'on_timeout', 'condition', 'expression', 'artifacts'] as const;
 const EDGE_KEYS = ['from', 'to', 'type'] as const;
 const CONDITION_KEYS = ['left', 'op', 'right'] as const;
 const ARTIFACT_KEYS = ['path', 'from_node'] as const;
