@@ -202,4 +202,26 @@ describe('committed workflow histories', () => {
       assert.deepEqual((await replayAll(bundle, others)).failures, []);
     });
   });
+
+  describe('a patch dropped', () => {
+    let tree: VariantTree;
+    before(() => {
+      // Guided runs back to stopping at their first host step, as before the patch, for every run.
+      tree = variantTree('guided-patch-dropped', [{ file: 'workflows/replay.ts', find: 'if (patched(PATCH_GUIDED_HOST_STEPS)) {', replace: 'if ((false as boolean) && PATCH_GUIDED_HOST_STEPS) {' }]);
+    });
+    after(() => tree?.remove());
+
+    it('fails the replay of every recorded guided run that waited for the host, and of no other playbook run', { timeout: 600_000 }, async () => {
+      const guided = (h: LoadedHistory) =>
+        (h.history.events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch' && patchIdOf(e.markerRecordedEventAttributes.details) === 'lore-guided-host-steps-wait-for-the-host');
+      const runs = histories.filter((h) => h.workflowType === 'playbookRunWorkflow');
+      const waited = runs.filter(guided);
+      assert.ok(waited.length >= 4, 'the guided runs of the v3 sets (waiting, completed; traced and not)');
+      const bundle = await bundleWorkflowCode({ workflowsPath: tree.workflowsPath, logger: { trace() {}, debug() {}, info() {}, log() {}, warn() {}, error() {} } });
+      const { replayed, failures } = await replayAll(bundle, runs);
+      assert.equal(replayed, runs.length);
+      assert.deepEqual(failures.map((f) => f.workflowId).sort(), waited.map((h) => h.workflowId).sort());
+      for (const f of failures) assert.equal(f.error.name, 'DeterminismViolationError', `${f.file}: ${f.error.message}`);
+    });
+  });
 });
