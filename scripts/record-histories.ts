@@ -3,7 +3,7 @@
  * workflow code. Run it with the code whose histories you want to keep (docs/design.md, "Changing a
  * workflow"):
  *
- *   node --import tsx scripts/record-histories.ts --set <set> [--only a,b] [--list]
+ *   node --import tsx scripts/record-histories.ts --set <set> [--only a,b] [--traced] [--list]
  *
  * It starts its own MongoDB-compatible server and Temporal dev server (from LORE_BIN_DIR, as
  * `npm test` does) in a temporary directory, the API and a worker in this process, runs each
@@ -13,6 +13,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +27,7 @@ import { historyToJson } from '../test/workflows/histories/history-json';
 import { writeRecording, type RecordedWorkflow } from '../test/workflows/histories/recordings';
 import { SCENARIOS } from '../test/workflows/histories/scenarios';
 
-const HELP = `Usage: node --import tsx scripts/record-histories.ts --set <set> [--only <name,...>] [--list]
+const HELP = `Usage: node --import tsx scripts/record-histories.ts --set <set> [--only <name,...>] [--traced] [--list]
 
 Records the histories of test/workflows/histories/scenarios.ts into
 test/workflows/histories/<set>/<scenario>.json (overwriting a scenario already recorded in that set).
@@ -33,12 +35,14 @@ test/workflows/histories/<set>/<scenario>.json (overwriting a scenario already r
   --set <set>     the directory to write: one per version of the workflow code whose runs may still
                   be open somewhere (e.g. v1-baseline); a new set never replaces an older one
   --only <names>  record only these scenarios (comma-separated)
+  --traced        run the worker with tracing on (its workflow interceptors bundled in; the spans go
+                  to a receiver in this process and are dropped): histories of a traced Lore
   --list          list the scenarios and exit
   --help          this text
 `;
 
 const { values } = parseArgs({
-  options: { set: { type: 'string' }, only: { type: 'string' }, list: { type: 'boolean' }, help: { type: 'boolean' } },
+  options: { set: { type: 'string' }, only: { type: 'string' }, traced: { type: 'boolean' }, list: { type: 'boolean' }, help: { type: 'boolean' } },
 });
 if (values.help) {
   process.stdout.write(HELP);
@@ -64,6 +68,19 @@ const root = new URL('..', import.meta.url).pathname;
 const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
 const source = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--', 'workflows', 'src', 'activities') ? '-dirty' : ''}`;
 const sdk = (JSON.parse(readFileSync(join(root, 'node_modules/@temporalio/workflow/package.json'), 'utf8')) as { version: string }).version;
+
+/** Accepts OTLP/HTTP trace exports and drops them. */
+function startSpanSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, close: () => new Promise<void>((r) => server.close(() => r())) }),
+    ),
+  );
+}
 
 /** The workflow ids of the children a history started. */
 function childrenOf(history: History): string[] {
@@ -99,8 +116,10 @@ process.env.LORE_TEST_MONGODB_URI = services.mongoUri;
 process.env.LORE_TEST_TEMPORAL_ADDRESS = services.temporalAddress;
 let api: TestApi | null = null;
 let failed = false;
+// --traced: an OTLP receiver that takes the spans and drops them (tracing needs somewhere to send).
+const receiver = values.traced ? await startSpanSink() : null;
 try {
-  api = await startTestApi({ worker: true });
+  api = await startTestApi({ worker: true, ...(receiver ? { env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: receiver.url, LORE_TRACING: 'on' } } : {}) });
   const server = await api.engine.serverVersion();
   for (const scenario of chosen) {
     const t0 = Date.now();
@@ -115,6 +134,7 @@ try {
         source,
         temporal_server: server,
         temporal_sdk: sdk,
+        ...(receiver ? { traced: true } : {}),
         workflows,
       });
       const types = workflows.map((w) => w.workflow_type).join(', ');
@@ -127,6 +147,7 @@ try {
 } finally {
   await api?.close().catch(() => {});
   await services.stop().catch(() => {});
+  await receiver?.close();
   rmSync(scratch, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config';
 import type { Log } from '../log';
 
@@ -42,6 +43,13 @@ export interface RequestInfo {
 export interface HttpTracing {
   start(req: RequestInfo): RequestSpan;
 }
+
+/**
+ * The workflow interceptor module a traced worker bundles into its workflow code (a file path, as
+ * Temporal's bundler takes it). Here, not in otel-worker.ts, so the replay tests name it without
+ * loading the OpenTelemetry SDK.
+ */
+export const TRACING_WORKFLOW_INTERCEPTORS = fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url));
 
 /** What the worker registers: activity interceptors, the workflow span sink and the workflow interceptor module. */
 export interface WorkerTracing {

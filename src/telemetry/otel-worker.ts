@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { Context as ActivityContext } from '@temporalio/activity';
-import type { WorkerTracing } from './index';
+import { TRACING_WORKFLOW_INTERCEPTORS, type WorkerTracing } from './index';
 
 /**
  * The worker's half of tracing: Temporal's activity interceptors (an activity's span continues
@@ -12,10 +11,11 @@ import type { WorkerTracing } from './index';
  * which goes into the workflow bundle (src/workflow-bundle.ts keys the bundle by it).
  */
 export function workerTracing(processor: SpanProcessor, resource: Resource): WorkerTracing {
-  const require = createRequire(import.meta.url);
   return {
     activityInterceptors: [(ctx: ActivityContext) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     sinks: { exporter: makeWorkflowExporter(processor, resource) },
-    workflowInterceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+    // Temporal's workflow interceptors with span ids that leave the workflow's random numbers alone
+    // (workflow-interceptors.ts says why: turning tracing on or off must not break open runs).
+    workflowInterceptorModules: [TRACING_WORKFLOW_INTERCEPTORS],
   };
 }

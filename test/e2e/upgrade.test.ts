@@ -6,9 +6,15 @@
  * timer, and a different final reason): "the next version". The paused run is resumed; both old
  * runs finish correctly on the old path (their histories replay without the patch), and a run
  * started after the upgrade takes the new path (its history carries the patch marker).
+ *
+ * The next version also runs with tracing on (the old one ran without): the old runs' histories
+ * replay with tracing's workflow interceptors in the bundle, which must not change the commands
+ * they issue (src/telemetry/workflow-interceptors.ts: the ids of the playbook children).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -50,8 +56,28 @@ let api: TestApi;
 let scratch = '';
 let procs: LoreProcesses;
 let next: VariantTree;
+/** Where the upgraded Lore sends its spans: they are counted and dropped. */
+let spans: { url: string; posts: number; close(): Promise<void> };
+
+function startSpanSink(): Promise<typeof spans> {
+  return new Promise((resolve) => {
+    const sink = { url: '', posts: 0, close: () => new Promise<void>((r) => server.close(() => r())) };
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        sink.posts += 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    server.listen(0, '127.0.0.1', () => {
+      sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+      resolve(sink);
+    });
+  });
+}
 
 before(async () => {
+  spans = await startSpanSink();
   api = await startTestApi({ worker: false });
   scratch = mkdtempSync(join(tmpdir(), 'lore-upgrade-'));
   // This file's Lore processes run one after another; 570000–579999 is its uid block (docs/sandbox.md).
@@ -62,6 +88,7 @@ after(async () => {
   procs?.killAll();
   await api?.close();
   next?.remove();
+  await spans?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -115,9 +142,9 @@ describe('upgrade', () => {
     await waitFor('the slow command to run', async () => (await processesRunning(SLEEP)).length > 0, 180_000, 50);
     assert.equal(nodeOf(await getRun(api, busyId), 'slow').state, 'running');
 
-    // The upgrade: stop this Lore, start the next version on the same store and Temporal.
+    // The upgrade: stop this Lore, start the next version on the same store and Temporal, traced.
     assert.equal(await procs.stop(old), 0, `lore stopped cleanly:\n${old.output().slice(-3000)}`);
-    const upgraded = await procs.start('all', {}, 300_000, next.loreBin);
+    const upgraded = await procs.start('all', { LORE_TRACING: 'on', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: spans.url }, 300_000, next.loreBin);
 
     // The run that was mid-playbook finishes (its command completed during the graceful stop, or
     // its second attempt ran), on the old path.
@@ -146,5 +173,6 @@ describe('upgrade', () => {
     assert.ok(fresh.reason.endsWith(NEW_PATH), `new run, new path: ${fresh.reason}`);
     assert.ok((await patchMarkers(fresh.workflow_id)).includes(VARIANT_PATCH));
     assert.equal(await procs.stop(upgraded), 0);
+    assert.ok(spans.posts > 0, 'the upgraded Lore ran traced (its spans were exported at the latest when it stopped)');
   });
 });

@@ -69,9 +69,11 @@ describe('automation runs/get wait_ms', () => {
     await createAutomation(api, id, approvalGraph);
     const runs: string[] = [];
     for (let i = 0; i < 25; i++) runs.push(await startRun(api, id));
-    // Two clients per run: one waits for the pause, one for the end (it sees the pause go by).
+    // Per run: one client waits for the pause, one for the end (it sees the pause go by).
+    const settled = new Set<string>();
+    const track = (key: string, p: ReturnType<typeof get>) => p.finally(() => settled.add(key));
     const toPause = runs.map((r) => get(r, { wait_ms: 30_000, until: 'paused_or_done', include_nodes: false }));
-    const toEnd = runs.map((r) => get(r, { wait_ms: 30_000, until: 'done', include_nodes: false }));
+    const toEnd = runs.map((r) => track(`done ${r}`, get(r, { wait_ms: 30_000, until: 'done', include_nodes: false })));
     const paused = await Promise.all(toPause);
     for (const [i, p] of paused.entries()) {
       assert.equal(p.status, 200);
@@ -79,12 +81,24 @@ describe('automation runs/get wait_ms', () => {
       assert.equal(p.body.run.status, 'paused', JSON.stringify(p.body));
       assert.equal(p.body.wait.met, true);
     }
+    // And one more per run for any change since the paused state it saw: 50 clients now wait at
+    // once on runs that will not change until they are decided.
+    const toChange = paused.map((p, i) => track(`change ${runs[i]}`, get(runs[i]!, { wait_ms: 30_000, until: p.body.version, include_nodes: false })));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual([...settled], [], 'no waiting client is answered while its run stays paused');
     for (const r of runs) assert.equal((await api.post('/v1/automations/runs/resume', { run_id: r, decision: 'reject' })).status, 200);
-    const ended = await Promise.all(toEnd);
+    const [ended, changed] = await Promise.all([Promise.all(toEnd), Promise.all(toChange)]);
     for (const [i, e] of ended.entries()) {
+      assert.equal(e.status, 200);
       assert.equal(e.body.run.run_id, runs[i]);
       assert.equal(e.body.run.status, 'failed', JSON.stringify(e.body));
       assert.equal(e.body.wait.met, true);
+    }
+    for (const [i, c] of changed.entries()) {
+      assert.equal(c.status, 200);
+      assert.equal(c.body.run.run_id, runs[i]);
+      assert.equal(c.body.wait.met, true, JSON.stringify(c.body));
+      assert.notEqual(c.body.version, paused[i]!.body.version, 'answered with the changed run');
     }
   });
 

@@ -30,6 +30,8 @@ export interface Recording {
   source: string;
   temporal_server: string | null;
   temporal_sdk: string;
+  /** Recorded by a worker with tracing on (record-histories --traced): its workflow interceptors ran. */
+  traced?: boolean;
   workflows: RecordedWorkflow[];
 }
 

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { uuidv7 } from '../../../src/domain/ids';
-import { SWEEP_WORKFLOW } from '../../../src/domain/lifecycle/run-types';
+import { nodesWorkflowId, SWEEP_WORKFLOW } from '../../../src/domain/lifecycle/run-types';
 import type { TestApi } from '../../helpers/app';
 import { uniqueName } from '../../helpers/app';
 import { pollFor } from '../../helpers/wait';
@@ -92,6 +92,36 @@ async function gatedAutomation(ctx: ScenarioContext): Promise<string> {
 }
 
 const workflowOf = (run: { workflow_id: string }) => run.workflow_id;
+
+/**
+ * A playbook that needs the host and the sandbox: a host step (the host edits a file and reports
+ * it) then a command step; a guided run waits at the first for the host's report.
+ */
+async function hostThenCommand(ctx: ScenarioContext, playbookId: string): Promise<void> {
+  const runId = `rec-${playbookId}`;
+  const steps = [
+    { tool_name: 'edit_file', tool_input: { file_path: 'src/config.ts', change: 'add a flag' }, output_signature: { kind: 'diff', summary: '1 file changed' } },
+    { tool_name: 'command', tool_input: { argv: ['sh', '-c', 'echo checked'], timeout_ms: 120_000 }, output_signature: { kind: 'stdout', summary: '', output_match: 'none' } },
+  ];
+  await call(ctx, '/v1/memory/replay/run/start', { run_id: runId, goal: `make ${playbookId}` });
+  for (const [i, s] of steps.entries()) {
+    await call(ctx, '/v1/memory/replay/step/before', { run_id: runId, step_index: i, tool_name: s.tool_name, tool_input: s.tool_input });
+    await call(ctx, '/v1/memory/replay/step/after', { run_id: runId, step_index: i, status: 'success', output_signature: s.output_signature });
+  }
+  await call(ctx, '/v1/memory/replay/run/end', { run_id: runId, status: 'success', summary: 'recorded' });
+  await call(ctx, '/v1/memory/replay/playbooks/compile_from_run', { run_id: runId, playbook_id: playbookId, name: playbookId });
+  await call(ctx, '/v1/memory/replay/playbooks/promote', { playbook_id: playbookId, target_status: 'active', note: 'history scenario' });
+}
+
+/** A guided run of hostThenCommand's playbook, started and seen waiting at its host step. */
+async function guidedRunWaiting(ctx: ScenarioContext, playbookId: string, runId: string): Promise<string> {
+  await hostThenCommand(ctx, playbookId);
+  const started = await call(ctx, '/v1/memory/replay/playbooks/run', { playbook_id: playbookId, mode: 'guided', run_id: runId });
+  assert.equal(started.pending_step?.step_index, 0, JSON.stringify(started));
+  const got = await call(ctx, '/v1/memory/replay/runs/get', { run_id: runId, include_steps: false });
+  assert.equal(typeof got.run.playbook?.workflow_id, 'string', JSON.stringify(got));
+  return got.run.playbook.workflow_id as string;
+}
 
 export const SCENARIOS: HistoryScenario[] = [
   {
@@ -258,6 +288,92 @@ export const SCENARIOS: HistoryScenario[] = [
       assert.equal(imp.status, 200, JSON.stringify(imp.body));
       assert.equal(imp.body.status, 'completed', JSON.stringify(imp.body));
       return [imp.body.workflow_id];
+    },
+  },
+  {
+    name: 'playbook-guided-host-waiting',
+    covers: 'playbookRunWorkflow (guided): waiting for the host\'s report of its first step, a host step (the history of a run still waiting)',
+    async record(ctx) {
+      return [await guidedRunWaiting(ctx, 'host-then-command', 'guided-waiting')];
+    },
+  },
+  {
+    name: 'playbook-guided-host-completed',
+    covers:
+      'playbookRunWorkflow (guided): waited at a host step, the host reported it (playbooks/runs/steps/complete, a signal), then a command step as a sandboxRunWorkflow child; success',
+    async record(ctx) {
+      const workflowId = await guidedRunWaiting(ctx, 'host-then-command', 'guided-completed');
+      const done = await call(ctx, '/v1/memory/replay/playbooks/runs/steps/complete', {
+        run_id: 'guided-completed',
+        step_index: 0,
+        status: 'success',
+        output_signature: { summary: '1 file changed' },
+        wait_ms: 120_000,
+      });
+      assert.equal(done.completed, true, JSON.stringify(done));
+      assert.equal(done.run.status, 'success', JSON.stringify(done.run));
+      return [workflowId];
+    },
+  },
+  {
+    name: 'playbook-shadow-validation',
+    covers:
+      'playbookShadowValidationWorkflow (repair/review approve, execute_sandbox): the host step not run, the command step a sandboxRunWorkflow child, the result recorded on the version',
+    async record(ctx) {
+      await hostThenCommand(ctx, 'validated');
+      const rep = await call(ctx, '/v1/memory/replay/playbooks/repair', {
+        playbook_id: 'validated',
+        version: 1,
+        note: 'one more check',
+        patch: { steps: [{ op: 'insert', step_index: 2, step: { tool_name: 'command', tool_input: { argv: ['echo', 'again'] }, expected_output_signature: { exit_code: 0 } } }] },
+      });
+      const review = await call(ctx, '/v1/memory/replay/playbooks/repair/review', {
+        playbook_id: 'validated',
+        version: rep.version,
+        action: 'approve',
+        auto_shadow_validate: true,
+        shadow_validation_mode: 'execute_sandbox',
+        target_status_on_approve: 'shadow',
+      });
+      const sv = review.shadow_validation;
+      assert.deepEqual(
+        sv.steps.map((s: any) => s.status),
+        ['not_run', 'success', 'success'],
+        JSON.stringify(sv),
+      );
+      return [sv.workflow_id];
+    },
+  },
+  {
+    name: 'lifecycle-nodes',
+    covers: 'lifecycleNodesWorkflow (what negative feedback on nodes/activate starts): the clock, one decision over the named nodes',
+    async record(ctx) {
+      const nodes = ['wrong-1', 'wrong-2'].map((c, i) => ({ client_id: c, type: 'evidence', title: `failover note ${i}`, text: `The failover runbook says step ${i}: promote the replica by hand.` }));
+      await call(ctx, '/v1/memory/write', { nodes });
+      for (let k = 0; k < 4; k += 1) {
+        await call(ctx, '/v1/memory/nodes/activate', { client_ids: ['wrong-1', 'wrong-2'], outcome: 'negative', activate: true, reason: 'evidence proved wrong' });
+      }
+      const workflowId = nodesWorkflowId(ctx.who.tenant_id, ctx.who.scope);
+      await pollFor('the feedback run to retire the nodes', async () => {
+        const s = (await call(ctx, '/v1/memory/planning/context', { query_text: 'failover runbook' })).planning_summary.forgetting_summary;
+        if (s.lifecycle_state_counts.retired !== 2) return null;
+        const d = await ctx.api.engine.client.workflow.getHandle(workflowId).describe().catch(() => null);
+        return d && d.status.name === 'COMPLETED' ? d : null;
+      }, 120_000, 250);
+      return [workflowId];
+    },
+  },
+  {
+    name: 'round-trip',
+    covers: 'roundTripWorkflow (the engine probe tests and benchmarks use): one activity writing and reading the store',
+    async record(ctx) {
+      const workflowId = `round-trip-recording-${uuidv7()}`;
+      const r = await ctx.api.engine.execute<{ probe_id: string }>(
+        { workflowType: 'roundTripWorkflow', workflowId, args: [`probe-${uuidv7()}`], labels: { tenant_id: ctx.who.tenant_id, scope: ctx.who.scope, kind: 'pack_import' } },
+        120_000,
+      );
+      assert.equal(typeof r.probe_id, 'string');
+      return [workflowId];
     },
   },
   {
