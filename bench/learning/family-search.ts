@@ -1,6 +1,6 @@
 /**
- * The family index's search against the scan it replaced (docs/benchmarks.md, "A write at 100 000
- * nodes"), offline, on the workflows a real Lore learned: loads them from a dump (or straight from
+ * The family index's search against the scan it replaced (docs/benchmarks.md, "Writes and task start
+ * at scale"), offline, on the workflows a real Lore learned: loads them from a dump (or straight from
  * a Lore's MongoDB), builds the index as a scope does (src/domain/learning/family-index.ts) and the
  * old scan (test/helpers/reference-family-index.ts) over the first 10 %, 25 %, 50 % and all of
  * them, and times the searches a write and a task start run for loadgen-shaped executions
