@@ -140,6 +140,16 @@ describe('free-text evidence and recorded replay runs teach task start', () => {
     }
   });
 
+  it('a shared task_kind alone is no evidence: the only bugfix family does not answer an unseen bugfix task', async () => {
+    const id = { tenant_id: 'acme', scope: uniqueName('text-kind') };
+    // The kind stated in the text ("[bugfix] …") is the family's kind.
+    for (const t of TEXTS) await writeText(api, id, `[bugfix] ${t}`);
+    const known = await kickoff(api, id, 'refund entries are counted twice when the ledger sync runs', 'bugfix');
+    assert.equal(known.first_action?.file_path, FILE, JSON.stringify(known.first_action));
+    const body = await kickoff(api, id, 'the PDF invoice renders the company logo upside down', 'bugfix');
+    assert.equal(body.first_action, null, JSON.stringify(body.first_action));
+  });
+
   it('a cancelled recorded run teaches nothing, and another scope sees none of it', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('text-cancel') };
     await ok(api, '/v1/memory/replay/run/start', { ...id, run_id: 'c1', goal: 'ledger sync double counts refunds' });
