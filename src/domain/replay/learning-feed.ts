@@ -20,11 +20,11 @@ const DRAIN_EVERY_MS = 2000;
 /**
  * Feeds successful runs of active playbooks, and recorded runs that ended success, failure or
  * partial, to workflow learning as replay_learning_episode observations (contract.md §3, §6),
- * through LearningServices.recordReplayEpisode (idempotent per run_id). Recorded runs are fed when
- * run/end answers (record-run.ts). The worker ends playbook runs and queues them (runner.ts finishRun → the learning outbox);
- * learning lives in the API process, so the API drains the queue: at once after playbooks/run,
- * when runs/get reads a run whose feed is pending, and every 2 s in the background for the rest
- * (dispatch, automation).
+ * through LearningServices.recordReplayEpisode (idempotent per run_id). Recorded runs are fed
+ * before run/end answers (record-run.ts). The worker ends playbook runs and queues them (runner.ts
+ * finishRun → the learning outbox); learning lives in the API process, so the API drains the
+ * queue: at once after playbooks/run, when runs/get reads a run whose feed is pending, and every
+ * 2 s in the background for the rest (dispatch, automation).
  */
 export class LearningFeed {
   private readonly outbox: LearningOutbox;
