@@ -274,3 +274,64 @@ export const UNSEEN_FRESH2: { kind: string; text: string }[] = [
   { kind: 'late_delivery_sms', text: 'send SMS alerts when a delivery is late' },
   { kind: 'carousel_stock', text: 'the recommendation carousel shows out-of-stock products' },
 ];
+
+/**
+ * Ten more families (issue 28's rebuild: ≥ 40 families), written the same way: held-out
+ * phrasings that describe the task without the training phrasings' words.
+ */
+export const MORE_FAMILIES: Family[] = [
+  f('fix_cart_rounding', 'src/checkout/totals.ts', 'read', ['edit', 'test'],
+    ['fix cart total rounding errors', 'cart totals round to the wrong cent', 'rounding bug in checkout totals'],
+    ['shoppers are charged a penny extra on some orders', 'the sum at payment time is off by one hundredth']),
+  f('add_csv_import', 'src/contacts/importer.ts', 'edit', ['test'],
+    ['add CSV import for contacts', 'import contacts from a CSV file', 'contacts need a CSV upload importer'],
+    ['let sales people load their address book from a spreadsheet', 'bulk-create people records out of an uploaded sheet']),
+  f('refactor_notification_service', 'src/notify/dispatcher.ts', 'read', ['edit', 'test'],
+    ['refactor the notification dispatcher', 'split the notification service into channels', 'clean up notification dispatch code'],
+    ['restructure how alerts fan out to SMS, push and mail', 'untangle the module that decides which message goes where']),
+  f('fix_password_reset', 'src/auth/reset.py', 'grep', ['read', 'edit'],
+    ['fix password reset links expiring immediately', 'password reset emails have dead links', 'reset password link is invalid on first click'],
+    ['people cannot recover a forgotten credential because the mailed URL already lapsed', 'the recovery message points to a page that says it timed out']),
+  f('speed_dashboard_query', 'src/analytics/dashboard.sql', 'bash', ['read', 'edit'],
+    ['speed up the analytics dashboard query', 'dashboard query is slow', 'optimize the slow analytics SQL'],
+    ['the metrics overview page takes forever to appear', 'charts for managers load after a long wait']),
+  f('add_webhook_retries', 'src/webhooks/sender.go', 'edit', ['test'],
+    ['add retries to outgoing webhooks', 'webhook deliveries should be retried', 'retry failed webhook sends'],
+    ['callbacks to partner systems are lost when their endpoint hiccups once', 'try again later when a customer URL we notify is down']),
+  f('fix_memory_profile_upload', 'src/media/upload_worker.py', 'test', ['read', 'edit'],
+    ['fix video upload worker crashing on large files', 'large video uploads crash the worker', 'upload worker dies on big videos'],
+    ['multi-gigabyte clips kill the transcoding process', 'huge movie files make the ingestion job abort']),
+  f('chore_lint_config', '.eslintrc.json', 'read', ['edit', 'bash'],
+    ['update the eslint configuration', 'eslint rules need updating', 'tighten the lint config'],
+    ['our static style checker should forbid unused variables', 'make the code style checker stricter about imports']),
+  f('test_billing_coverage', 'tests/billing/test_invoices.py', 'edit', ['test'],
+    ['add tests for invoice generation', 'invoice generation needs unit tests', 'increase billing test coverage'],
+    ['cover the code that produces bills with automated checks', 'nothing verifies that monthly statements come out right']),
+  f('fix_search_autocomplete', 'web/src/search/Autocomplete.tsx', 'read', ['edit', 'test'],
+    ['fix search autocomplete suggestions', 'autocomplete shows stale suggestions', 'search box suggestions are wrong'],
+    ['typing in the lookup field proposes outdated completions', 'the drop-down of guesses under the query input lags behind']),
+];
+
+/**
+ * Shared task kinds (issue 28): agents send a handful of kinds, not one per task. Every family's
+ * kind in the benchmark is one of these, so task_kind narrows the search but does not name the
+ * family (several families per kind).
+ */
+export const SHARED_KINDS = ['bugfix', 'feature', 'refactor', 'test', 'chore', 'perf'] as const;
+
+export function sharedKind(kind: string): (typeof SHARED_KINDS)[number] {
+  if (/^(?:speed|improve|perf)/.test(kind) || kind === 'speed_dashboard_query') return 'perf';
+  if (/^add|^write_api/.test(kind)) return 'feature';
+  if (/^refactor/.test(kind)) return 'refactor';
+  if (/^test_/.test(kind)) return 'test';
+  if (/^(?:upgrade|migrate|chore)/.test(kind)) return 'chore';
+  return 'bugfix';
+}
+
+/** An unseen task's plausible shared kind (what a caller would send with it). */
+export function unseenKind(text: string): (typeof SHARED_KINDS)[number] {
+  if (/\b(?:slow|tune|speed|faster|latency|pauses)\b/i.test(text)) return 'perf';
+  if (/^(?:add|integrate|show|expose|put|require|emit|render|draft|support|let|offer|build|create|provide)\b/i.test(text)) return 'feature';
+  if (/^(?:delete|ship|configure|retrain|rotate|renew|archive|move|bump|update|upgrade)\b/i.test(text)) return 'chore';
+  return 'bugfix';
+}

@@ -1,6 +1,7 @@
 /**
- * Learning quality benchmark (docs/benchmarks.md, "Learning"): does a paraphrased task start get
- * the learned first move?
+ * Learning quality benchmark, the earlier one (one task kind per family; its figures are in the git
+ * history of docs/benchmarks.md, "Learning"; the current benchmark is task-start.ts, shared kinds
+ * and both evidence modes): does a paraphrased task start get the learned first move?
  *
  *   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local|onnx] [--seed 1]
  *

@@ -81,7 +81,7 @@ describe('record → compile → promote → run (strict) with parameters', () =
 
   });
 
-  it('a successful run of the active playbook is a replay_learning_episode; promoting it active makes the workflow stable', async () => {
+  it('a successful run of the active playbook is a replay_learning_episode, and so is the recorded run it was compiled from', async () => {
     // Two executions of the task written to memory make a candidate workflow (learning's rule).
     const goal = 'rotate the release notes file';
     for (const run_id of ['w-1', 'w-2']) {
@@ -96,22 +96,28 @@ describe('record → compile → promote → run (strict) with parameters', () =
       { tool_name: 'command', tool_input: { argv: ['ls'] }, output_signature: { summary: 'notes.txt' } },
     ]);
     await compile(api, 'rec-notes', 'notes-pb');
-    await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'active' });
+    // The recorded run joined the workflow of the two writes (recorded runs teach, issue 28), so
+    // promoting the playbook compiled from it makes that workflow stable (stable_reason playbook_active).
+    const first = await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'active' });
+    assert.equal(first.learning.workflows_updated.length, 1, JSON.stringify(first.learning));
     const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'notes-pb' });
     assert.equal(r.status, 'success', JSON.stringify(r.steps));
     assert.equal(r.run.learning.state, 'fed');
     assert.equal(r.run.learning.workflows_updated.length, 1, `the episode joined the learned workflow: ${JSON.stringify(r.run.learning)}`);
     const workflowId = r.run.learning.workflows_updated[0];
+    assert.equal(workflowId, first.learning.workflows_updated[0]);
 
     const intro = await ok(api, '/v1/memory/execution/introspect', {});
     const wf = intro.demo_surface.sections.workflows.find((w: any) => w.workflow_id === workflowId);
     assert.ok(wf, JSON.stringify(intro.demo_surface.sections.workflows));
-    assert.equal(wf.origin_counts.replay_learning_episode, 1);
+    // Two episodes: the recorded run the playbook was compiled from (recorded runs teach too, issue 28) and the playbook's run.
+    assert.equal(wf.origin_counts.replay_learning_episode, 2);
+    assert.ok(wf.provenance_ids.includes('replay:rec-notes'), JSON.stringify(wf.provenance_ids));
 
-    // Re-activating the playbook tells learning: the workflow becomes stable (stable_reason playbook_active).
+    // Re-activating the playbook tells learning again; the workflow is stable already.
     await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'shadow' });
     const again = await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'notes-pb', target_status: 'active' });
-    assert.deepEqual(again.learning, { workflows_updated: [workflowId] });
+    assert.deepEqual(again.learning, { workflows_updated: [] });
     const after = await ok(api, '/v1/memory/execution/introspect', {});
     const stable = after.demo_surface.sections.workflows.find((w: any) => w.workflow_id === workflowId);
     assert.equal(stable.promotion_state, 'stable');

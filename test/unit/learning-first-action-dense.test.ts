@@ -52,7 +52,9 @@ describe('learning: first action from a dense-only match', () => {
     const s = slot('a.ts');
     assert.equal(denseLed(match('w', s, denseOnly)), true);
     assert.equal(denseLed(match('w', s, wordsToo)), false, 'the words alone act');
-    assert.equal(denseLed(match('w', s, { ...denseOnly, kind: 'match' })), false, 'task_kind alone acts');
+    // A shared task_kind strengthens words or meaning; alone it does not act (issue 28).
+    assert.equal(denseLed(match('w', s, { ...denseOnly, kind: 'match' })), true, 'task_kind alone does not act');
+    assert.equal(denseLed(match('w', s, { ...denseOnly, kind: 'match', lexical: 0.3 })), false, 'words with the kind act');
     assert.equal(denseLed(match('w', s, { ...denseOnly, dense: null })), false, 'no dense part');
   });
 

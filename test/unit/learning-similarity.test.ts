@@ -38,9 +38,12 @@ describe('task terms and similarity', () => {
     assert.ok(stats.weight('export') > stats.weight('fix') * 2);
   });
 
-  it('task_kind is a strong signal in relevance and a veto in merging', () => {
-    const base = { lexical: 0.2, dense: null, files: false };
-    assert.ok(relevance({ ...base, kind: 'match' }) > relevance({ ...base, kind: 'none' }) + 0.3);
+  it('task_kind strengthens what the words found, is no evidence alone, and is a veto in merging', () => {
+    const base = { lexical: 0.3, dense: null, files: false };
+    assert.ok(relevance({ ...base, kind: 'match' }) >= THRESHOLDS.action && relevance({ ...base, kind: 'none' }) < THRESHOLDS.action);
+    // Agents send a few shared kinds (issue 28): a kind match alone, or with a word in common, does not act.
+    assert.equal(relevance({ lexical: 0, dense: null, files: false, kind: 'match' }), 0);
+    assert.ok(relevance({ lexical: 0.15, dense: null, files: false, kind: 'match' }) < THRESHOLDS.action);
     assert.ok(relevance({ ...base, kind: 'mismatch' }) < relevance({ ...base, kind: 'none' }));
     assert.equal(mergeScore({ lexical: 0.9, dense: null, files: true, kind: 'mismatch' }), 0);
     // task_kind and a shared file without shared wording never merge two executions into one family.

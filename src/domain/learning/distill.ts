@@ -54,7 +54,10 @@ export async function distill(deps: DistillDeps, ref: ScopeRef, state: ScopeLear
   // Read-only search first (outside the scope's serial section); re-checked inside it.
   const similar =
     obs.outcome === 'success' && state.workflows.search(q, { minScore: THRESHOLDS.merge, merge: true, limit: 1 }).length === 0
-      ? await findSimilarExecutions(deps.memory, ref, state, q, { exclude: new Set([obs.source_id]), minScore: THRESHOLDS.merge, merge: true, limit: 1 })
+      ? (await findSimilarExecutions(deps.memory, ref, state, q, { exclude: new Set([obs.source_id]), minScore: THRESHOLDS.merge, merge: true, limit: 2 }))
+          // The execution write of this very run (coding-agent hooks) is not a second attempt.
+          .filter((s) => !(obs.run_id && s.obs.run_id === obs.run_id && s.obs.origin !== obs.origin))
+          .slice(0, 1)
       : [];
   return state.serial(async () => {
     const hit = state.workflows.search(q, { minScore: THRESHOLDS.merge, merge: true, limit: 1 })[0];

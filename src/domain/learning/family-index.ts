@@ -271,9 +271,9 @@ export class FamilyIndex<T> {
   }
 
   /**
-   * Relevance lists every family of the request's kind (task_kind alone reaches the relevant
-   * threshold). The ones that share no term or file all score alike (0.45, less 0.1 when both
-   * sides name files), so only the first `limit` by id of each (files, class) bucket can rank.
+   * Families of the request's kind that share no term or file all score alike (score.ts
+   * kindOnlyRelevance: 0, the kind alone being no evidence), so they are read only by a search
+   * with no floor, and then only the first `limit` by id of each (files, class) bucket can rank.
    */
   private fillKind(kind: string, queryFiles: boolean, opts: SearchOptions, hits: TopHits<FamilyHit<T>>, seen: ReadonlySet<string>, consider: (id: string) => void): void {
     if (opts.merge) return;

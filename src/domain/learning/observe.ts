@@ -2,6 +2,7 @@ import type { StoredNode } from '../../store/memory/nodes';
 import { EXECUTION_SLOT, extractExecution, type ExecutionNative } from '../memory/extract';
 import { canonicalTerm, isStructuralTerm } from './synonyms';
 import { taskTerms } from './similarity';
+import { taskPhrase, textSteps } from './text-evidence';
 import type { DistillationOrigin, ExecOutcome, Observation, WorkflowStep } from './types';
 
 /**
@@ -17,7 +18,19 @@ import type { DistillationOrigin, ExecOutcome, Observation, WorkflowStep } from 
  * carrier records state that was handed on, not a failed attempt.
  */
 
-const FILE_TOOLS = new Set(['read', 'edit', 'write', 'open', 'view', 'patch', 'apply_patch', 'str_replace', 'create', 'cat']);
+const FILE_TOOLS: ReadonlySet<string> = new Set([
+  'read', 'edit', 'write', 'open', 'view', 'patch', 'apply_patch', 'str_replace', 'create', 'cat',
+  'read_file', 'write_file', 'edit_file', 'create_file', 'multi_edit', 'multiedit', 'str_replace_editor', 'str_replace_based_edit_tool',
+]);
+
+/** Caller slots that give the tools in order: when present, they are the steps' tools, not the text. */
+const TOOL_SLOTS = ['tool_sequence', 'tool', 'selected_tool'];
+
+export interface ObserveContext {
+  sessionGoal?: string | null;
+  /** Tool names the scope has seen (kickoff candidates, replay runs, feedback): found in free text too. */
+  tools?: Iterable<string>;
+}
 
 const ORIGIN_BY_KIND: Record<string, DistillationOrigin> = {
   handoff: 'handoff_continuity_carrier',
@@ -51,7 +64,7 @@ export function termsOfExecution(ex: ExecutionNative, extra?: string | null): st
 }
 
 /** The observation a node carries, or null when it carries nothing learnable. */
-export function observationOf(n: StoredNode, context: { sessionGoal?: string | null } = {}): Observation | null {
+export function observationOf(n: StoredNode, context: ObserveContext = {}): Observation | null {
   if (n.type === 'rule') return null;
   if (n.kind && !(n.kind in ORIGIN_BY_KIND)) return null;
   // Session nodes are written without extraction (their state is metadata); their own text and
@@ -59,7 +72,11 @@ export function observationOf(n: StoredNode, context: { sessionGoal?: string | n
   const ex = executionOf(n) ?? (n.kind === 'session' ? sessionExecution(n) : null);
   if (!ex) return null;
   const origin: DistillationOrigin = n.kind ? ORIGIN_BY_KIND[n.kind]! : 'execution_write_projection';
-  const steps = stepsOf(ex);
+  // Free-text evidence: no explicit steps and no tool slots, so the text's own order of tools and
+  // the file each one was used on are the steps, and its task phrase the goal (text-evidence.ts).
+  const fromText = ex.steps.length === 0 && !TOOL_SLOTS.some((k) => k in n.slots) && n.text.trim() !== '';
+  const textual = fromText ? textSteps(n.text, context.tools ?? [], FILE_TOOLS) : null;
+  const steps = textual ?? stepsOf(ex);
   const files = [...new Set([...ex.target_files, ...steps.map((s) => s.file_path).filter((f): f is string => !!f)])];
   if (steps.length === 0 && files.length === 0) return null;
   let outcome: ExecOutcome | null = ex.outcome;
@@ -68,8 +85,10 @@ export function observationOf(n: StoredNode, context: { sessionGoal?: string | n
   // A handoff is one node per anchor, superseded by each new handoff: each revision is a new
   // carrier state, and its words are in its summary and text rather than a goal.
   const handoff = n.kind === 'handoff' ? handoffWords(n) : null;
-  const goal = ex.goal ?? handoff?.goal ?? context.sessionGoal ?? n.title ?? null;
-  const terms = termsOfExecution(ex, ex.goal ? null : (handoff?.words ?? context.sessionGoal));
+  const phrase = fromText && !ex.goal && !n.title && origin === 'execution_write_projection' ? taskPhrase(n.text, context.tools ?? []) : null;
+  const goal = ex.goal ?? handoff?.goal ?? context.sessionGoal ?? n.title ?? phrase ?? null;
+  // A task phrase replaces the signature's first-sentence terms, which carry the evidence's words too.
+  const terms = phrase ? taskTerms(phrase) : termsOfExecution(ex, ex.goal ? null : (handoff?.words ?? context.sessionGoal));
   if (terms.length === 0 && !ex.task_kind) return null;
   return {
     source_id: n.kind === 'handoff' ? `${n.id}#r${n.revision}` : n.id,

@@ -141,10 +141,11 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
         continue;
       }
       if (!seen.offer(`${n.id}:${n.revision}`)) continue;
-      const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null });
+      const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null, tools: state.toolNames });
       if (!obs) continue;
       await yieldToIo();
       state.rememberObservation(n.id, obs);
+      state.noteTools(obs.steps.map((s) => s.tool));
       try {
         for (const id of await distill(deps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
       } catch (err) {
@@ -212,6 +213,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       const obs = replayObservation(episode);
       if (!obs) return { workflows_updated: [] };
       const state = await ctx.scope(ref);
+      state.noteTools(obs.steps.map((s) => s.tool));
       return { workflows_updated: await distill(distillDeps, ref, state, obs, actor) };
     },
     async playbookStatusChanged(ref, p) {

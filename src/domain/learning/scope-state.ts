@@ -8,6 +8,7 @@ import { TermStats } from './similarity';
 import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type Observation, type OriginCounts } from './types';
 
 const RECENT_OBSERVATIONS = 5000;
+const MAX_TOOL_NAMES = 500;
 import { WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
 
 /**
@@ -138,6 +139,20 @@ export class ScopeLearning {
    * usually finds a recent write, which then needs no store read.
    */
   readonly recentObservations = new Map<string, Observation>();
+  /**
+   * Tool names this scope has seen (kickoff candidates, replay runs, feedback, learned patterns and
+   * policies, explicit steps): free-text evidence is read for them too (text-evidence.ts). In
+   * memory, bounded; candidates seen before a restart are known again once they are sent again.
+   */
+  readonly toolNames = new Set<string>();
+
+  noteTools(names: Iterable<string | null | undefined>): void {
+    for (const raw of names) {
+      const t = raw?.trim().toLowerCase();
+      if (!t || t.length > 40 || this.toolNames.has(t) || this.toolNames.size >= MAX_TOOL_NAMES) continue;
+      this.toolNames.add(t);
+    }
+  }
 
   /** Runs learning mutations of this scope one at a time, so persisted state follows memory state. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -164,6 +179,7 @@ export class ScopeLearning {
       if (!slot) return false;
       this.patterns.put(n.id, patternSignature(slot), { node: metaOf(n), slot });
       this.patternByKey.set(familyKey(slot.family_id, slot.tool), n.id);
+      this.noteTools([slot.tool]);
       addTo(this.familyPatterns, slot.family_id, n.id);
       return true;
     }
@@ -172,6 +188,7 @@ export class ScopeLearning {
       if (!slot) return false;
       this.policies.set(n.id, { node: metaOf(n), slot });
       this.policyByKey.set(familyKey(slot.family_id, slot.tool), n.id);
+      this.noteTools([slot.tool]);
       addTo(this.familyPolicies, slot.family_id, n.id);
       return true;
     }

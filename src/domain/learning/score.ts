@@ -47,7 +47,25 @@ export const THRESHOLDS = {
   ambiguity: 0.05,
 } as const;
 
-const KIND_BONUS = 0.45;
+/**
+ * What an equal task_kind adds. Agents send a handful of shared kinds (bugfix, feature, …), so a
+ * kind narrows the field but does not name the task: with 0.45 (the bonus when every benchmark
+ * family had a kind of its own) half of the unseen tasks asked with a shared kind got a first move;
+ * with 0.15, 0.15 of them, for 0.50 instead of 0.56 file@1 on paraphrases (bench/learning/task-start.ts,
+ * docs/benchmarks.md "Learning: task start").
+ */
+const KIND_BONUS = 0.15;
+/**
+ * The text score at which a task_kind match counts in full; below it the bonus shrinks in
+ * proportion, so the kind strengthens what the words (or the encoder) found but never makes a
+ * family actionable on its own (issue 28; docs/learning.md, "Task identity and similarity").
+ */
+const KIND_FULL_AT = 0.25;
+
+/** What an equal task_kind adds to a family whose text score is `text` (full when it shares the request's file). */
+export function kindBonus(text: number, files = false): number {
+  return files ? KIND_BONUS : KIND_BONUS * Math.min(1, Math.max(0, text) / KIND_FULL_AT);
+}
 const KIND_PENALTY = 0.2;
 const FILE_BONUS = 0.15;
 const FILE_MISMATCH_PENALTY = 0.1;
@@ -133,7 +151,7 @@ export function relevance(s: Signals): number {
   // A family of a different task_kind than the caller named is found by its words only: the
   // dense signal alone (a paraphrase guess) does not outweigh what the caller said the task is.
   let r = s.kind === 'mismatch' ? s.lexical : textScore(s);
-  if (s.kind === 'match') r += KIND_BONUS;
+  if (s.kind === 'match') r += kindBonus(r, s.files);
   if (s.kind === 'mismatch') r -= KIND_PENALTY;
   if (s.files) r += FILE_BONUS;
   if (s.files_disjoint) r -= FILE_MISMATCH_PENALTY;
@@ -166,7 +184,7 @@ export function mergeScore(s: Signals): number {
  * index's search (family-search.ts) may skip a family under. Kept beside the rules it bounds.
  */
 export function relevanceCeiling(lexicalMax: number, kind: KindSignal): number {
-  return Math.max(0, Math.min(1, lexicalMax + (kind === 'match' ? KIND_BONUS : kind === 'mismatch' ? -KIND_PENALTY : 0)));
+  return Math.max(0, Math.min(1, lexicalMax + (kind === 'match' ? kindBonus(lexicalMax) : kind === 'mismatch' ? -KIND_PENALTY : 0)));
 }
 
 export function mergeCeiling(lexicalMax: number, kind: KindSignal): number {
@@ -174,7 +192,7 @@ export function mergeCeiling(lexicalMax: number, kind: KindSignal): number {
   return Math.max(0, Math.min(1, lexicalMax + (kind === 'match' ? 0.25 : 0)));
 }
 
-/** Relevance of a same-kind family that shares no term or file and gets no dense credit (listed on task_kind alone). */
+/** Relevance of a same-kind family that shares no term or file and gets no dense credit (0: the kind alone is no evidence). */
 export function kindOnlyRelevance(bothNameFiles: boolean): number {
   return relevance({ lexical: 0, dense: null, kind: 'match', files: false, files_disjoint: bothNameFiles });
 }

@@ -61,7 +61,7 @@ export async function findSimilarExecutions(
   const loaded = await memory.nodes(ref).getMany(ids.filter((i) => !state.recentObservations.has(i)), { access: false });
   const candidates: { id: string; obs: Observation | null }[] = [
     ...known.map((i) => ({ id: i, obs: state.recentObservations.get(i)! })),
-    ...loaded.map((n) => ({ id: n.id, obs: observationOf(n) })),
+    ...loaded.map((n) => ({ id: n.id, obs: observationOf(n, { tools: state.toolNames }) })),
   ];
   const out: SimilarExecution[] = [];
   for (const c of candidates) {

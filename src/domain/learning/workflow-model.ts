@@ -81,9 +81,20 @@ function pushCapped<T>(list: T[], item: T, max: number): T[] {
   return out.length > max ? out.slice(out.length - max) : out;
 }
 
+/**
+ * A replay run and an execution write that carry the same run_id are one attempt seen twice (the
+ * coding-agent hooks record both): it is counted once.
+ */
+export function sameAttempt(slot: Pick<WorkflowSlot, 'recent'>, obs: Pick<Observation, 'run_id' | 'origin'>): boolean {
+  if (!obs.run_id) return false;
+  const replay = obs.origin === 'replay_learning_episode';
+  return slot.recent.some((r) => r.run_id === obs.run_id && r.origin !== obs.origin && (replay || r.origin === 'replay_learning_episode'));
+}
+
 /** Adds one observation; returns the same object when the observation was already counted. */
 export function observeWorkflow(slot: WorkflowSlot, obs: Observation): WorkflowSlot {
   if (slot.provenance_ids.includes(obs.source_id) || slot.recent.some((r) => r.source_id === obs.source_id)) return slot;
+  if (sameAttempt(slot, obs)) return slot;
   const s: WorkflowSlot = {
     ...slot,
     counts: { ...slot.counts, observations: slot.counts.observations + 1 },

@@ -78,24 +78,104 @@ export function extractCommands(text: string): FoundCommand[] {
 
 /**
  * Tools an agent used, named by the narrative: "read <path>" → read, "edit/edited" → edit,
- * "grep" → grep, "tool: X" / "using the X tool" → X, and each marked command's tool (test or bash).
+ * "grep" → grep, "tool: X" / "using the X tool" → X, each marked command's tool (test or bash),
+ * and tool names: the built-in vocabulary of common coding-agent tools (AGENT_TOOLS) plus any
+ * `known` names the caller passes (learning passes the names its scope has seen). A name that is a
+ * plain word (read, test, search) counts only in a tool context ("with X", "using X", "via X",
+ * "called X", "X tool", or `X` in backticks); a distinctive name (apply_patch, run_tests, bash,
+ * anything with `_`, `-`, `.` or a digit) counts wherever it stands as a whole identifier. A verb
+ * followed in the same clause by "with/using/via <tool>" ("edited a.ts with apply_patch") is one
+ * action: the named tool, at the verb's place.
  */
 const READ_RE = /\bread\s+(?=[\w./-]*[/.][\w])/gi;
 const EDIT_RE = /\b(?:edit|edited|editing)\b/gi;
 const GREP_RE = /\b(?:grep|grepped|grepping)\b/gi;
 const NAMED_TOOL_RE = /\btool\s*[:=]\s*([A-Za-z][\w.-]{0,40})|\busing (?:the )?([A-Za-z][\w.-]{0,40}) tool\b/gi;
 
-export function extractTools(text: string, commands: FoundCommand[]): string[] {
-  const found: { at: number; tool: string }[] = [];
-  for (const m of text.matchAll(READ_RE)) found.push({ at: m.index!, tool: 'read' });
-  for (const m of text.matchAll(EDIT_RE)) found.push({ at: m.index!, tool: 'edit' });
-  for (const m of text.matchAll(GREP_RE)) found.push({ at: m.index!, tool: 'grep' });
-  for (const m of text.matchAll(NAMED_TOOL_RE)) found.push({ at: m.index!, tool: (m[1] ?? m[2])!.toLowerCase() });
+/** Tool names of common coding agents (Claude Code, Codex, Cursor, Aider, SWE-agent, OpenHands, …), lowercased. */
+export const AGENT_TOOLS: readonly string[] = (
+  'read edit write bash grep glob ls view apply_patch str_replace str_replace_editor str_replace_based_edit_tool ' +
+  'run_tests run_test read_file write_file edit_file create_file multi_edit multiedit list_files list_dir ' +
+  'search_files find_files file_search grep_search codebase_search run_terminal_cmd run_command exec_command ' +
+  'shell_command execute_command web_search web_fetch webfetch websearch notebook_edit todo_write task'
+).split(' ');
+
+/** A name that is also an ordinary English word needs a tool context to count. */
+const isDistinctive = (name: string) => /[_\-.\d]/.test(name) || name === 'bash' || name === 'grep';
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Text between two positions crosses a clause boundary (sentence end, ";", newline). */
+const CLAUSE_BREAK = /[;\n]|[.!?](?=\s|$)/;
+
+export interface ToolMention {
+  /** Where the action is named in the text (the verb's place for "edited x with apply_patch"). */
+  at: number;
+  tool: string;
+}
+
+export function extractToolMentions(text: string, commands: FoundCommand[], known: Iterable<string> = []): ToolMention[] {
+  const found: (ToolMention & { verb?: boolean })[] = [];
+  const taken = new Set<number>();
+  const push = (at: number, tool: string, verb = false) => {
+    if (taken.has(at)) return;
+    taken.add(at);
+    found.push({ at, tool, verb });
+  };
+  for (const m of text.matchAll(READ_RE)) push(m.index!, 'read', true);
+  for (const m of text.matchAll(EDIT_RE)) push(m.index!, 'edit', true);
+  for (const m of text.matchAll(GREP_RE)) push(m.index!, 'grep', true);
+  for (const m of text.matchAll(NAMED_TOOL_RE)) {
+    const name = (m[1] ?? m[2])!;
+    push(m.index! + m[0].indexOf(name), name.toLowerCase());
+  }
+  const names = [...new Set([...AGENT_TOOLS, ...[...known].map((k) => k.trim().toLowerCase())])].filter((n) => /^[a-z][\w.-]{0,40}$/.test(n));
+  for (const name of names) {
+    const anywhere = isDistinctive(name);
+    const re = new RegExp(String.raw`(?<![\w./-])(\`?)${escapeRe(name)}\1(?![\w/-]|\.\w)`, 'gi');
+    for (const m of text.matchAll(re)) {
+      const before = text.slice(Math.max(0, m.index! - 16), m.index!);
+      const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 6);
+      const inContext = m[1] === '\`' || /\b(?:with|using|via|called|calling|invoked|ran|run)\s+(?:the\s+)?$/i.test(before) || /^\s+tool\b/i.test(after);
+      // "bash: npm test" is a command trigger: the command below stands for the tool.
+      if (/^\s*:/.test(after) && (name === 'bash' || name === 'shell')) continue;
+      if (anywhere || inContext) push(m.index! + m[1]!.length, name);
+    }
+  }
   for (const c of commands) {
     const at = text.indexOf(c.command);
-    found.push({ at: at < 0 ? text.length : at, tool: c.tool });
+    push(at < 0 ? text.length : at, c.tool);
   }
-  return found.sort((a, b) => a.at - b.at).map((f) => f.tool);
+  found.sort((a, b) => a.at - b.at);
+  // "edited x with apply_patch": the verb and the tool are one action, at the verb's place.
+  const out: (ToolMention & { verb?: boolean })[] = [];
+  for (const f of found) {
+    const prev = out[out.length - 1];
+    if (prev?.verb && !f.verb) {
+      const between = text.slice(prev.at, f.at);
+      if (!CLAUSE_BREAK.test(between) && /\b(?:with|using|via)\s+(?:the\s+)?`?$/i.test(between)) {
+        out[out.length - 1] = { at: prev.at, tool: f.tool };
+        continue;
+      }
+    }
+    out.push(f);
+  }
+  return out.map((f) => ({ at: f.at, tool: f.tool }));
+}
+
+export function extractTools(text: string, commands: FoundCommand[], known: Iterable<string> = []): string[] {
+  return extractToolMentions(text, commands, known).map((f) => f.tool);
+}
+
+/**
+ * A task kind the text states: a "task_kind: X" / "kind: X" segment, or a bracketed prefix
+ * ("[bugfix] …"). Never guessed from the words: a wrong kind costs a match more than none.
+ */
+const KIND_SEGMENT = /(?:^|[\s([])(?:task[_ ]kind|kind)\s*[:=]\s*\`?([A-Za-z][\w-]{1,40})/i;
+const KIND_PREFIX = /^\s*\[([A-Za-z][\w-]{1,40})\]/;
+
+export function extractTaskKind(text: string): string | null {
+  const m = KIND_SEGMENT.exec(text) ?? KIND_PREFIX.exec(text);
+  return m ? m[1]!.toLowerCase() : null;
 }
 
 /**

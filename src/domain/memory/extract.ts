@@ -1,5 +1,5 @@
 import { taskSignature, type TaskSignature } from './task-signature';
-import { extractCommands, extractErrors, extractFilePaths, extractTools, inferOutcome, type Outcome } from './extract-rules';
+import { extractCommands, extractErrors, extractFilePaths, extractTaskKind, extractTools, inferOutcome, type Outcome } from './extract-rules';
 
 /**
  * Deterministic signal extraction for `slots.execution_native_v1` (contract.md §2): no model call
@@ -143,12 +143,14 @@ export function extractExecution(src: ExtractionSource): ExecutionNative {
     }
   }
 
-  const taskKind = str(ex.task_kind) ?? str(slots.task_kind);
+  const taskKind = str(ex.task_kind) ?? str(slots.task_kind) ?? extractTaskKind(text);
   const goal = str(ex.goal) ?? str(slots.goal) ?? str(packet.task_brief);
   // Task identity is about intent: the file paths, commands and error lines of one run are left
   // out of the signature (they stay in their own fields), as are URLs.
   let signatureText = goal ?? str(src.title) ?? firstSentence(src.summary || src.text);
   for (const noise of [...commands, ...filePaths, ...errorSignatures]) signatureText = signatureText.split(noise).join(' ');
+  // Tool names (apply_patch, run_tests) say how the work was done, not what it was.
+  for (const t of tools) if (/[_\d]/.test(t)) signatureText = signatureText.replace(new RegExp(`(?<![\\w])${t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`, 'gi'), ' ');
   signatureText = signatureText.replace(/\bhttps?:\/\/\S+/g, ' ');
 
   return {

@@ -22,7 +22,7 @@ export function createReplayHandlers(c: ReplayCtx, feed: LearningFeed): Handlers
     'replay.run.start': (input, ctx) => startRun(c, refOf(ctx), input, ctx.actor),
     'replay.step.before': (input, ctx) => stepBefore(c, refOf(ctx), input, ctx.actor),
     'replay.step.after': (input, ctx) => stepAfter(c, refOf(ctx), input, ctx.actor),
-    'replay.run.end': (input, ctx) => endRun(c, refOf(ctx), input, ctx.actor),
+    'replay.run.end': (input, ctx) => endRun(c, refOf(ctx), input, ctx.actor, feed),
     'replay.runs.get': (input, ctx) => getRun(c, feed, refOf(ctx), input, ctx.signal),
     'replay.playbooks.compileFromRun': (input, ctx) => compileFromRun(c, refOf(ctx), input, ctx.actor),
     'replay.playbooks.get': (input, ctx) => getPlaybook(c, refOf(ctx), input),

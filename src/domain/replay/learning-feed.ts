@@ -7,17 +7,24 @@ import type { LearningServices } from '../learning/module';
 import { storesFor } from './context';
 import type { RunLearning } from './types';
 
+/** A recorded run's task kind, when its metadata names one (`task_kind`, or `kind`). */
+function taskKindOf(metadata: Record<string, unknown> | null): string | null {
+  const k = metadata?.task_kind ?? metadata?.kind;
+  return typeof k === 'string' && k.trim() !== '' ? k.trim() : null;
+}
+
 /** Entries tried this many times without success are given up (recorded `failed` on the run). */
 const MAX_ATTEMPTS = 10;
 const DRAIN_EVERY_MS = 2000;
 
 /**
- * Feeds successful runs of active playbooks to workflow learning as replay_learning_episode
- * observations (contract.md §3, §6), through LearningServices.recordReplayEpisode (idempotent per
- * run_id). The worker ends runs and queues them (runner.ts finishRun → the learning outbox);
- * learning lives in the API process, so the API drains the queue: at once after playbooks/run,
- * when runs/get reads a run whose feed is pending, and every 2 s in the background for the rest
- * (dispatch, automation).
+ * Feeds successful runs of active playbooks, and recorded runs that ended success, failure or
+ * partial, to workflow learning as replay_learning_episode observations (contract.md §3, §6),
+ * through LearningServices.recordReplayEpisode (idempotent per run_id). Recorded runs are fed
+ * before run/end answers (record-run.ts). The worker ends playbook runs and queues them (runner.ts
+ * finishRun → the learning outbox); learning lives in the API process, so the API drains the
+ * queue: at once after playbooks/run, when runs/get reads a run whose feed is pending, and every
+ * 2 s in the background for the rest (dispatch, automation).
  */
 export class LearningFeed {
   private readonly outbox: LearningOutbox;
@@ -79,7 +86,9 @@ export class LearningFeed {
           run_id: run.run_id,
           playbook_id: run.playbook?.playbook_id ?? null,
           goal: run.goal,
-          status: 'success',
+          task_kind: taskKindOf(run.metadata),
+          // Playbook runs are queued only on success; a recorded run with its own ending.
+          status: run.source === 'recorded' ? run.status : 'success',
           steps: all.filter((s) => s.status === 'success').map((s) => ({ tool_name: s.tool_name, tool_input: s.tool_input })),
           at: run.ended_at ?? at,
         },

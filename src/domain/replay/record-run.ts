@@ -1,8 +1,10 @@
 import { LoreError, invalidState } from '../../contract/errors';
+import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../ids';
 import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
-import type { Json, RunDoc, RunEndStatus } from './types';
+import type { LearningFeed } from './learning-feed';
+import type { Json, RunDoc, RunEndStatus, RunLearning } from './types';
 import { runView } from './views';
 
 /** run/start and run/end of a recorded run (contract.md §6: open → ended). */
@@ -54,7 +56,24 @@ export function assertOpen(run: RunDoc): void {
   }
 }
 
-export async function endRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id: string; status: RunEndStatus; summary?: string | undefined }, _actor: string) {
+/**
+ * What an ended recorded run gives learning: a success, failure or partial is a learning episode
+ * (its goal, its successful steps' tools in order and the files in their tool_input; docs/learning.md);
+ * a cancelled run is not an attempt.
+ */
+function recordedLearning(status: RunEndStatus, at: string): RunLearning {
+  return status === 'cancelled'
+    ? { state: 'not_eligible', workflows_updated: [], reason: 'cancelled runs are not learned from', at }
+    : { state: 'pending', workflows_updated: [], reason: null, at };
+}
+
+export async function endRun(
+  c: ReplayStoreCtx,
+  ref: ScopeRef,
+  input: { run_id: string; status: RunEndStatus; summary?: string | undefined },
+  _actor: string,
+  feed?: LearningFeed,
+): Promise<{ run_id: string; run: ReturnType<typeof runView> }> {
   const { runs, steps } = storesFor(c.db, ref);
   const run = await loadRun(runs, input.run_id);
   assertRecorded(run);
@@ -65,7 +84,13 @@ export async function endRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id: 
     assertOpen(run);
   }
   const at = nowIso(c);
-  const ended = await runs.end(run._id, { status: input.status, summary, ended_at: at, updated_at: at });
-  if (!ended) return endRun(c, ref, input, _actor); // ended concurrently: answer as a repeat or a state error
-  return { run_id: ended.run_id, run: runView(ended, await steps.list(ended._id)) };
+  const learning = recordedLearning(input.status, at);
+  // Queued before the end, as the runner does: a crash between the two leaves an entry whose run
+  // is still open (the feed drops it) rather than an ended run nobody feeds.
+  if (learning.state === 'pending') await new LearningOutbox(c.db).enqueue(ref, run._id, run.run_id, at);
+  const ended = await runs.end(run._id, { status: input.status, summary, ended_at: at, updated_at: at, learning });
+  if (!ended) return endRun(c, ref, input, _actor, feed); // ended concurrently: answer as a repeat or a state error
+  // Fed at once, so the answer says what was learned (the background drain is the fallback).
+  const fed = learning.state === 'pending' && feed ? await feed.feedRun(ref, ended._id) : null;
+  return { run_id: ended.run_id, run: runView(fed ? { ...ended, learning: fed } : ended, await steps.list(ended._id)) };
 }

@@ -14,6 +14,7 @@ export interface Planned {
 
 export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, request: TaskRequest = taskRequest(raw)): Promise<Planned> {
   const state = await ctx.scope(ref);
+  state.noteTools(request.candidates);
   const vector = ctx.vectors && state.workflows.size > 0 ? await ctx.vectors.query(taskText(request)) : null;
   return { state, request, plan: await plan(ctx.memory, ref, state, request, { vector }) };
 }

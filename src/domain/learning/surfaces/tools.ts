@@ -83,6 +83,7 @@ export async function toolsFeedback(ctx: LearningCtx, ref: ScopeRef, input: Feed
     },
     candidates: [...(input.candidates ?? []), ...(input.tool_candidates ?? [])],
   });
+  state.noteTools([input.selected_tool, ...request.candidates]);
   if (!decision && request.terms.length === 0 && !request.task_kind) {
     throw new LoreError('invalid_request', 'feedback needs the task it is about: input_text, context.goal, context.task_kind or a decision_id', {
       issues: [{ path: 'input_text', message: 'describe the task (or cite a decision_id)' }],
