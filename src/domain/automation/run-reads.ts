@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from './graph';
 import { versionOf, type Until } from '../run-wait';
-import { NEVER_STARTED, readWithWait, reconcileRun, runRecordsWaitSource } from '../runs/index';
+import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
 import { runKeyOfChild } from './playbook-node';
 import { toRunWire, type NodeDoc, type RunDoc } from './records';
 
@@ -53,17 +53,8 @@ export function runHolds(until: Until, run: RunDoc): boolean {
  */
 export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
   const { runs, nodes } = storesFor(c.db, ref);
-  const { doc: run, wait } = await readWithWait(
-    c.waiter,
-    input,
-    {
-      read: async () => reconcile(c, runs, await loadRun(runs, input.run_id)),
-      idOf: (r) => r.run_id,
-      holds: runHolds,
-      source: () => runRecordsWaitSource('automation', ref, runs),
-    },
-    signal,
-  );
+  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'automation', ref, runs }, read, runHolds, signal);
   const all = input.include_nodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
   const waits = isTerminalRun(run.status) ? [] : await hostWaits(c, ref, all);
   const wire = toRunWire(run, input.include_nodes ? all : undefined, c.uiLink);

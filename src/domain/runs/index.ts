@@ -4,5 +4,5 @@
  * waiter itself is ../run-wait.ts.
  */
 export { loadRunRecord, type RunRecords } from './load';
-export { readWithWait, runRecordsWaitSource, scopedWaitSource, type ReadWithWait, type WaitReport } from './read-with-wait';
+export { readRunRecordWithWait, readWithWait, runRecordsWaitSource, scopedWaitSource, type ReadWithWait, type WaitReport } from './read-with-wait';
 export { NEVER_STARTED, RECONCILE_GRACE_MS, reconcileRun, type OpenRun } from './reconcile';

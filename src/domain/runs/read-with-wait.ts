@@ -51,3 +51,18 @@ export function scopedWaitSource<T>(family: string, ref: ScopeRef, read: (ids: s
 export function runRecordsWaitSource<R extends { run_id: string }>(family: string, ref: ScopeRef, runs: { getMany(ids: string[]): Promise<R[]> }): WaitSource<R> {
   return scopedWaitSource(family, ref, async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])));
 }
+
+/**
+ * runs/get of a family that stores one document a run (automation, sandbox): `read` loads and
+ * reconciles it by run_id, the wait reads the scope's records in batches.
+ */
+export function readRunRecordWithWait<R extends { run_id: string }>(
+  waiter: RunWaiter | undefined,
+  input: { run_id: string; wait_ms?: number | undefined; until?: string | undefined },
+  records: { family: string; ref: ScopeRef; runs: { getMany(ids: string[]): Promise<R[]> } },
+  read: () => Promise<R>,
+  holds: (until: Until, run: R) => boolean,
+  signal?: AbortSignal,
+): Promise<{ doc: R; wait?: WaitReport }> {
+  return readWithWait(waiter, input, { read, idOf: (r) => r.run_id, holds, source: () => runRecordsWaitSource(records.family, records.ref, records.runs) }, signal);
+}

@@ -3,7 +3,7 @@ import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { versionOf, type Until } from '../run-wait';
-import { readWithWait, runRecordsWaitSource } from '../runs/index';
+import { readRunRecordWithWait } from '../runs/index';
 import { isTerminal, toRunWire, type LogEntryDoc, type RunDoc } from './records';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
@@ -30,17 +30,8 @@ export function runHolds(until: Until, run: RunDoc): boolean {
 /** runs/get; with wait_ms, once `until` holds or at the deadline (docs/sandbox.md, "Waiting for a run"). */
 export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs } = storesFor(c.db, ref);
-  const { doc: run, wait } = await readWithWait(
-    c.waiter,
-    input,
-    {
-      read: async () => reconcile(c, runs, await loadRun(runs, input.run_id)),
-      idOf: (r) => r.run_id,
-      holds: runHolds,
-      source: () => runRecordsWaitSource('sandbox', ref, runs),
-    },
-    signal,
-  );
+  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'sandbox', ref, runs }, read, runHolds, signal);
   return { run: toRunWire(run, c.uiLink), version: versionOf(run), ...(wait ? { wait } : {}) };
 }
 
