@@ -10,6 +10,7 @@ import type { RunWaiter } from '../run-wait';
 import type { UiLink } from '../temporal-ui';
 import type { PlaybookCatalog } from './playbooks';
 import type { DefinitionDoc, RunDoc } from './records';
+import { loadRunRecord } from '../runs/index';
 
 /** What the automation routes use. */
 export interface AutomationCtx {
@@ -45,10 +46,8 @@ export async function loadDefinition(defs: AutomationDefinitions, automationId: 
   return d;
 }
 
-export async function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
-  const r = await runs.get(runId);
-  if (!r) throw notFound('automation run', runId, runs.ref.scope, { run_id: runId });
-  return r;
+export function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
+  return loadRunRecord(runs, 'automation run', runId);
 }
 
 /** Polls until fn returns a value (or the time is up, then returns the last value). */
