@@ -31,10 +31,10 @@ import {
 } from '@temporalio/workflow';
 import type { AutomationActivities } from '../activities/automation';
 import { evaluateCondition } from '../src/domain/automation/condition';
-import { ancestorsOf, type GraphNode, type NodeState } from '../src/domain/automation/graph';
+import { ancestorsOf, type GraphNode, type NodeState } from '../src/model/automation/graph';
 import { PLAYBOOK_RUN_WORKFLOW, playbookChildWorkflowId, playbookNodeOutcome, playbookRunInput } from '../src/domain/automation/playbook-node';
 import type { PlaybookRunInput, PlaybookRunResult } from '../src/domain/replay/workflow-types';
-import type { ApprovalInfo, ResumeRecord } from '../src/domain/automation/records';
+import type { ApprovalInfo, ResumeRecord } from '../src/model/automation/records';
 import { readiness } from '../src/domain/automation/readiness';
 import { resolveValue } from '../src/domain/automation/references';
 import { replayRunIdFor, replayStatusOf, replayStepOf } from '../src/domain/automation/replay-record';
@@ -42,7 +42,7 @@ import { RunState } from '../src/domain/automation/run-state';
 import { RESUME_SIGNAL, STATE_QUERY, type AutomationRunInput, type AutomationRunResult, type ResumeSignal } from '../src/domain/automation/run-types';
 import { PATCHES } from './patches';
 import * as replayWorkflows from './replay';
-import { SA } from './search-attributes';
+import { SA } from '../src/model/search-attributes';
 
 /**
  * Whether this worker runs the replay family's playbook-run workflow (workflows/index.ts exports

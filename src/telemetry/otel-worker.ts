@@ -3,7 +3,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { Context as ActivityContext } from '@temporalio/activity';
-import type { WorkerTracing } from './index';
+import type { WorkerTracing } from './types';
 
 /**
  * The worker's half of tracing: Temporal's activity interceptors (an activity's span continues

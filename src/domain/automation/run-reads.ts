@@ -4,10 +4,11 @@ import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
-import { isTerminalRun, type RunStatus } from './graph';
+import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
 import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
 import { runKeyOfChild } from './playbook-node';
-import { toRunWire, type NodeDoc, type RunDoc } from './records';
+import type { NodeDoc, RunDoc } from '../../model/automation/records';
+import { toRunWire } from './wire';
 
 type Routes = typeof automationRoutes;
 
@@ -67,6 +68,7 @@ export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<
   if (input.wait_ms > 0) {
     const name = input.until ?? 'done';
     const until = parseUntil(name);
+    // Wall time, not the injected clock: waited_ms reports how long this request really waited.
     const t0 = Date.now();
     if (!runHolds(until, run)) {
       await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);

@@ -3,7 +3,7 @@ import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
 import { resignalLostReport } from './host-steps';
-import type { RunDoc, StepDoc } from './types';
+import type { RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView } from './views';
 
 /** How long a playbook run may stay open before a read asks the engine whether its workflow still exists. */
@@ -58,6 +58,7 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, in
   if (input.wait_ms && input.wait_ms > 0) {
     const name = input.until ?? 'done';
     const until = parseUntil(name);
+    // Wall time, not the injected clock: waited_ms reports how long this request really waited.
     const t0 = Date.now();
     if (!runHolds(until, r)) {
       await c.waiter.until(waitSource(c, ref), r.run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);

@@ -1,6 +1,6 @@
 import type { SandboxRuns } from '../../store/sandbox/index';
 import type { SandboxCtx } from './context';
-import { isTerminal, type RunDoc } from './records';
+import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 
 /** How long a run may stay open before a read asks the engine whether its workflow still exists. */
 const GRACE_MS = 15_000;

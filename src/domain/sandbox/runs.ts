@@ -3,7 +3,8 @@ import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
-import { isTerminal, toRunWire, type LogEntryDoc, type RunDoc } from './records';
+import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
+import { toRunWire } from './wire';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
@@ -39,6 +40,7 @@ export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, sign
   if (input.wait_ms && input.wait_ms > 0 && c.waiter) {
     const name = input.until ?? 'done';
     const until = parseUntil(name);
+    // Wall time, not the injected clock: waited_ms reports how long this request really waited.
     const t0 = Date.now();
     if (!runHolds(until, run)) {
       await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
