@@ -180,11 +180,17 @@ function expandHome(p: string): string {
 const expandHomeOrNull = (p: string | null): string | null => (p === null ? null : expandHome(p));
 
 /**
- * Where the local servers' binaries are cached (LORE_BIN_DIR), for callers that build or start
- * them without a whole Config (tests and benchmarks starting a MongoDB-compatible server).
+ * Where the local servers' binaries are cached (LORE_BIN_DIR). This and mongoJavaOptions serve
+ * callers that build or start a server without a whole Config (tests and benchmarks).
  */
 export function localBinDir(env: NodeJS.ProcessEnv = process.env): string {
   return expandHome(env.LORE_BIN_DIR || '~/.cache/lore/bin');
+}
+
+/** JVM flags of the local MongoDB-compatible server (LORE_MONGO_JAVA_OPTS, space-separated); null: the launcher's defaults. */
+export function mongoJavaOptions(env: NodeJS.ProcessEnv = process.env): string[] | null {
+  const raw = env.LORE_MONGO_JAVA_OPTS;
+  return raw ? raw.split(/\s+/).filter(Boolean) : null;
 }
 
 /** An http(s) URL without a trailing slash, or null when it is not one. */
@@ -321,7 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       database: read('MONGODB_DB', z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 chars of [A-Za-z0-9_-]'), 'lore'),
       localPort: read('LORE_MONGO_PORT', port('LORE_MONGO_PORT'), '27018'),
       wireReads: read('LORE_MONGO_WIRE_READS', z.enum(['auto', 'off'], { error: 'LORE_MONGO_WIRE_READS must be auto or off' }), 'auto'),
-      javaOptions: optional('LORE_MONGO_JAVA_OPTS')?.split(/\s+/) ?? null,
+      javaOptions: mongoJavaOptions(env),
     },
     embeddings: {
       provider: embeddingsProvider,

@@ -17,7 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp, existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localBinDir } from '../config';
+import { localBinDir, mongoJavaOptions } from '../config';
 
 export type Log = (message: string) => void;
 
@@ -236,7 +236,7 @@ export interface StartMongoServerOptions {
   port: number;
   dbFile: string;
   log?: Log;
-  /** JVM flags (default DEFAULT_JAVA_OPTIONS; Lore passes LORE_MONGO_JAVA_OPTS from its config). */
+  /** JVM flags (default: LORE_MONGO_JAVA_OPTS through config.ts, else DEFAULT_JAVA_OPTIONS). */
   javaOptions?: readonly string[];
   /** Extra launcher flags, e.g. ['--fsync'] or ['--log-level', 'info']. */
   extraArgs?: string[];
@@ -248,7 +248,7 @@ export interface StartMongoServerOptions {
 export async function startMongoServer(options: StartMongoServerOptions): Promise<MongoServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => {});
-  const javaOptions = options.javaOptions ?? DEFAULT_JAVA_OPTIONS;
+  const javaOptions = options.javaOptions ?? mongoJavaOptions() ?? DEFAULT_JAVA_OPTIONS;
   await fsp.mkdir(dirname(options.dbFile), { recursive: true });
 
   const args = [
