@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,6 +61,35 @@ describe('import boundaries', () => {
       if (!entry.name.endsWith('.md') && !patterns.some((p) => p.test(probe))) unplaced.push(probe);
     }
     assert.deepEqual(unplaced, [], 'add the new directory or file to LAYERS in .dependency-cruiser.cjs');
+  });
+
+  it('process.env is read only by config.ts', () => {
+    // Besides config.ts, the environment is only handed on whole: by the CLI entry points to the
+    // parsers (loadConfig, the hook's and the doctor's), and to child processes. The Temporal
+    // binary is looked up on PATH the way spawn() itself would.
+    const handedOn: { file: RegExp; line: RegExp }[] = [
+      { file: /^src\/cli\//, line: /^(?!.*process\.env[.[]).*process\.env/ },
+      { file: /^src\/(main|local\/child)\.ts$/, line: /env: (opts\.env \?\? )?process\.env,/ },
+      { file: /^src\/local\/temporal-server\.ts$/, line: /env: \{ \.\.\.process\.env, |\(process\.env\.PATH \?\? ''\)\.split\(delimiter\)/ },
+    ];
+    const readers: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) walk(path);
+        else if (/\.(ts|mts|mjs)$/.test(entry.name) && path !== 'src/config.ts') {
+          readFileSync(join(ROOT, path), 'utf8')
+            .split('\n')
+            .forEach((text, i) => {
+              const code = text.replace(/\/\/.*$/, '').trim();
+              if (code.startsWith('*') || !code.includes('process.env')) return;
+              if (!handedOn.some((h) => h.file.test(path) && h.line.test(code))) readers.push(`${path}:${i + 1}: ${code}`);
+            });
+        }
+      }
+    };
+    for (const dir of ['src', 'workflows', 'activities']) walk(dir);
+    assert.deepEqual(readers, [], 'read the variable in src/config.ts (and document it in docs/configuration.md)');
   });
 
   describe('the check fails on a bad import', () => {
