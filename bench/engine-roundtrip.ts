@@ -8,7 +8,7 @@
  * server has persisted it); the runs still complete on the worker, and are awaited afterwards.
  */
 import { performance } from 'node:perf_hooks';
-import { uuidv7 } from '../src/domain/ids';
+import { uuidv7 } from '../src/model/ids';
 import { TemporalEngine } from '../src/engine/temporal-engine';
 
 const arg = (name: string, def: string) => {

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { ManualClock } from '../src/domain/clock';
+import { ManualClock } from '../src/model/clock';
 import { loadConfig } from '../src/config';
 import { NodeStore, type NodeContent } from '../src/store/memory/nodes';
 import { allCollections } from '../src/store/collections';

@@ -18,7 +18,7 @@
  * commands that committed histories have recorded.
  */
 import { CancellationScope, CancelledFailure, condition, defineQuery, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
-import type { NodeState } from '../src/domain/automation/graph';
+import type { NodeState } from '../src/model/automation/graph';
 import { RESUME_SIGNAL, STATE_QUERY, type AutomationRunInput, type AutomationRunResult, type ResumeSignal } from '../src/domain/automation/run-types';
 import { recorder } from './automation/activities';
 import { showEnd } from './automation/details';

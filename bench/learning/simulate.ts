@@ -32,7 +32,7 @@ import { createLocalEmbedder } from '../../src/retrieval/embedders/local';
 import { FamilyIndex, unitVector } from '../../src/domain/learning/family-index';
 import { familyQuery } from '../../src/domain/learning/family';
 import { denseLed, firstActionOf } from '../../src/domain/learning/first-action';
-import type { WorkflowMatch } from '../../src/domain/learning/planner';
+import type { WorkflowMatch } from '../../src/domain/learning/matches';
 import { taskRequest, taskText } from '../../src/domain/learning/request';
 import { THRESHOLDS } from '../../src/domain/learning/score';
 import { TermStats } from '../../src/domain/learning/similarity';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { currentWorkflowBundle } from '../../src/worker';
 import { silentLog } from '../../src/log';
-import { SA } from '../../workflows/search-attributes';
+import { SA } from '../../src/model/search-attributes';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
 import { branchGraph, createAutomation, getRun, nodeOf, resume, startRun, waitFor, waitForPausedAt, waitForStatus } from './helpers';

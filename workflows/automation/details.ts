@@ -4,7 +4,7 @@
  * with older code did not write it). Both say which approval waits for what, and who decided what.
  */
 import { patched, setCurrentDetails, upsertMemo } from '@temporalio/workflow';
-import type { ResumeRecord } from '../../src/domain/automation/records';
+import type { ResumeRecord } from '../../src/model/automation/records';
 import { PATCHES } from '../patches';
 import type { AutomationRun } from './run';
 

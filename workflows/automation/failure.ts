@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { ApprovalInfo } from '../../src/domain/automation/records';
+import type { ApprovalInfo } from '../../src/model/automation/records';
 
 /** A node failure with the code and message the run record shows. */
 export class NodeFailure extends Error {

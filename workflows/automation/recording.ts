@@ -3,7 +3,7 @@
  * workflow awaits the two activities itself (an extra await would move its later commands behind
  * those of the mirror writer); this module builds what they receive.
  */
-import type { RunStatus } from '../../src/domain/automation/graph';
+import type { RunStatus } from '../../src/model/automation/graph';
 import { replayRunIdFor, replayStatusOf, replayStepOf } from '../../src/domain/automation/replay-record';
 import type { AutomationRun } from './run';
 

@@ -4,7 +4,7 @@
  * run; nothing here is module-level, so runs on one worker never see each other.
  */
 import { CancellationScope } from '@temporalio/workflow';
-import type { GraphNode } from '../../src/domain/automation/graph';
+import type { GraphNode } from '../../src/model/automation/graph';
 import { RunState } from '../../src/domain/automation/run-state';
 import type { AutomationRunInput, ResumeSignal } from '../../src/domain/automation/run-types';
 

@@ -4,7 +4,7 @@
  * kind (nodes/), and settles it: a failure, a cancellation, or stop_on_failure stopping the rest.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { GraphNode } from '../../src/domain/automation/graph';
+import type { GraphNode } from '../../src/model/automation/graph';
 import { readiness } from '../../src/domain/automation/readiness';
 import { resolveValue } from '../../src/domain/automation/references';
 import { causeOf, NodeFailure } from './failure';

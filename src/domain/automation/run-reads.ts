@@ -4,11 +4,12 @@ import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
-import { isTerminalRun, type RunStatus } from './graph';
+import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
 import { versionOf, type Until } from '../run-wait';
 import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
 import { runKeyOfChild } from './playbook-node';
-import { toRunWire, type NodeDoc, type RunDoc } from './records';
+import type { NodeDoc, RunDoc } from '../../model/automation/records';
+import { toRunWire } from './wire';
 
 type Routes = typeof automationRoutes;
 

@@ -7,9 +7,9 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import { ReplayActive, ReplayPlaybooks, ReplayRuns, ReplaySteps } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
-import type { PlaybookDoc, RunDoc } from './types';
+import type { PlaybookDoc, RunDoc } from '../../model/replay/types';
 import { loadRunRecord } from '../runs/index';
 
 /** What the replay code that also runs in activities needs: the store and the clock. */

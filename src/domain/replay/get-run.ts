@@ -4,7 +4,7 @@ import type { LearningFeed } from './learning-feed';
 import { versionOf, type Until, type WaitSource } from '../run-wait';
 import { readWithWait, reconcileRun, scopedWaitSource } from '../runs/index';
 import { resignalLostReport } from './host-steps';
-import type { RunDoc, StepDoc } from './types';
+import type { RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView } from './views';
 
 type GetInput = { run_id: string; include_steps: boolean; wait_ms?: number; until?: string | undefined };

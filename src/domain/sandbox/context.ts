@@ -5,10 +5,10 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { RunWaiter } from '../run-wait';
 import type { UiLink } from '../temporal-ui';
-import type { RunDoc } from './records';
+import type { RunDoc } from '../../model/sandbox/records';
 import { loadRunRecord } from '../runs/index';
 
 /** What the sandbox routes use. */

@@ -1,7 +1,7 @@
 import type { SandboxRuns } from '../../store/sandbox/index';
 import { NEVER_STARTED, reconcileRun } from '../runs/index';
 import type { SandboxCtx } from './context';
-import { isTerminal, type RunDoc } from './records';
+import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 
 export { NEVER_STARTED };
 

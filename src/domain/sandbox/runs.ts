@@ -4,7 +4,8 @@ import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { versionOf, type Until } from '../run-wait';
 import { readRunRecordWithWait } from '../runs/index';
-import { isTerminal, toRunWire, type LogEntryDoc, type RunDoc } from './records';
+import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
+import { toRunWire } from './wire';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 

@@ -3,8 +3,8 @@
  * deadline after which Lore rejects or fails the node.
  */
 import { condition, patched } from '@temporalio/workflow';
-import type { GraphNode } from '../../../src/domain/automation/graph';
-import type { ApprovalInfo } from '../../../src/domain/automation/records';
+import type { GraphNode } from '../../../src/model/automation/graph';
+import type { ApprovalInfo } from '../../../src/model/automation/records';
 import type { ResumeSignal } from '../../../src/domain/automation/run-types';
 import { PATCHES } from '../../patches';
 import { showDecision, showWaiting } from '../details';

@@ -1,4 +1,4 @@
-import { ancestorsOf, type GraphNode } from '../../../src/domain/automation/graph';
+import { ancestorsOf, type GraphNode } from '../../../src/model/automation/graph';
 import { checks } from '../activities';
 import { NodeFailure } from '../failure';
 import type { AutomationRun } from '../run';

@@ -1,5 +1,5 @@
 import { evaluateCondition } from '../../../src/domain/automation/condition';
-import type { GraphNode } from '../../../src/domain/automation/graph';
+import type { GraphNode } from '../../../src/model/automation/graph';
 import type { AutomationRun } from '../run';
 
 /** A condition node: evaluated in the workflow itself, from upstream outputs (no command). */

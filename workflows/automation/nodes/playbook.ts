@@ -1,9 +1,9 @@
 import { ChildWorkflowCancellationType, ParentClosePolicy, executeChild, uuid4 } from '@temporalio/workflow';
-import type { GraphNode } from '../../../src/domain/automation/graph';
+import type { GraphNode } from '../../../src/model/automation/graph';
 import { PLAYBOOK_RUN_WORKFLOW, playbookChildWorkflowId, playbookNodeOutcome, playbookRunInput } from '../../../src/domain/automation/playbook-node';
 import type { PlaybookRunInput, PlaybookRunResult } from '../../../src/domain/replay/workflow-types';
 import * as replayWorkflows from '../../replay';
-import { SA } from '../../search-attributes';
+import { SA } from '../../../src/model/search-attributes';
 import { NodeFailure } from '../failure';
 import type { AutomationRun } from '../run';
 
