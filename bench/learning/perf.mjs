@@ -3,7 +3,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
-const USAGE = `Learning performance driver (docs/benchmarks.md, "Learning"): against a running Lore
+const USAGE = `Learning performance driver (docs/benchmarks.md, "Learning: task start"): against a running Lore
 ('node bin/lore.mjs start'), teach N task families (2-3 successful executions each, so N
 learned workflows), then time /v1/memory/kickoff/recommendation and /v1/memory/planning/context
 for paraphrased tasks of those families at concurrency 1. Run it in the scope loadgen.mjs filled

@@ -4,7 +4,7 @@ import { startLocalLore } from '../harness';
 import { FAMILIES, FRESH, FRESH2, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2 } from './families';
 import { cli } from '../cli';
 
-const USAGE = `Learning quality benchmark (docs/benchmarks.md, "Learning"): does a paraphrased task start get
+const USAGE = `Learning quality benchmark (docs/benchmarks.md, "Learning: task start"): does a paraphrased task start get
 the learned first move?
 
   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local|onnx] [--seed 1]
