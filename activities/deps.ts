@@ -1,5 +1,5 @@
 import type { Config } from '../src/config';
-import type { Clock } from '../src/domain/clock';
+import type { Clock } from '../src/model/clock';
 import type { Log } from '../src/log';
 import type { Database } from '../src/store/database';
 

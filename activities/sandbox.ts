@@ -7,7 +7,7 @@ import type { SandboxRunInput } from '../src/domain/sandbox/execute';
 import { startSandboxHost, type SandboxHost } from '../src/domain/sandbox/host';
 import { toRunnerLimits } from '../src/domain/sandbox/limits';
 import { LogWriter } from '../src/domain/sandbox/log-writer';
-import { isTerminal, type RunDoc, type RunStatus } from '../src/domain/sandbox/records';
+import { isTerminal, type RunDoc, type RunStatus } from '../src/model/sandbox/records';
 import { resolveWorkspace } from '../src/domain/sandbox/workspace';
 import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, syncWorkspace, withWorkdirLock, type RunOutcome } from '../src/sandbox/isolation/index';
 import type { RunPatch } from '../src/store/sandbox/index';

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cli, numOr } from './cli';
 
 const HELP = `Agents benchmark: MCP overhead against the same HTTP route, and lore hook latency.
 
@@ -40,20 +41,12 @@ const HELP = `Agents benchmark: MCP overhead against the same HTTP route, and lo
 
 Writes into a fresh scope (bench-agents-<time>) of the default tenant.`;
 
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : def;
-};
-const URL_ = opt('url', process.env.LORE_URL ?? 'http://127.0.0.1:3001').replace(/\/+$/, '');
-const KEY = opt('api-key', process.env.LORE_API_KEY ?? '');
-const N = Number(opt('n', '200'));
-const SESSIONS = Number(opt('sessions', '10'));
-const PART = opt('part', 'all');
+const { values: opts } = cli(HELP, { url: { type: 'string' }, 'api-key': { type: 'string' }, n: { type: 'string' }, sessions: { type: 'string' }, part: { type: 'string', default: 'all' } });
+const URL_ = (opts.url ?? process.env.LORE_URL ?? 'http://127.0.0.1:3001').replace(/\/+$/, '');
+const KEY = opts['api-key'] ?? process.env.LORE_API_KEY ?? '';
+const N = numOr(opts.n, 200);
+const SESSIONS = numOr(opts.sessions, 10);
+const PART = opts.part;
 const LORE_BIN = fileURLToPath(new URL('../bin/lore.mjs', import.meta.url));
 const scope = `bench-agents-${Date.now().toString(36)}`;
 

@@ -1,30 +1,34 @@
-/**
- * Temporal round trip through a running Lore's worker: start → activity (MongoDB write + read) →
- * result, measured from the client. Start Lore first (`npm start`), then:
- *
- *   node --import tsx bench/engine-roundtrip.ts [--address 127.0.0.1:7233] [--n 200] [--concurrency 1] [--phase roundtrip|start]
- *
- * --phase start measures only the workflow start (the client's StartWorkflowExecution until the
- * server has persisted it); the runs still complete on the worker, and are awaited afterwards.
- */
 import { performance } from 'node:perf_hooks';
-import { uuidv7 } from '../src/domain/ids';
+import { uuidv7 } from '../src/model/ids';
 import { TemporalEngine } from '../src/engine/temporal-engine';
+import { cli, numOr } from './cli';
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : def;
-};
-const address = arg('address', '127.0.0.1:7233');
-const n = Number(arg('n', '200'));
-const concurrency = Number(arg('concurrency', '1'));
-const taskQueue = arg('task-queue', 'lore');
-const phase = arg('phase', 'roundtrip');
+const USAGE = `Temporal round trip through a running Lore's worker: start → activity (MongoDB write + read) →
+result, measured from the client. Start Lore first ('npm start'), then:
+
+  node --import tsx bench/engine-roundtrip.ts [--address 127.0.0.1:7233] [--n 200] [--concurrency 1] [--phase roundtrip|start]
+
+--phase start measures only the workflow start (the client's StartWorkflowExecution until the
+server has persisted it); the runs still complete on the worker, and are awaited afterwards.`;
+
+const { values: opts } = cli(USAGE, {
+  address: { type: 'string', default: '127.0.0.1:7233' },
+  n: { type: 'string' },
+  concurrency: { type: 'string' },
+  'task-queue': { type: 'string', default: 'lore' },
+  phase: { type: 'string', default: 'roundtrip' },
+  namespace: { type: 'string', default: 'default' },
+});
+const address = opts.address;
+const n = numOr(opts.n, 200);
+const concurrency = numOr(opts.concurrency, 1);
+const taskQueue = opts['task-queue'];
+const phase = opts.phase;
 if (phase !== 'roundtrip' && phase !== 'start') throw new Error(`--phase roundtrip|start, not ${phase}`);
 
 const engine = await TemporalEngine.connect({
   address,
-  namespace: arg('namespace', 'default'),
+  namespace: opts.namespace,
   taskQueue,
   observer: { workflowStarted() {}, workflowFailed() {} },
 });

@@ -1,23 +1,3 @@
-/**
- * The floor under loadgen's figures on this machine: an HTTP server that answers loadgen's write
- * and recall requests doing as little as a server can, so that what remains of a target after it
- * is known. Not Lore, not a test.
- *
- *   node --import tsx bench/floor.ts --mode null   [--port 21411]
- *   node --import tsx bench/floor.ts --mode insert [--port 21411]            # a fresh local server file
- *   node --import tsx bench/floor.ts --mode load --db-file <copy of a Lore data dir's mongo.mv.db> [--scope bench100k]
- *   # then, from another shell (the pid is printed at start):
- *   node ../shared/bench/loadgen.mjs --base-url http://127.0.0.1:21411 --pid <pid> --phases write ...
- *
- * Modes:
- * - null: parse the JSON body and answer a minimal response loadgen accepts (no storage at all);
- * - insert: also insert one document per write into Lore's local MongoDB-compatible server,
- *   concurrent writes combined into one insertMany as Lore's insert combiner does, on a
- *   collection with a unique client key and a seq index;
- * - load: answer a recall with 10 random nodes of the scope, loaded by `_id` with recall's
- *   projection from the local server (no ranking, no catch-up, no access counts).
- * Ctrl+C prints the CPU this process and the local server used.
- */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -25,17 +5,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, type Collection, type Document } from 'mongodb';
 import { ensureMongoLauncherJar, startMongoServer, type MongoServerHandle } from '../src/local/mongo-server';
+import { cli, numOr } from './cli';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1]! : fallback;
-};
-const MODE = opt('--mode', 'null');
-const PORT = Number(opt('--port', '21411'));
-const SCOPE = opt('--scope', 'bench100k');
+const USAGE = `The floor under loadgen's figures on this machine: an HTTP server that answers loadgen's write
+and recall requests doing as little as a server can, so that what remains of a target after it
+is known. Not Lore, not a test.
+
+  node --import tsx bench/floor.ts --mode null   [--port 21411]
+  node --import tsx bench/floor.ts --mode insert [--port 21411]            # a fresh local server file
+  node --import tsx bench/floor.ts --mode load --db-file <copy of a Lore data dir's mongo.mv.db> [--scope bench100k]
+  # then, from another shell (the pid is printed at start):
+  node ../shared/bench/loadgen.mjs --base-url http://127.0.0.1:21411 --pid <pid> --phases write ...
+
+Modes:
+- null: parse the JSON body and answer a minimal response loadgen accepts (no storage at all);
+- insert: also insert one document per write into Lore's local MongoDB-compatible server,
+  concurrent writes combined into one insertMany as Lore's insert combiner does, on a
+  collection with a unique client key and a seq index;
+- load: answer a recall with 10 random nodes of the scope, loaded by '_id' with recall's
+  projection from the local server (no ranking, no catch-up, no access counts).
+Ctrl+C prints the CPU this process and the local server used.`;
+
+const { values: opts } = cli(USAGE, { mode: { type: 'string', default: 'null' }, port: { type: 'string' }, scope: { type: 'string', default: 'bench100k' }, 'db-file': { type: 'string' } });
+const MODE = opts.mode;
+const PORT = numOr(opts.port, 21411);
+const SCOPE = opts.scope;
 if (!['null', 'insert', 'load'].includes(MODE)) throw new Error(`--mode null|insert|load, not ${MODE}`);
-if (MODE === 'load' && !argv.includes('--db-file')) throw new Error('--mode load needs --db-file (a copy: the server writes to it)');
+if (MODE === 'load' && !opts['db-file']) throw new Error('--mode load needs --db-file (a copy: the server writes to it)');
 
 const RECALL_PROJECTION = { client_id: 1, type: 1, kind: 1, tier: 1, title: 1, text: 1, summary: 1, tags: 1, importance: 1, created_at: 1, updated_at: 1 };
 
@@ -49,7 +45,7 @@ let server: MongoServerHandle | null = null;
 type NodeDoc = { _id: string } & Document;
 let nodes: Collection<NodeDoc> | null = null;
 if (MODE !== 'null') {
-  const dbFile = MODE === 'load' ? opt('--db-file', '') : join(await mkdtemp(join(tmpdir(), 'lore-floor-')), 'floor.mv.db');
+  const dbFile = MODE === 'load' ? opts['db-file']! : join(await mkdtemp(join(tmpdir(), 'lore-floor-')), 'floor.mv.db');
   server = await startMongoServer({ jarPath: await ensureMongoLauncherJar({ log: (m) => console.error(m) }), port: 0, dbFile });
   const client = await MongoClient.connect(server.uri);
   nodes = client.db(MODE === 'load' ? 'lore' : 'floor').collection<NodeDoc>('memory_nodes');

@@ -1,30 +1,31 @@
-/**
- * Cost of the lifecycle operator and of the forgetting summary at scale.
- *
- *   node --import tsx bench/lifecycle-operator.ts [N] [summary]
- *
- * One scope of N event nodes (default 100 000, ~200-byte payloads) inserted straight through the
- * node store, then the real API + an in-process worker on the local servers (or the ones named by
- * LORE_TEST_MONGODB_URI / LORE_TEST_TEMPORAL_ADDRESS), sharing a ManualClock:
- *   1. start-up: time until the forgetting view is built (first summary answered);
- *   2. run over fresh nodes (every node gets its first decision: one slot write each);
- *   3. the same run again at the same clock (read-only pass: every decision stands);
- *   4. 100 days later: every node archived (cold-store insert + read-back + node update each);
- *   5. forgetting summary latency (what planning pays), p50/p95 over 300 calls after one warm-up.
- * With `summary` as the second argument, steps 2-4 are skipped (start-up and summary latency only).
- */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { ManualClock } from '../src/domain/clock';
+import { ManualClock } from '../src/model/clock';
 import { loadConfig } from '../src/config';
 import { NodeStore, type NodeContent } from '../src/store/memory/nodes';
 import { allCollections } from '../src/store/collections';
 import { Database } from '../src/store/database';
 import { scopeRef } from '../src/store/scope';
-import { startTestApi, testServices } from '../test/helpers/app';
+import { cli, numOr } from './cli';
+import { localServers, startLocalLore } from './harness';
 
-const N = Number(process.argv[2] ?? 100_000);
-const SUMMARY_ONLY = process.argv[3] === 'summary';
+const USAGE = `Cost of the lifecycle operator and of the forgetting summary at scale.
+
+  node --import tsx bench/lifecycle-operator.ts [--nodes 100000] [--summary-only]
+
+One scope of N event nodes (default 100 000, ~200-byte payloads) inserted straight through the
+node store, then the real API + an in-process worker on the local servers (or the ones named by
+LORE_BENCH_MONGODB_URI / LORE_BENCH_TEMPORAL_ADDRESS), sharing a ManualClock:
+  1. start-up: time until the forgetting view is built (first summary answered);
+  2. run over fresh nodes (every node gets its first decision: one slot write each);
+  3. the same run again at the same clock (read-only pass: every decision stands);
+  4. 100 days later: every node archived (cold-store insert + read-back + node update each);
+  5. forgetting summary latency (what planning pays), p50/p95 over 300 calls after one warm-up.
+With --summary-only, steps 2-4 are skipped (start-up and summary latency only).`;
+
+const { values: opts } = cli(USAGE, { nodes: { type: 'string' }, 'summary-only': { type: 'boolean', default: false } });
+const N = numOr(opts.nodes, 100_000);
+const SUMMARY_ONLY = opts['summary-only'];
 const DAY = 86_400_000;
 
 const ms = (t0: number) => Math.round(performance.now() - t0);
@@ -33,7 +34,7 @@ function pct(xs: number[], p: number) {
   return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
 }
 
-const services = await testServices();
+const services = await localServers();
 const dbName = `bench_lifecycle_${randomBytes(3).toString('hex')}`;
 const ref = scopeRef('bench', 'lifecycle');
 const clock = new ManualClock('2026-01-01T00:00:00.000Z');
@@ -58,7 +59,7 @@ const clock = new ManualClock('2026-01-01T00:00:00.000Z');
 }
 
 const t0 = performance.now();
-const api = await startTestApi({ worker: true, clock, env: { MONGODB_DB: dbName } });
+const api = await startLocalLore({ worker: true, clock, env: { MONGODB_DB: dbName } });
 const startMs = ms(t0);
 const t1 = performance.now();
 const first = await api.modules.lifecycle.services.forgettingSummary(ref);

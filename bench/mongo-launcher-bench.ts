@@ -1,32 +1,26 @@
-/**
- * Measurement of Lore's local MongoDB-compatible server (mongo-java-server launcher) at 100,000
- * documents of ~600 bytes. Not a test.
- *
- *   node --import tsx bench/mongo-launcher-bench.ts [--docs 100000] [--json out.json] [-- launcher flags]
- *   node --import tsx bench/mongo-launcher-bench.ts --control   # kill -9 durability with and without group commit
- *   --jar PATH runs a given launcher jar (e.g. an older build, to compare) instead of building the current sources
- *
- * Prints a markdown table: per query shape p50/p95/mean latency, documents returned, and whether the
- * launcher serves it from an index or by scanning the collection.
- */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BSON, MongoClient, ObjectId, type Collection, type Document } from 'mongodb';
 import { ensureMongoLauncherJar, startMongoServer } from '../src/local/mongo-server';
+import { cli, numOr } from './cli';
 
-const argv = process.argv.slice(2);
-const dashdash = argv.indexOf('--');
-const ownArgs = dashdash >= 0 ? argv.slice(0, dashdash) : argv;
-const launcherArgs = dashdash >= 0 ? argv.slice(dashdash + 1) : [];
-const opt = (name: string, fallback: string) => {
-  const i = ownArgs.indexOf(name);
-  return i >= 0 ? ownArgs[i + 1]! : fallback;
-};
-const DOCS = Number(opt('--docs', '100000'));
-const JSON_OUT = ownArgs.includes('--json') ? opt('--json', '') : '';
-const JAR = opt('--jar', '');
+const USAGE = `Measurement of Lore's local MongoDB-compatible server (mongo-java-server launcher) at 100,000
+documents of ~600 bytes. Not a test.
+
+  node --import tsx bench/mongo-launcher-bench.ts [--docs 100000] [--json out.json] [-- launcher flags]
+  node --import tsx bench/mongo-launcher-bench.ts --control   # kill -9 durability with and without group commit
+  --jar PATH runs a given launcher jar (e.g. an older build, to compare) instead of building the current sources
+
+Prints a markdown table: per query shape p50/p95/mean latency, documents returned, and whether the
+launcher serves it from an index or by scanning the collection.`;
+
+// Everything after '--' goes to the launcher (positionals, for parseArgs).
+const { values: opts, positionals: launcherArgs } = cli(USAGE, { docs: { type: 'string' }, json: { type: 'string' }, jar: { type: 'string' }, control: { type: 'boolean', default: false } }, { positionals: true });
+const DOCS = numOr(opts.docs, 100_000);
+const JSON_OUT = opts.json ?? '';
+const JAR = opts.jar ?? '';
 const launcherJar = () => (JAR ? Promise.resolve(JAR) : ensureMongoLauncherJar({ log: (m) => console.error(m) }));
 
 const TENANTS = 10;
@@ -147,7 +141,7 @@ async function control() {
 }
 
 async function main() {
-  if (ownArgs.includes('--control')) return control();
+  if (opts.control) return control();
   const jarPath = await launcherJar();
   const dir = await mkdtemp(join(tmpdir(), 'lore-bench-'));
   const dbFile = join(dir, 'lore.mv.db');

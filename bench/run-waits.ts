@@ -1,22 +1,21 @@
-/**
- * What runs/get with wait_ms costs and how soon it answers (docs/benchmarks.md, "Waiting for a
- * run"), against a real Lore started with bench/memory/run-lore.ts:
- *
- *   node --import tsx bench/memory/run-lore.ts --port 21401 &      # prints url and pid
- *   node --import tsx bench/run-waits.ts --url http://127.0.0.1:21401 --pid <pid> [--runs 20]
- *
- * 1. Latency: --runs times, start a run of a one-approval automation and at once wait for
- *    `paused_or_done`; the time from the pause being written (the node's approval.requested_at, the
- *    worker's clock, same machine) to the answer.
- * 2. Cost: 50 clients each wait 30 s (`until: done`) on a paused run that does not change, first
- *    50 runs of one scope, then 50 runs of 50 scopes (no batching possible); the CPU time of the API
- *    process and of the MongoDB-compatible server over those 30 s, against 30 s with nobody waiting.
- */
 import { readFileSync, readdirSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { cli } from './cli';
 
-const { values } = parseArgs({ options: { url: { type: 'string' }, pid: { type: 'string' }, runs: { type: 'string', default: '20' } } });
-if (!values.url || !values.pid) throw new Error('usage: --url <lore url> --pid <api pid> [--runs N]');
+const USAGE = `What runs/get with wait_ms costs and how soon it answers (docs/benchmarks.md, "Waiting for a
+run"), against a real Lore started with bench/memory/run-lore.ts:
+
+  node --import tsx bench/memory/run-lore.ts --port 21401 &      # prints url and pid
+  node --import tsx bench/run-waits.ts --url http://127.0.0.1:21401 --pid <pid> [--runs 20]
+
+1. Latency: --runs times, start a run of a one-approval automation and at once wait for
+   'paused_or_done'; the time from the pause being written (the node's approval.requested_at, the
+   worker's clock, same machine) to the answer.
+2. Cost: 50 clients each wait 30 s ('until: done') on a paused run that does not change, first
+   50 runs of one scope, then 50 runs of 50 scopes (no batching possible); the CPU time of the API
+   process and of the MongoDB-compatible server over those 30 s, against 30 s with nobody waiting.`;
+
+const { values } = cli(USAGE, { url: { type: 'string' }, pid: { type: 'string' }, runs: { type: 'string', default: '20' } });
+if (!values.url || !values.pid) throw new Error(`--url and --pid are required\n\n${USAGE}`);
 const base = values.url;
 const apiPid = Number(values.pid);
 const TICKS = 100; // USER_HZ

@@ -1,18 +1,19 @@
-/**
- * Per-command overhead of the sandbox through the full path: HTTP (Fastify inject) → execute →
- * Temporal workflow → activity → bubblewrap → run record in MongoDB → response.
- *
- *   node --import tsx bench/sandbox-execute.ts [N]
- *
- * Runs `true` in sync mode N times (default 100) at concurrency 1 and at concurrency 4, against
- * the real local Temporal dev server and MongoDB-compatible server (started here, or taken from
- * LORE_TEST_TEMPORAL_ADDRESS / LORE_TEST_MONGODB_URI), with an in-process worker. Prints p50 /
- * p95 / mean / min / max of the request latency in ms, and the runner's own duration_ms (spawn to
- * exit) for comparison.
- */
-import { startTestApi } from '../test/helpers/app';
+import { cli, numOr } from './cli';
+import { startLocalLore } from './harness';
 
-const N = Number(process.argv[2] ?? 100);
+const USAGE = `Per-command overhead of the sandbox through the full path: HTTP (Fastify inject) → execute →
+Temporal workflow → activity → bubblewrap → run record in MongoDB → response.
+
+  node --import tsx bench/sandbox-execute.ts [--n 100]
+
+Runs 'true' in sync mode N times (default 100) at concurrency 1 and at concurrency 4, against
+the real local Temporal dev server and MongoDB-compatible server (started here, or taken from
+LORE_BENCH_TEMPORAL_ADDRESS / LORE_BENCH_MONGODB_URI), with an in-process worker. Prints p50 /
+p95 / mean / min / max of the request latency in ms, and the runner's own duration_ms (spawn to
+exit) for comparison.`;
+
+const { values: opts } = cli(USAGE, { n: { type: 'string' } });
+const N = numOr(opts.n, 100);
 
 function stats(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
@@ -21,7 +22,7 @@ function stats(xs: number[]) {
   return { p50: f(q(0.5)), p95: f(q(0.95)), mean: f(s.reduce((a, b) => a + b, 0) / s.length), min: f(s[0]!), max: f(s.at(-1)!) };
 }
 
-const api = await startTestApi({ worker: true });
+const api = await startLocalLore({ worker: true });
 try {
   const session = await api.post('/v1/memory/sandbox/sessions', { profile: 'default' });
   if (session.status !== 200) throw new Error(JSON.stringify(session.body));

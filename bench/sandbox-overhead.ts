@@ -1,19 +1,20 @@
-/**
- * Per-command overhead of sandbox isolation.
- *
- *   node --import tsx bench/sandbox-overhead.ts [N]
- *
- * Wall time of running `true` N times (default 50), sequentially, measured from the call to the
- * resolved outcome: direct child_process.spawn('true') vs runIsolated with isolation 'none' vs
- * isolation 'bubblewrap'. Prints median / p95 / mean / min / max in ms.
- */
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { configureIdRange, detectIsolation, prepareWorkdir, runIsolated, type RunLimits } from '../src/sandbox/isolation/index';
+import { cli, numOr } from './cli';
 
-const N = Number(process.argv[2] ?? 50);
+const USAGE = `Per-command overhead of sandbox isolation.
+
+  node --import tsx bench/sandbox-overhead.ts [--n 50]
+
+Wall time of running 'true' N times (default 50), sequentially, measured from the call to the
+resolved outcome: direct child_process.spawn('true') vs runIsolated with isolation 'none' vs
+isolation 'bubblewrap'. Prints median / p95 / mean / min / max in ms.`;
+
+const { values: opts } = cli(USAGE, { n: { type: 'string' } });
+const N = numOr(opts.n, 50);
 configureIdRange({ min: 490000, max: 499999 });
 
 const limits: RunLimits = {

@@ -1,11 +1,3 @@
-/**
- * What tracing costs an API process: start-up time (spawn → "is up"), RSS once up, and the
- * latency of writes and recalls, with tracing off and on (spans exported to a local OTLP receiver
- * that discards them). Starts its own MongoDB-compatible and Temporal servers; the API processes
- * alternate off/on so drift on a shared machine falls on both.
- *
- *   node --import tsx bench/tracing-overhead.ts [--rounds 4] [--requests 300]
- */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,20 +5,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config';
 import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../src/local/node-flags';
 import { freePort } from '../src/local/ports';
-import { createLog } from '../src/log';
-import { startTestServices } from '../test/helpers/services';
+import { cli, numOr } from './cli';
+import { localServers } from './harness';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
-const ROUNDS = opt('--rounds', 4);
-const REQUESTS = opt('--requests', 300);
+const USAGE = `What tracing costs an API process: start-up time (spawn → "is up"), RSS once up, and the
+latency of writes and recalls, with tracing off and on (spans exported to a local OTLP receiver
+that discards them). Starts its own MongoDB-compatible and Temporal servers; the API processes
+alternate off/on so drift on a shared machine falls on both.
+
+  node --import tsx bench/tracing-overhead.ts [--rounds 4] [--requests 300]`;
+
+const { values: opts } = cli(USAGE, { rounds: { type: 'string' }, requests: { type: 'string' } });
+const ROUNDS = numOr(opts.rounds, 4);
+const REQUESTS = numOr(opts.requests, 300);
 const LORE_BIN = fileURLToPath(new URL('../bin/lore.mjs', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'lore-bench-tracing-'));
-const services = await startTestServices(loadConfig({ LORE_DATA_DIR: dir }), createLog('warn', 'bench'), dir);
+const services = await localServers();
 let spansReceived = 0;
 const sink = http.createServer((req, res) => {
   let n = 0;
@@ -98,6 +95,5 @@ for (const r of rows) {
 }
 console.log(`span batches received: ${spansReceived}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 sink.close();
-await services.stop();
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);

@@ -1,19 +1,20 @@
-/**
- * What a workspace costs each sandbox run (docs/sandbox.md, "Workspaces"): syncWorkspace over a
- * synthetic project of N files (2 KiB each, 25 per directory), as root with an owner (uid isolation).
- *
- *   node --import tsx bench/workspace-sync.ts [N] [rounds]
- *
- * Per round: the first copy, a re-sync with nothing changed (what every later run pays), and a
- * re-sync after the host edited 10 files. Prints the median of the rounds in ms.
- */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syncWorkspace } from '../src/sandbox/isolation/workspace';
+import { cli, numOr } from './cli';
 
-const N = Number(process.argv[2] ?? 5000);
-const ROUNDS = Number(process.argv[3] ?? 5);
+const USAGE = `What a workspace costs each sandbox run (docs/sandbox.md, "Workspaces"): syncWorkspace over a
+synthetic project of N files (2 KiB each, 25 per directory), as root with an owner (uid isolation).
+
+  node --import tsx bench/workspace-sync.ts [--files 5000] [--rounds 5]
+
+Per round: the first copy, a re-sync with nothing changed (what every later run pays), and a
+re-sync after the host edited 10 files. Prints the median of the rounds in ms.`;
+
+const { values: opts } = cli(USAGE, { files: { type: 'string' }, rounds: { type: 'string' } });
+const N = numOr(opts.files, 5000);
+const ROUNDS = numOr(opts.rounds, 5);
 const owner = process.getuid?.() === 0 ? { uid: 1_000_123, gid: 1_000_123 } : null;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const timed = async (fn: () => Promise<unknown>) => {

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ManualClock } from '../src/domain/clock';
+import { ManualClock } from '../src/model/clock';
 import { startTestApi } from '../test/helpers/app';
 import { launchBrowser } from '../test/helpers/browser';
 import { seedInspectorScope } from '../test/helpers/inspector-seed';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { ApiKey } from './http/auth';
+import type { ApiKey } from './model/api-key';
 import { catalogModel, DEFAULT_ENCODER } from './retrieval/embedders/catalog';
 
 /**
@@ -46,6 +46,8 @@ export interface Config {
     readonly localPort: number;
     /** Hot reads over plain OP_MSG when the connection string allows (store/wire-reads.ts). */
     readonly wireReads: 'auto' | 'off';
+    /** JVM flags of the local server (LORE_MONGO_JAVA_OPTS, space-separated); null: the launcher's defaults. */
+    readonly javaOptions: readonly string[] | null;
   };
   readonly embeddings: {
     readonly provider: EmbeddingsProvider;
@@ -176,6 +178,20 @@ function expandHome(p: string): string {
 }
 
 const expandHomeOrNull = (p: string | null): string | null => (p === null ? null : expandHome(p));
+
+/**
+ * Where the local servers' binaries are cached (LORE_BIN_DIR). This and mongoJavaOptions serve
+ * callers that build or start a server without a whole Config (tests and benchmarks).
+ */
+export function localBinDir(env: NodeJS.ProcessEnv = process.env): string {
+  return expandHome(env.LORE_BIN_DIR || '~/.cache/lore/bin');
+}
+
+/** JVM flags of the local MongoDB-compatible server (LORE_MONGO_JAVA_OPTS, space-separated); null: the launcher's defaults. */
+export function mongoJavaOptions(env: NodeJS.ProcessEnv = process.env): string[] | null {
+  const raw = env.LORE_MONGO_JAVA_OPTS;
+  return raw ? raw.split(/\s+/).filter(Boolean) : null;
+}
 
 /** An http(s) URL without a trailing slash, or null when it is not one. */
 export function httpUrl(raw: string): string | null {
@@ -311,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       database: read('MONGODB_DB', z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 chars of [A-Za-z0-9_-]'), 'lore'),
       localPort: read('LORE_MONGO_PORT', port('LORE_MONGO_PORT'), '27018'),
       wireReads: read('LORE_MONGO_WIRE_READS', z.enum(['auto', 'off'], { error: 'LORE_MONGO_WIRE_READS must be auto or off' }), 'auto'),
+      javaOptions: mongoJavaOptions(env),
     },
     embeddings: {
       provider: embeddingsProvider,

@@ -13,7 +13,7 @@ import {
 import type { Sinks } from '@temporalio/workflow';
 import { createActivities } from '../activities';
 import type { Config } from './config';
-import { systemClock, type Clock } from './domain/clock';
+import { systemClock, type Clock } from './model/clock';
 import { startWorkdirRetention } from './domain/sandbox/retention';
 import { toApplicationFailure } from './engine/failures';
 import type { Log } from './log';

@@ -33,7 +33,7 @@ import {
   type SweepInput,
   type SweepResult,
 } from '../src/domain/lifecycle/run-types';
-import { SA } from './search-attributes';
+import { SA } from '../src/model/search-attributes';
 
 const SCOPES_PER_PAGE = 50;
 const SCOPES_BEFORE_CONTINUE = 200;

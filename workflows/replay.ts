@@ -25,7 +25,7 @@ const PATCH_SHADOW_NOT_RUN = 'lore-shadow-validation-host-steps-not-run';
 export const hostStepSignal = defineSignal<[HostStepReport]>(HOST_STEP_SIGNAL);
 import { CancellationScope, condition, defineSignal, executeChild, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReplayActivities } from '../activities/replay';
-import type { ShadowValidation } from '../src/domain/replay/types';
+import type { ShadowValidation } from '../src/model/replay/types';
 import {
   DEFAULT_HOST_STEP_TIMEOUT_MS,
   HOST_STEP_SIGNAL,
@@ -35,7 +35,7 @@ import {
   type PlaybookRunResult,
 } from '../src/domain/replay/workflow-types';
 import { sandboxRunWorkflow } from './sandbox';
-import { SA } from './search-attributes';
+import { SA } from '../src/model/search-attributes';
 
 /** Codes a retry cannot cure (LoreError codes carried as ApplicationFailure types). */
 const NON_RETRYABLE = ['invalid_request', 'not_found', 'conflict', 'invalid_state', 'validation_failed', 'command_not_allowed', 'sandbox_disabled'];

@@ -1,22 +1,3 @@
-/**
- * Calibration aid for the dense part of task similarity (score.ts, denseSimilarity): embeds the
- * learned workflows of a quality run (`quality.ts --dump FILE` writes them: the 32 families and
- * the noise workflows learned beside them) or, without --workflows, the families' training
- * phrasings alone, plus the held-out phrasings and the unseen tasks of bench/learning/families.ts.
- * Then prints, without a server:
- * - how often the best-cosine workflow (max over its phrasings) is the right family (an upper
- *   bound on what any dense-only rule gets);
- * - what the current rule accepts (0.7·dense ≥ the action threshold): right, wrong, and unseen
- *   tasks accepted (these must stay null).
- *
- * The scores are the learning index's own (FamilyIndex with the encoder's DenseProfile: the best
- * phrasing cosine for USE, the hub-corrected score for the onnx encoder; score.ts).
- *
- *   node --import tsx bench/learning/quality.ts --noise 3000 --embeddings none --dump /tmp/wf.json
- *   LORE_EMBEDDINGS_LOCAL_DIR=/tmp/lore-emb/node_modules node --import tsx bench/learning/dense-calibrate.ts [--workflows /tmp/wf.json]
- *   LORE_EMBEDDINGS_LOCAL_DIR=<node_modules with onnxruntime-node> LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx> \
- *     node --import tsx bench/learning/dense-calibrate.ts --encoder onnx [--workflows /tmp/wf.json]
- */
 import { readFileSync } from 'node:fs';
 import { createLocalEmbedder } from '../../src/retrieval/embedders/local';
 import { createOnnxEmbedder } from '../../src/retrieval/embedders/onnx';
@@ -24,11 +5,28 @@ import { FamilyIndex, unitVector } from '../../src/domain/learning/family-index'
 import { denseSimilarity, THRESHOLDS } from '../../src/domain/learning/score';
 import { denseProfileFor } from '../../src/domain/learning/vectors';
 import { FAMILIES, UNSEEN } from './families';
+import { cli } from '../cli';
 
-const arg = (k: string) => {
-  const i = process.argv.indexOf(`--${k}`);
-  return i > 0 ? process.argv[i + 1]! : null;
-};
+const USAGE = `Calibration aid for the dense part of task similarity (score.ts, denseSimilarity): embeds the
+learned workflows of a quality run ('quality.ts --dump FILE' writes them: the 32 families and
+the noise workflows learned beside them) or, without --workflows, the families' training
+phrasings alone, plus the held-out phrasings and the unseen tasks of bench/learning/families.ts.
+Then prints, without a server:
+- how often the best-cosine workflow (max over its phrasings) is the right family (an upper
+  bound on what any dense-only rule gets);
+- what the current rule accepts (0.7·dense ≥ the action threshold): right, wrong, and unseen
+  tasks accepted (these must stay null).
+
+The scores are the learning index's own (FamilyIndex with the encoder's DenseProfile: the best
+phrasing cosine for USE, the hub-corrected score for the onnx encoder; score.ts).
+
+  node --import tsx bench/learning/quality.ts --noise 3000 --embeddings none --dump /tmp/wf.json
+  LORE_EMBEDDINGS_LOCAL_DIR=/tmp/lore-emb/node_modules node --import tsx bench/learning/dense-calibrate.ts [--workflows /tmp/wf.json]
+  LORE_EMBEDDINGS_LOCAL_DIR=<node_modules with onnxruntime-node> LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx> \
+    node --import tsx bench/learning/dense-calibrate.ts --encoder onnx [--workflows /tmp/wf.json]`;
+
+const { values: opts } = cli(USAGE, { workflows: { type: 'string' }, encoder: { type: 'string' } });
+const arg = (k: keyof typeof opts) => opts[k] ?? null;
 interface Wf {
   goals: string[];
   file: string;

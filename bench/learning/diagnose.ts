@@ -1,17 +1,15 @@
-/**
- * Diagnostic companion of quality.ts: for each held-out phrasing (without task_kind), where the
- * right family ranks in planning/context's workflow_signals and with which signals.
- *   node --import tsx bench/learning/diagnose.ts [--embeddings local] [--noise 300]
- */
-import { startTestApi } from '../../test/helpers/app';
+import { startLocalLore } from '../harness';
 import { FAMILIES } from './families';
+import { cli } from '../cli';
 
-const arg = (k: string, d: string) => {
-  const i = process.argv.indexOf(`--${k}`);
-  return i > 0 ? process.argv[i + 1]! : d;
-};
+const USAGE = `Diagnostic companion of quality.ts: for each held-out phrasing (without task_kind), where the
+right family ranks in planning/context's workflow_signals and with which signals.
+  node --import tsx bench/learning/diagnose.ts [--embeddings none|local|onnx]`;
+
+const { values: opts } = cli(USAGE, { embeddings: { type: 'string', default: 'none' } });
+const arg = (k: keyof typeof opts, d: string) => opts[k] ?? d;
 const EMB = arg('embeddings', 'none');
-const api = await startTestApi({ env: { LORE_EMBEDDINGS: EMB, ...(process.env.LORE_EMBEDDINGS_LOCAL_DIR ? { LORE_EMBEDDINGS_LOCAL_DIR: process.env.LORE_EMBEDDINGS_LOCAL_DIR } : {}) } });
+const api = await startLocalLore({ env: { LORE_EMBEDDINGS: EMB, ...(process.env.LORE_EMBEDDINGS_LOCAL_DIR ? { LORE_EMBEDDINGS_LOCAL_DIR: process.env.LORE_EMBEDDINGS_LOCAL_DIR } : {}) } });
 const id = { tenant_id: 'bench', scope: `diag-${Date.now().toString(36)}` };
 for (const [fi, f] of FAMILIES.entries()) {
   for (const [k, goal] of f.train.entries()) {

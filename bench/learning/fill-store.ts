@@ -1,20 +1,18 @@
-/**
- * Brings a scope to a node count fast for read benchmarks: inserts loadgen-shaped execution nodes
- * straight through the node store (with the same deterministic extraction the write path runs),
- * 500 per batch, bypassing the HTTP write path and its listeners. Restart Lore afterwards so its
- * in-process indexes load them; learning does not learn from them (they are background nodes).
- *
- *   MONGODB_URI=mongodb://127.0.0.1:27018/?directConnection=true node --import tsx bench/learning/fill-store.ts --scope S --count 70000 [--db lore]
- */
 import { extractExecution, EXECUTION_SLOT } from '../../src/domain/memory/extract';
 import { deriveSummary } from '../../src/domain/memory/text';
 import { Database } from '../../src/store/database';
 import { NodeStore, type NodeContent } from '../../src/store/memory/nodes';
+import { cli } from '../cli';
 
-const arg = (k: string, d: string) => {
-  const i = process.argv.indexOf(`--${k}`);
-  return i > 0 ? process.argv[i + 1]! : d;
-};
+const USAGE = `Brings a scope to a node count fast for read benchmarks: inserts loadgen-shaped execution nodes
+straight through the node store (with the same deterministic extraction the write path runs),
+500 per batch, bypassing the HTTP write path and its listeners. Restart Lore afterwards so its
+in-process indexes load them; learning does not learn from them (they are background nodes).
+
+  MONGODB_URI=mongodb://127.0.0.1:27018/?directConnection=true node --import tsx bench/learning/fill-store.ts --scope S --count 70000 [--db lore]`;
+
+const { values: opts } = cli(USAGE, { scope: { type: 'string' }, tenant: { type: 'string' }, count: { type: 'string' }, prefix: { type: 'string' }, db: { type: 'string' } });
+const arg = (k: keyof typeof opts, d: string) => opts[k] ?? d;
 const SCOPE = arg('scope', 'perf');
 const TENANT = arg('tenant', 'default');
 const COUNT = Number(arg('count', '70000'));

@@ -1,17 +1,29 @@
 #!/usr/bin/env node
-// Learning performance driver (docs/benchmarks.md, "Learning"): against a running Lore
-// (`node bin/lore.mjs start`), teach N task families (2-3 successful executions each, so N
-// learned workflows), then time /v1/memory/kickoff/recommendation and /v1/memory/planning/context
-// for paraphrased tasks of those families at concurrency 1. Run it in the scope loadgen.mjs filled
-// (--scope) so the families sit among its nodes. Dependency-free, like loadgen.mjs.
-//
-//   node bench/learning/perf.mjs --base-url http://127.0.0.1:3001 --scope S --families 1000 --queries 300 [--fill N] [--skip-learn]
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1] && !all[i + 1].startsWith('--') ? all[i + 1] : 'true']] : acc), []),
-);
+const USAGE = `Learning performance driver (docs/benchmarks.md, "Learning: task start"): against a running Lore
+('node bin/lore.mjs start'), teach N task families (2-3 successful executions each, so N
+learned workflows), then time /v1/memory/kickoff/recommendation and /v1/memory/planning/context
+for paraphrased tasks of those families at concurrency 1. Run it in the scope loadgen.mjs filled
+(--scope) so the families sit among its nodes. Dependency-free, like loadgen.mjs.
+
+  node bench/learning/perf.mjs --base-url http://127.0.0.1:3001 --scope S --families 1000 --queries 300 [--fill N] [--skip-learn]`;
+
+// Dependency-free like loadgen.mjs, so node:util's parser directly rather than bench/cli.ts.
+const S = { type: 'string' };
+let args;
+try {
+  ({ values: args } = parseArgs({ options: { 'base-url': S, scope: S, tenant: S, families: S, queries: S, fill: S, 'skip-learn': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+} catch (err) {
+  console.error(`${err.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const BASE = new URL(args['base-url'] ?? 'http://127.0.0.1:3001');
 const SCOPE = args.scope ?? `perf-${Date.now().toString(36)}`;
 const TENANT = args.tenant ?? 'default';
@@ -93,7 +105,7 @@ async function fill(id, n) {
 async function main() {
   const id = { tenant_id: TENANT, scope: SCOPE };
   if (args.fill) await fill(id, Number(args.fill));
-  if (args['skip-learn'] !== 'true') {
+  if (!args['skip-learn']) {
     const t0 = performance.now();
     for (let i = 0; i < FAMILIES; i += 1) {
       const f = family(i);

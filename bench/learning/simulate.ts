@@ -1,51 +1,49 @@
-/**
- * Offline replay of the quality benchmark's query phase (bench/learning/quality.ts), for working
- * on the decision rule without re-running the write phase: loads the workflows a quality run
- * learned (`quality.ts --dump FILE` writes them with their term counts and steps), embeds their
- * phrasings and the queries with the configured encoder (cached in --cache), rebuilds the scope's
- * learning index with the code in src/ (FamilyIndex, the DenseProfile of the encoder, the
- * planner's ordering and firstActionOf), and asks every held-out phrasing and unseen task with and
- * without task_kind. Recall of single executions (the memory family's full-text index) is not
- * replayed: on the 9 dumps checked, the figures without task_kind matched quality.ts's exactly;
- * with task_kind they can be one or two queries lower (recall answers thumbnail queries, whose
- * family never became a workflow).
- *
- *   LORE_EMBEDDINGS_LOCAL_DIR=<node_modules with onnxruntime-node> LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx> \
- *     node --import tsx bench/learning/simulate.ts --workflows /tmp/wf-s1.json,/tmp/wf-s2.json [--cache /tmp/vec.json] [--set test|fresh]
- *
- * --set test (default): FAMILIES[].test and UNSEEN (the phrasings the constants were tuned on);
- * --set fresh: FRESH and UNSEEN_FRESH (not used for tuning until 2026-11-23; bench/learning/families.ts);
- * --set fresh2: FRESH2 and UNSEEN_FRESH2 (the third set; evaluate only a frozen rule).
- * --align-floor X: the token-alignment check (token-alignment.ts, tried and not kept) at floor X.
- * --dense-led FILE: write every dense-led first action without task_kind (for align-explore.ts).
- * --verbose: print every miss and every answered unseen task.
- * --cv: 2-fold check of the dense floors (below). --features FILE: per-query signals of every family.
- * --lexical: queries without their vector (what LORE_EMBEDDINGS=none answers on the same workflows).
- * --every-move-settled: treat every workflow's first move as settled (the rule before settledFirstMove).
- * --cos-floor X / --lead-floor Y: other floors than the profile's; --cv --grid: every floor pair in-sample.
- * --scale S: the profile's four constants times S (an encoder whose hub-corrected scores spread
- *   S times as wide as MiniLM's; how the catalog's other models were calibrated, score.ts).
- */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createOnnxEmbedder } from '../../src/retrieval/embedders/onnx';
 import { createLocalEmbedder } from '../../src/retrieval/embedders/local';
 import { FamilyIndex, unitVector } from '../../src/domain/learning/family-index';
 import { familyQuery } from '../../src/domain/learning/family';
-import { denseLed, firstActionOf } from '../../src/domain/learning/first-action';
-import type { WorkflowMatch } from '../../src/domain/learning/planner';
+import { firstActionOf } from '../../src/domain/learning/first-action';
+import type { WorkflowMatch } from '../../src/domain/learning/matches';
 import { taskRequest, taskText } from '../../src/domain/learning/request';
 import { THRESHOLDS } from '../../src/domain/learning/score';
 import { TermStats } from '../../src/domain/learning/similarity';
 import { denseProfileFor, workflowEmbeddingTexts } from '../../src/domain/learning/vectors';
 import type { WorkflowSlot } from '../../src/domain/learning/workflow-model';
 import { FAMILIES, FRESH, FRESH2, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2 } from './families';
-import { pieceIdf, tokenAlignment, tokenCache, tokenizerOf } from './token-alignment';
+import { cli } from '../cli';
 
-const arg = (k: string) => {
-  const i = process.argv.indexOf(`--${k}`);
-  return i > 0 ? process.argv[i + 1]! : null;
-};
-const flag = (k: string) => process.argv.includes(`--${k}`);
+const USAGE = `Offline replay of the quality benchmark's query phase (bench/learning/quality.ts), for working
+on the decision rule without re-running the write phase: loads the workflows a quality run
+learned ('quality.ts --dump FILE' writes them with their term counts and steps), embeds their
+phrasings and the queries with the configured encoder (cached in --cache), rebuilds the scope's
+learning index with the code in src/ (FamilyIndex, the DenseProfile of the encoder, the
+planner's ordering and firstActionOf), and asks every held-out phrasing and unseen task with and
+without task_kind. Recall of single executions (the memory family's full-text index) is not
+replayed: on the 9 dumps checked, the figures without task_kind matched quality.ts's exactly;
+with task_kind they can be one or two queries lower (recall answers thumbnail queries, whose
+family never became a workflow).
+
+  LORE_EMBEDDINGS_LOCAL_DIR=<node_modules with onnxruntime-node> LORE_EMBEDDINGS_MODEL=<all-MiniLM-L6-v2 .onnx> \
+    node --import tsx bench/learning/simulate.ts --workflows /tmp/wf-s1.json,/tmp/wf-s2.json [--cache /tmp/vec.json] [--set test|fresh]
+
+--set test (default): FAMILIES[].test and UNSEEN (the phrasings the constants were tuned on);
+--set fresh: FRESH and UNSEEN_FRESH (not used for tuning until 2026-11-23; bench/learning/families.ts);
+--set fresh2: FRESH2 and UNSEEN_FRESH2 (the third set; evaluate only a frozen rule).
+--verbose: print every miss and every answered unseen task.
+--cv: 2-fold check of the dense floors (below). --features FILE: per-query signals of every family.
+--lexical: queries without their vector (what LORE_EMBEDDINGS=none answers on the same workflows).
+--every-move-settled: treat every workflow's first move as settled (the rule before settledFirstMove).
+--cos-floor X / --lead-floor Y: other floors than the profile's; --cv --grid: every floor pair in-sample.
+--scale S: the profile's four constants times S (an encoder whose hub-corrected scores spread
+  S times as wide as MiniLM's; how the catalog's other models were calibrated, score.ts).`;
+
+const { values: opts } = cli(USAGE, {
+  workflows: { type: 'string' }, set: { type: 'string' }, cache: { type: 'string' }, encoder: { type: 'string' }, explain: { type: 'string' }, features: { type: 'string' }, scale: { type: 'string' }, 'cos-floor': { type: 'string' }, 'lead-floor': { type: 'string' },
+  verbose: { type: 'boolean' }, cv: { type: 'boolean' }, grid: { type: 'boolean' }, lexical: { type: 'boolean' }, 'every-move-settled': { type: 'boolean' },
+});
+const arg = (k: keyof typeof opts) => (opts[k] as string | undefined) ?? null;
+const flag = (k: keyof typeof opts) => opts[k] === true;
 const files = (arg('workflows') ?? '').split(',').filter(Boolean);
 if (files.length === 0) throw new Error('--workflows FILE[,FILE…] (quality.ts --dump)');
 const SET = arg('set') ?? 'test';
@@ -74,17 +72,6 @@ const EXPLAIN = arg('explain');
 /** Write per-query features (every family's lexical and dense parts) to this JSON file, for rule analysis. */
 const FEATURES = arg('features');
 const features: unknown[] = [];
-/** (exploration) Write every dense-led first action without task_kind (query, answer, the workflow's goals) to this JSON file. */
-const DENSE_LED = arg('dense-led');
-const denseLedLog: unknown[] = [];
-/**
- * --align-floor X (onnx only): the token-alignment check that was tried and not kept
- * (token-alignment.ts): a workflow actionable only through its dense part is dropped when the
- * query's alignment to its phrasings is below X (then the next workflow may act, as in the real
- * planner). Alignments are computed for the dense-led candidates a pass meets, and the pass is
- * repeated until it meets none unknown.
- */
-const ALIGN_FLOOR = arg('align-floor') === null ? null : Number(arg('align-floor'));
 
 interface Dumped {
   id: string;
@@ -114,7 +101,6 @@ const profile = {
   leadSpan: shipped.leadSpan * scale,
   defaultBaseline: shipped.defaultBaseline * scale,
 };
-const tokens = tokenCache(emb);
 const cache: Record<string, number[]> = CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : {};
 async function vectors(texts: string[]): Promise<Map<string, Float32Array>> {
   const missing = [...new Set(texts.filter((t) => !cache[t]))];
@@ -172,25 +158,6 @@ async function run(file: string) {
     const vs = texts.get(w.id)!.map((t) => V.get(t)!);
     index.setVectors(w.id, vs, vs.length > 1 ? vs.slice(0, -1) : vs);
   }
-  // --align-floor: alignments of (query, dense-led workflow) pairs, and the pairs a pass met without one.
-  const aligned = {
-    known: new Map<string, number>(),
-    pending: new Map<string, { text: string; goals: string[] }>(),
-    rejects(text: string, m: WorkflowMatch): boolean {
-      if (m.score < THRESHOLDS.action || !denseLed(m)) return false;
-      const key = `${text}\u0000${m.entry.node.id}`;
-      const a = this.known.get(key);
-      if (a === undefined) this.pending.set(key, { text, goals: m.entry.slot.goals });
-      return a !== undefined && a < ALIGN_FLOOR!;
-    },
-  };
-  const idf = ALIGN_FLOOR === null ? null : pieceIdf(await tokenizerOf(process.env.LORE_EMBEDDINGS_MODEL!), dumped.map((w) => w.goals));
-  const resolvePending = async () => {
-    const todo = [...aligned.pending];
-    aligned.pending.clear();
-    for (const [key, p] of todo) aligned.known.set(key, tokenAlignment(await tokens(p.text), await Promise.all(p.goals.map(tokens)), idf!));
-    return todo.length > 0;
-  };
   const ask = (text: string, kind: string | null, dense = !flag('lexical')) => {
     const r = taskRequest({ query_text: text, context: kind ? { task_kind: kind } : {}, candidates: CANDIDATES });
     const q = { ...familyQuery(r), vector: dense ? (V.get(taskText(r)) ?? null) : null };
@@ -199,8 +166,7 @@ async function run(file: string) {
       .search(q, { minScore: THRESHOLDS.relevant })
       .map((h) => ({ entry: h.doc, score: h.score, signals: h.signals }))
       .sort((a, b) => b.score + stateBonus(b.entry) - (a.score + stateBonus(a.entry)) || (a.entry.node.id < b.entry.node.id ? -1 : 1))
-      .slice(0, 10)
-      .filter((m) => ALIGN_FLOOR === null || !aligned.rejects(text, m as unknown as WorkflowMatch)) as unknown as WorkflowMatch[];
+      .slice(0, 10) as unknown as WorkflowMatch[];
     if (EXPLAIN && text.includes(EXPLAIN)) {
       console.error(`${text}${kind ? ` [${kind}]` : ''}`);
       for (const w of workflows.slice(0, 4)) {
@@ -210,8 +176,6 @@ async function run(file: string) {
       }
     }
     const fa = firstActionOf({ request: r, workflows, patterns: [], policies: [], rules: noRules, recall: [] });
-    const m = fa?.workflow_id ? workflows.find((w) => w.entry.node.id === fa.workflow_id) : undefined;
-    if (DENSE_LED && !kind && m && denseLed(m)) denseLedLog.push({ seed: file, text, answer: fa!.file_path, goals: m.entry.slot.goals });
     return fa;
   };
   if (FEATURES) {
@@ -268,15 +232,6 @@ async function run(file: string) {
     });
     cvData.push({ file, qs, lexical, grid, answers });
   }
-  if (ALIGN_FLOOR !== null) {
-    // Passes until every dense-led candidate met has its alignment (a rejected one can uncover another).
-    const pass = () => {
-      for (const { f, text } of queries.held) for (const kind of [f.kind, null]) ask(text, kind);
-      for (const u of queries.unseen) for (const kind of [u.kind, null]) ask(u.text, kind);
-    };
-    do pass();
-    while (await resolvePending());
-  }
   const out = { with_kind: { file: 0, tool: 0, any: 0 }, without_kind: { file: 0, tool: 0, any: 0 }, unseen_null: { with_kind: 0, without_kind: 0 } };
   for (const { f, text } of queries.held) {
     for (const [bucket, kind] of [[out.with_kind, f.kind], [out.without_kind, null]] as const) {
@@ -307,7 +262,6 @@ async function run(file: string) {
 
 for (const f of files) console.log(JSON.stringify({ set: SET, profile: profile.name, ...(await run(f)) }));
 if (FEATURES) writeFileSync(FEATURES, JSON.stringify(features));
-if (DENSE_LED) writeFileSync(DENSE_LED, JSON.stringify(denseLedLog));
 if (CV) {
   const tally = (run: CvRun, a: (string | null)[], fold: number) => {
     const t = { right: 0, wrong: 0, n: 0, unseen: 0, unseenN: 0 };

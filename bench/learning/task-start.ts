@@ -1,44 +1,41 @@
-/**
- * Learning benchmark, task start (docs/benchmarks.md, "Learning: task start"; issue 28): does a
- * task start phrased differently from the training get the learned first move, when task kinds
- * are shared (bugfix, feature, …: several families per kind) and the evidence is what agents send?
- *
- *   node --import tsx bench/learning/task-start.ts [--mode execution|text] [--noise 2000] [--seed 1] [--embeddings onnx|none]
- *
- * - 42 task families (families.ts FAMILIES + MORE_FAMILIES), each learned from 3 successful
- *   executions (one per training phrasing) amid `--noise` unrelated writes that use the same
- *   shared kinds, tools and areas (and fail or half-succeed sometimes).
- * - `--mode execution`: every write is an `execution` object (goal, task_kind, steps, outcome);
- *   `--mode text`: every write is `input_text` only, a narrative naming the task, the tools it
- *   used on which files and the result ("fix X: read a.ts, then edited a.ts; run_tests: 9 passed").
- *   Text writes state no task kind (agents that send text rarely do; `--text-kind` prefixes "[kind]").
- * - Queried at /v1/memory/kickoff/recommendation with every held-out phrasing (families.ts `test`,
- *   FRESH, FRESH2; those whose max Jaccard to a training phrasing is above --max-jaccard, default
- *   0.15, are left out), with and without the family's shared task_kind; with each family's first
- *   training phrasing verbatim (trained); and with every unseen task (UNSEEN*, with a plausible
- *   shared kind and without).
- * - Reported: file@1 / tool@1 (first_action's file and tool are the family's), the unseen tasks'
- *   null rate, and the mean over held-out phrasings of their max Jaccard similarity to the
- *   family's training phrasings (learning's own terms: stems, stop words out, synonyms folded).
- *
- * --embeddings picks LORE_EMBEDDINGS for the in-process API (default: the product default, onnx
- * where it runs; `npx lore models install` fetches the model). `none` is the lexical fallback.
- */
 import { performance } from 'node:perf_hooks';
 import { taskTerms } from '../../src/domain/learning/similarity';
-import { startTestApi } from '../../test/helpers/app';
+import { startLocalLore } from '../harness';
+import { cli } from '../cli';
 import { FAMILIES, FRESH, FRESH2, MORE_FAMILIES, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2, sharedKind, unseenKind, type Family } from './families';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 1) {
-  const a = process.argv[i]!;
-  if (a.startsWith('--')) args.set(a.slice(2), process.argv[i + 1] && !process.argv[i + 1]!.startsWith('--') ? process.argv[++i]! : 'true');
-}
+const USAGE = `Learning benchmark, task start (docs/benchmarks.md, "Learning: task start"; issue 28): does a
+task start phrased differently from the training get the learned first move, when task kinds
+are shared (bugfix, feature, …: several families per kind) and the evidence is what agents send?
+
+  node --import tsx bench/learning/task-start.ts [--mode execution|text] [--noise 2000] [--seed 1] [--embeddings onnx|none]
+
+- 42 task families (families.ts FAMILIES + MORE_FAMILIES), each learned from 3 successful
+  executions (one per training phrasing) amid '--noise' unrelated writes that use the same
+  shared kinds, tools and areas (and fail or half-succeed sometimes).
+- '--mode execution': every write is an 'execution' object (goal, task_kind, steps, outcome);
+  '--mode text': every write is 'input_text' only, a narrative naming the task, the tools it
+  used on which files and the result ("fix X: read a.ts, then edited a.ts; run_tests: 9 passed").
+  Text writes state no task kind (agents that send text rarely do; '--text-kind' prefixes "[kind]").
+- Queried at /v1/memory/kickoff/recommendation with every held-out phrasing (families.ts 'test',
+  FRESH, FRESH2; those whose max Jaccard to a training phrasing is above --max-jaccard, default
+  0.15, are left out), with and without the family's shared task_kind; with each family's first
+  training phrasing verbatim (trained); and with every unseen task (UNSEEN*, with a plausible
+  shared kind and without).
+- Reported: file@1 / tool@1 (first_action's file and tool are the family's), the unseen tasks'
+  null rate, and the mean over held-out phrasings of their max Jaccard similarity to the
+  family's training phrasings (learning's own terms: stems, stop words out, synonyms folded).
+
+--embeddings picks LORE_EMBEDDINGS for the in-process API (default: the product default, onnx
+where it runs; 'npx lore models install' fetches the model). 'none' is the lexical fallback.`;
+
+const { values: opts } = cli(USAGE, { mode: { type: 'string' }, noise: { type: 'string' }, seed: { type: 'string' }, embeddings: { type: 'string' }, 'text-kind': { type: 'boolean' }, 'max-jaccard': { type: 'string' } });
+const args = new Map(Object.entries(opts).map(([k, v]) => [k, String(v)]));
 const MODE = args.get('mode') ?? 'execution';
 const NOISE = Number(args.get('noise') ?? 2000);
 const SEED = Number(args.get('seed') ?? 1);
 const EMBEDDINGS = args.get('embeddings') ?? 'onnx';
-const TEXT_KIND = args.has('text-kind');
+const TEXT_KIND = opts['text-kind'] === true;
 const MAX_JACCARD = Number(args.get('max-jaccard') ?? 0.15);
 if (MODE !== 'execution' && MODE !== 'text') throw new Error('--mode execution|text');
 
@@ -123,7 +120,7 @@ const jaccard = (a: Set<string>, b: Set<string>) => {
 };
 
 async function main() {
-  const api = await startTestApi({ env: { LORE_EMBEDDINGS: EMBEDDINGS } });
+  const api = await startLocalLore({ env: { LORE_EMBEDDINGS: EMBEDDINGS } });
   const sim = api.modules.learning.services.similarity();
   if (EMBEDDINGS !== 'none' && !sim.dense) throw new Error(`--embeddings ${EMBEDDINGS}: ${sim.problem ?? 'no dense similarity'}`);
   const id = { tenant_id: 'bench', scope: `task-start-${MODE}-${SEED}-${Date.now().toString(36)}` };

@@ -1,22 +1,20 @@
-// Write throughput of batched writes through HTTP: loadgen's nodes (bench/retrieval/loadgen-docs,
-// the same fields as loadgen.mjs --payload plain sends), `--batch` of them per POST
-// /v1/memory/write (`nodes[]`), `--concurrency` requests in flight. loadgen.mjs measures one node
-// per request; this is the path for importing many executions at once (docs/benchmarks.md).
-//
-//   node --import tsx bench/memory/batch-write.ts --base-url http://127.0.0.1:21401 \
-//        [--nodes 3000] [--batch 200] [--concurrency 2] [--seed 5] [--scope NAME] [--pid API_PID]
-//
-// Prints one JSON line: nodes/s, request latency percentiles, and with --pid the API process's
-// CPU per node (from /proc).
-
 import { readFileSync } from 'node:fs';
 import { makeItem, writeSlots } from '../retrieval/loadgen-docs';
+import { cli } from '../cli';
 
-const args = process.argv.slice(2);
-const opt = (name: string, def?: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : def;
-};
+const USAGE = `Write throughput of batched writes through HTTP: loadgen's nodes (bench/retrieval/loadgen-docs,
+the same fields as loadgen.mjs --payload plain sends), '--batch' of them per POST
+/v1/memory/write ('nodes[]'), '--concurrency' requests in flight. loadgen.mjs measures one node
+per request; this is the path for importing many executions at once (docs/benchmarks.md).
+
+  node --import tsx bench/memory/batch-write.ts --base-url http://127.0.0.1:21401 \
+       [--nodes 3000] [--batch 200] [--concurrency 2] [--seed 5] [--scope NAME] [--pid API_PID]
+
+Prints one JSON line: nodes/s, request latency percentiles, and with --pid the API process's
+CPU per node (from /proc).`;
+
+const { values: opts } = cli(USAGE, { 'base-url': { type: 'string' }, nodes: { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, scope: { type: 'string' }, pid: { type: 'string' } });
+const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const baseUrl = opt('base-url', 'http://127.0.0.1:3001')!.replace(/\/+$/, '');
 const total = Number(opt('nodes', '3000'));
 const batch = Math.min(200, Math.max(1, Number(opt('batch', '200'))));

@@ -1,15 +1,3 @@
-// Preloads a scope with the load generator's nodes, fast, for the recall benchmarks at 100,000
-// nodes (docs/benchmarks.md). It writes through Lore's own write path (the same request mapping,
-// extraction and store as POST /v1/memory/write with loadgen's writeBody), straight into the
-// MongoDB of a stopped or running Lore, 500 nodes per store batch. Restart Lore afterwards so its
-// recall index is built from the store (or let catch-up find them).
-//
-//   LOADGEN_SEED=1 node --import tsx bench/memory/preload.ts --mongo mongodb://127.0.0.1:21104 \
-//        --scope bench100k --nodes 100000 [--db lore] [--tenant default] [--from 0]
-//
-// Then: node /work/shared/bench/loadgen.mjs --base-url … --scope bench100k --nodes 100000 --seed 1
-//        --phases recall   (loadgen finds targets by the run-id marker in the text).
-
 import { WriteInput } from '../../src/contract/families/memory';
 import { RecallIndex } from '../../src/domain/memory/recall-index';
 import { writeNodes, type WriteItem } from '../../src/domain/memory/write';
@@ -20,14 +8,25 @@ import { Database } from '../../src/store/database';
 import { NodeStore } from '../../src/store/memory/nodes';
 import { scopeRef } from '../../src/store/scope';
 import { makeItem, writeSlots } from '../retrieval/loadgen-docs';
+import { cli } from '../cli';
 
-const args = process.argv.slice(2);
-const opt = (name: string, def?: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : def;
-};
+const USAGE = `Preloads a scope with the load generator's nodes, fast, for the recall benchmarks at 100,000
+nodes (docs/benchmarks.md). It writes through Lore's own write path (the same request mapping,
+extraction and store as POST /v1/memory/write with loadgen's writeBody), straight into the
+MongoDB of a stopped or running Lore, 500 nodes per store batch. Restart Lore afterwards so its
+recall index is built from the store (or let catch-up find them).
+
+  LOADGEN_SEED=1 node --import tsx bench/memory/preload.ts --mongo mongodb://127.0.0.1:21104 \
+       --scope bench100k --nodes 100000 [--db lore] [--tenant default] [--from 0]
+
+Then: node ../shared/bench/loadgen.mjs --base-url … --scope bench100k --nodes 100000 --seed 1
+       --phases recall   (loadgen finds targets by the run-id marker in the text).`;
+
+const { values: opts } = cli(USAGE, { mongo: { type: 'string' }, scope: { type: 'string' }, tenant: { type: 'string' }, nodes: { type: 'string' }, from: { type: 'string' }, db: { type: 'string' } });
+const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const mongo = opt('mongo', 'mongodb://127.0.0.1:21104')!;
-const scope = opt('scope')!;
+const scope = opt('scope');
+if (!scope) throw new Error(`--scope is required\n\n${USAGE}`);
 const tenant = opt('tenant', 'default')!;
 const n = Number(opt('nodes', '100000'));
 const from = Number(opt('from', '0'));

@@ -1,32 +1,33 @@
-// Does a write, a recall and a task start cost the same in a large store as in a small one?
-// (docs/benchmarks.md, "Writes and task start at scale"). Drives a
-// running Lore over HTTP with loadgen's executions (bench/retrieval/loadgen-docs, the bodies
-// loadgen.mjs sends), phase by phase, and prints one JSON line per phase:
-//
-//   preload  brings the scope to --nodes nodes with batched writes (200 nodes per POST, two in
-//            flight; learned like any write), skipping what the scope already holds
-//   writes   --writes single-node writes at --concurrency 8: writes/s, latency, API (and with
-//            --server-pid the local MongoDB-compatible server's) CPU per write
-//   reads    --queries recalls, kickoffs and planning requests at concurrency 1, one after the
-//            other: latency and API CPU per request
-//   mixed    recalls at concurrency 1 for --seconds alone, then as long again while single writes
-//            run at concurrency 4: recall p95 without and with writes, and the writes' rate
-//   first    waits until GET /health says the indexes are ready, then times the first planning
-//            request and --queries more (the first one after a restart, against warm ones)
-//   rss      the API's (and the server's) resident memory
-//
-//   node --import tsx bench/memory/scale.ts --base-url http://127.0.0.1:21501 --pid <API pid> \
-//        [--server-pid <server pid>] --scope S [--phases preload,writes,reads,mixed,rss] [--nodes 100000]
-//        [--writes 2000] [--queries 300] [--seconds 60] [--seed 1] [--label TEXT]
-//
-// The API process id is printed by bench/memory/run-lore.ts; the server's is its java child.
-// Item numbers: preload uses 0.., single writes 50 000 000 + (seed × 1 000 000).., so phases and
-// repeated runs never collide on a client id.
-
 import { readFileSync } from 'node:fs';
 import { makeItem, makeNlQuery, writeSlots } from '../retrieval/loadgen-docs';
+import { cli } from '../cli';
 
-const HELP = `bench/memory/scale.ts — writes, reads and task start against a running Lore at any size (see the header).
+const HEADER = `Does a write, a recall and a task start cost the same in a large store as in a small one?
+(docs/benchmarks.md, "Writes and task start at scale"). Drives a
+running Lore over HTTP with loadgen's executions (bench/retrieval/loadgen-docs, the bodies
+loadgen.mjs sends), phase by phase, and prints one JSON line per phase:
+
+  preload  brings the scope to --nodes nodes with batched writes (200 nodes per POST, two in
+           flight; learned like any write), skipping what the scope already holds
+  writes   --writes single-node writes at --concurrency 8: writes/s, latency, API (and with
+           --server-pid the local MongoDB-compatible server's) CPU per write
+  reads    --queries recalls, kickoffs and planning requests at concurrency 1, one after the
+           other: latency and API CPU per request
+  mixed    recalls at concurrency 1 for --seconds alone, then as long again while single writes
+           run at concurrency 4: recall p95 without and with writes, and the writes' rate
+  first    waits until GET /health says the indexes are ready, then times the first planning
+           request and --queries more (the first one after a restart, against warm ones)
+  rss      the API's (and the server's) resident memory
+
+  node --import tsx bench/memory/scale.ts --base-url http://127.0.0.1:21501 --pid <API pid> \
+       [--server-pid <server pid>] --scope S [--phases preload,writes,reads,mixed,rss] [--nodes 100000]
+       [--writes 2000] [--queries 300] [--seconds 60] [--seed 1] [--label TEXT]
+
+The API process id is printed by bench/memory/run-lore.ts; the server's is its java child.
+Item numbers: preload uses 0.., single writes 50 000 000 + (seed × 1 000 000).., so phases and
+repeated runs never collide on a client id.`;
+
+const HELP = `Options:
   --base-url URL      Lore's API (default http://127.0.0.1:3001)
   --pid PID           the API process (CPU and RSS from /proc)
   --server-pid PID    the local MongoDB-compatible server (optional)
@@ -41,15 +42,8 @@ const HELP = `bench/memory/scale.ts — writes, reads and task start against a r
   --label TEXT        copied into every line
 `;
 
-const args = process.argv.slice(2);
-if (args.includes('--help')) {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
-const opt = (name: string, def?: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : def;
-};
+const { values: opts } = cli(`${HEADER}\n${HELP}`, { 'base-url': { type: 'string' }, pid: { type: 'string' }, 'server-pid': { type: 'string' }, scope: { type: 'string' }, phases: { type: 'string' }, nodes: { type: 'string' }, writes: { type: 'string' }, concurrency: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, label: { type: 'string' } });
+const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const baseUrl = opt('base-url', 'http://127.0.0.1:3001')!.replace(/\/+$/, '');
 const pid = opt('pid');
 const serverPid = opt('server-pid');

@@ -1,16 +1,14 @@
-// LoCoMo loading and metrics, mirroring /work/shared/bench/locomo-recall.mjs exactly:
+// LoCoMo loading and metrics, mirroring ../shared/bench/locomo-recall.mjs exactly:
 // one document per dialogue turn, text `[${date}] ${speaker}: ${text}` plus
 // ` (image: ${blip_caption})`, evidence = normalised dia_ids, categories 1-4 only.
 // The data is read at run time from the shared folder; nothing is copied into the repo.
 
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { sharedDir } from "../cli";
 
-// The shared folder sits beside the repository; LOCOMO_DIR overrides.
-export const DEFAULT_DATA_DIR = process.env.LOCOMO_DIR
-  ?? [fileURLToPath(new URL("../../../shared/data/locomo", import.meta.url)), "/work/shared/data/locomo"].find((d) => fs.existsSync(d))
-  ?? "/work/shared/data/locomo";
+// The shared folder sits beside the repository (LORE_SHARED_DIR overrides it); LOCOMO_DIR overrides both.
+export const defaultDataDir = (): string => process.env.LOCOMO_DIR ?? path.join(sharedDir(), "data", "locomo");
 
 export interface Turn {
   dia_id: string;
@@ -46,7 +44,7 @@ export function normalizeEvidence(raw: unknown): string[] {
   return Array.from(new Set(out));
 }
 
-export function loadConversation(convId: string, dataDir = DEFAULT_DATA_DIR): Conversation {
+export function loadConversation(convId: string, dataDir = defaultDataDir()): Conversation {
   const d = JSON.parse(fs.readFileSync(path.join(dataDir, `${convId}.json`), "utf8")) as Record<string, unknown>;
   const sessionNums = Object.keys(d)
     .map((k) => /^session_(\d+)$/.exec(k))
@@ -77,7 +75,7 @@ export function loadConversation(convId: string, dataDir = DEFAULT_DATA_DIR): Co
   return { conv: convId, turns, questions };
 }
 
-export function listConversations(dataDir = DEFAULT_DATA_DIR): string[] {
+export function listConversations(dataDir = defaultDataDir()): string[] {
   return fs.readdirSync(dataDir)
     .map((f) => /^(\w+)\.json$/.exec(f)).filter((m): m is RegExpExecArray => m !== null).map((m) => m[1] as string)
     .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));

@@ -1,19 +1,6 @@
-// In-process LoCoMo evaluation of Lore's retrieval core (same data, documents and metrics
-// as /work/shared/bench/locomo-recall.mjs, but calling LexicalIndex directly).
-//
-//   node --import tsx bench/retrieval/locomo-inproc.ts [--convs 26,30] [--k 1,5,10,20]
-//        [--config '{"k1":1.2,"b":0.75,...}'] [--preset NAME] [--json] [--per-question FILE]
-//
-// Presets: "lore" (default: RECALL_DEFAULTS, what Lore ships), "plain" (Lore's analysis,
-// plain BM25), "baseline" (reproduces the benchmark's own BM25 baseline: no stemming, its
-// stop list, plain tokens). --config '<json>' overrides fields of the preset, e.g.
-// '{"vectors":{"source":"local","rrfK":5,"weights":[1,0.3],"depth":20}}' (local encoder,
-// needs LORE_LOCAL_EMBEDDINGS_DIR) or "source":"http://127.0.0.1:PORT" (an OpenAI-compatible
-// endpoint such as /work/shared/bench/hash-embedder.mjs), or "source":"onnx:<model folder>" (the
-// onnx encoder, e.g. a model folder from `lore models install`). Vectors are cached in
-// $LORE_BENCH_VEC_CACHE (default /tmp/lore-vec-cache).
-
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAnalyzer } from "../../src/retrieval/analyze";
 import { DEFAULT_STOPWORDS } from "../../src/retrieval/stopwords";
@@ -25,6 +12,22 @@ import {
   CAT_NAMES, finishAgg, listConversations, loadConversation, mergeAgg, newAgg, scoreQuestion,
   type Agg, type Conversation,
 } from "./locomo-data";
+import { cli } from "../cli";
+
+const USAGE = `In-process LoCoMo evaluation of Lore's retrieval core (same data, documents and metrics
+as ../shared/bench/locomo-recall.mjs, but calling LexicalIndex directly).
+
+  node --import tsx bench/retrieval/locomo-inproc.ts [--convs 26,30] [--k 1,5,10,20]
+       [--config '{"k1":1.2,"b":0.75,...}'] [--preset NAME] [--json] [--per-question FILE]
+
+Presets: "lore" (default: RECALL_DEFAULTS, what Lore ships), "plain" (Lore's analysis,
+plain BM25), "baseline" (reproduces the benchmark's own BM25 baseline: no stemming, its
+stop list, plain tokens). --config '<json>' overrides fields of the preset, e.g.
+'{"vectors":{"source":"local","rrfK":5,"weights":[1,0.3],"depth":20}}' (local encoder,
+needs LORE_LOCAL_EMBEDDINGS_DIR) or "source":"http://127.0.0.1:PORT" (an OpenAI-compatible
+endpoint such as ../shared/bench/hash-embedder.mjs), or "source":"onnx:<model folder>" (the
+onnx encoder, e.g. a model folder from 'lore models install'). Vectors are cached in
+$LORE_BENCH_VEC_CACHE (default lore-vec-cache in the system's temporary folder).`;
 
 export interface BenchConfig {
   k1: number;
@@ -147,22 +150,6 @@ async function buildRanker(conv: Conversation, cfg: BenchConfig, vec: VectorSour
   };
 }
 
-function parseArgs(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i += 1) {
-    const a = argv[i] as string;
-    if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
-    const eq = a.indexOf("=");
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith("--")) out[a.slice(2)] = "true";
-      else { out[a.slice(2)] = next; i += 1; }
-    }
-  }
-  return out;
-}
-
 export interface RunResult {
   overall: Record<string, number>;
   byCategory: Record<string, Record<string, number>>;
@@ -232,7 +219,7 @@ export function resolveConfig(preset: string | undefined, json: string | undefin
 export async function loadVectorSource(cfg: BenchConfig): Promise<VectorSource | null> {
   if (!cfg.vectors) return null;
   const { createEmbedder } = await import("../../src/retrieval/embedders/index");
-  const cacheDir = process.env.LORE_BENCH_VEC_CACHE ?? "/tmp/lore-vec-cache";
+  const cacheDir = process.env.LORE_BENCH_VEC_CACHE ?? path.join(os.tmpdir(), "lore-vec-cache");
   fs.mkdirSync(cacheDir, { recursive: true });
   const source = cfg.vectors.source;
   const embedder = source === "local"
@@ -264,7 +251,8 @@ export async function loadVectorSource(cfg: BenchConfig): Promise<VectorSource |
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const S = { type: "string" } as const;
+  const { values: args } = cli(USAGE, { convs: S, k: S, config: S, preset: S, json: { type: "boolean", default: false }, "per-question": S });
   const ks = (args.k ?? "1,5,10,20").split(",").map(Number);
   const convIds = args.convs ? args.convs.split(",") : listConversations();
   const cfg = resolveConfig(args.preset, args.config);
@@ -272,7 +260,7 @@ async function main(): Promise<void> {
   const pq: string[] | undefined = args["per-question"] ? [] : undefined;
   const r = await runBench(convIds, cfg, ks, vec, pq);
   if (pq && args["per-question"]) fs.writeFileSync(args["per-question"], pq.join("\n") + "\n");
-  if (args.json !== "true") printResult(`LoCoMo in-process [${args.preset ?? "lore"}] ${JSON.stringify(cfg)}`, r, ks);
+  if (!args.json) printResult(`LoCoMo in-process [${args.preset ?? "lore"}] ${JSON.stringify(cfg)}`, r, ks);
   process.stdout.write(`${JSON.stringify({ config: cfg, convs: convIds, ...r })}\n`);
 }
 

@@ -1,29 +1,24 @@
-// Scale benchmark for the retrieval core: N loadgen-like documents in one LexicalIndex
-// (one tenant+scope partition), then build time, memory, write latency and query latency.
-//
-//   node --expose-gc --import tsx bench/retrieval/scale.ts [--docs 100000] [--queries 2000]
-//        [--vectors 384,1536] [--json]
-//
-// Documents: title + summary from a port of loadgen.mjs's makeItem (400-700 chars each),
-// UUID doc ids. Queries: loadgen's mix, alternating natural-language paraphrases and
-// "exact" queries (the full summary), each targeting one random document; hit@10 is
-// reported for the target. Vector search is measured on random unit vectors.
-
 import crypto from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { LexicalIndex, type SearchOptions } from "../../src/retrieval/lexical-index";
 import { VectorIndex } from "../../src/retrieval/vector-index";
 import { RECALL_DEFAULTS } from "../../src/retrieval/defaults";
 import { hashSeed, makeItem, makeNlQuery, mulberry32 } from "./loadgen-docs";
+import { cli } from "../cli";
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 1) {
-  const a = process.argv[i] as string;
-  if (a.startsWith("--")) {
-    const next = process.argv[i + 1];
-    if (next !== undefined && !next.startsWith("--")) { args.set(a.slice(2), next); i += 1; } else args.set(a.slice(2), "true");
-  }
-}
+const USAGE = `Scale benchmark for the retrieval core: N loadgen-like documents in one LexicalIndex
+(one tenant+scope partition), then build time, memory, write latency and query latency.
+
+  node --expose-gc --import tsx bench/retrieval/scale.ts [--docs 100000] [--queries 2000]
+       [--vectors 384,1536] [--json]
+
+Documents: title + summary from a port of loadgen.mjs's makeItem (400-700 chars each),
+UUID doc ids. Queries: loadgen's mix, alternating natural-language paraphrases and
+"exact" queries (the full summary), each targeting one random document; hit@10 is
+reported for the target. Vector search is measured on random unit vectors.`;
+
+const { values: opts } = cli(USAGE, { docs: { type: "string" }, queries: { type: "string" }, vectors: { type: "string" }, json: { type: "boolean" } });
+const args = new Map(Object.entries(opts).map(([k, v]) => [k, String(v)]));
 const N = Number(args.get("docs") ?? 100_000);
 const Q = Number(args.get("queries") ?? 2000);
 const VDIMS = (args.get("vectors") ?? "384,1536").split(",").filter(Boolean).map(Number);

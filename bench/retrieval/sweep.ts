@@ -1,12 +1,14 @@
-// Runs many LoCoMo configurations in one process and prints one line each:
-// hit@10 / MRR on the tuning convs (26,30), the confirm convs (41,42,43) and the held-out
-// rest (44,47,48,49,50).
-//   node --import tsx bench/retrieval/sweep.ts '<json config>' '<json config>' ...
-//   node --import tsx bench/retrieval/sweep.ts --file configs.jsonl
-// Each config overrides the "plain" preset (PRESET=lore|baseline to change); SPLITS=tune,confirm
-// limits the splits.
 import fs from "node:fs";
 import { loadVectorSource, resolveConfig, runBench } from "./locomo-inproc";
+import { cli } from "../cli";
+
+const USAGE = `Runs many LoCoMo configurations in one process and prints one line each:
+hit@10 / MRR on the tuning convs (26,30), the confirm convs (41,42,43) and the held-out
+rest (44,47,48,49,50).
+  node --import tsx bench/retrieval/sweep.ts '<json config>' '<json config>' ...
+  node --import tsx bench/retrieval/sweep.ts --file configs.jsonl
+Each config overrides the "plain" preset (PRESET=lore|baseline to change); SPLITS=tune,confirm
+limits the splits.`;
 
 const SPLITS: Record<string, string[]> = {
   tune: ["26", "30"],
@@ -15,8 +17,8 @@ const SPLITS: Record<string, string[]> = {
 };
 
 async function main(): Promise<void> {
-  let configs = process.argv.slice(2);
-  if (configs[0] === "--file") configs = fs.readFileSync(configs[1] as string, "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("#"));
+  const { values, positionals } = cli(USAGE, { file: { type: "string" } }, { positionals: true });
+  const configs = values.file ? fs.readFileSync(values.file, "utf8").split("\n").filter((l) => l.trim() && !l.startsWith("#")) : positionals;
   const splits = (process.env.SPLITS ?? "tune,confirm,heldout").split(",");
   const ks = [1, 5, 10, 20];
   for (const c of configs) {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { LoreError } from '../contract/errors';
-import { authenticate, authorizeTenant, type ApiKey } from '../http/auth';
+import { authenticate, authorizeTenant } from '../http/auth';
+import type { ApiKey } from '../model/api-key';
 import { AGENT_SCOPE_PATTERN, AGENT_TENANT_PATTERN } from './config';
 
 /**

@@ -5,7 +5,7 @@ import { buildOpenApi } from '../contract/openapi';
 import { buildApp } from '../http/app';
 import { registerInspector } from '../inspector/serve';
 import type { Metrics } from '../http/metrics';
-import type { AppDeps } from './deps';
+import type { AppDeps } from '../domain/app-deps';
 import { createHandlers } from './handlers';
 import { createModules, type Modules } from './modules';
 

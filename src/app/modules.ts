@@ -1,4 +1,4 @@
-import type { AppDeps } from './deps';
+import type { AppDeps } from '../domain/app-deps';
 import { createMemoryModule } from '../domain/memory/module';
 import { createSessionsModule } from '../domain/sessions/module';
 import { createHandoffModule } from '../domain/handoff/module';

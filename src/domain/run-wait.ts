@@ -104,6 +104,7 @@ export class RunWaiter {
         if (g.waiters.size === 0 && !g.reading) this.drop(source.key, g);
         resolve(met);
       };
+      // Wall time, not the injected clock: these are real timer delays (a test clock set by hand must not stall or rush them).
       const w: Waiter = { id, holds: holds as (doc: unknown) => boolean, dueAt: Date.now() + FIRST_CHECK_MS, delay: FIRST_CHECK_MS, resolve: stop };
       const deadline = setTimeout(() => stop(false), timeoutMs);
       const onAbort = () => stop(false);

@@ -1,4 +1,4 @@
-import type { RunKind } from '../../workflows/search-attributes';
+import type { RunKind } from '../model/search-attributes';
 
 /**
  * The engine port: what the domain may ask of the workflow engine. The domain never sees

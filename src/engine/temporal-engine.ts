@@ -15,7 +15,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/common';
 import { LoreError } from '../contract/errors';
-import { SA, SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes';
+import { SA, SEARCH_ATTRIBUTE_NAMES } from '../model/search-attributes';
 import type { Engine, RunLabels, ScheduleDescription, ScheduleRequest, StartRequest, WorkflowDescription, WorkflowState } from './engine';
 import { WaitTimeout } from './engine';
 import { failureKind, fromFailure } from './failures';

@@ -4,11 +4,12 @@ import { LoreError } from '../contract/errors';
 import type { CallContext } from '../contract/handlers';
 import { fieldType, topLevelKeys } from '../contract/keys';
 import { pathsOf, type RouteDef } from '../contract/route';
-import { authenticate, authorizeTenant, type ApiKey } from './auth';
+import { authenticate, authorizeTenant } from './auth';
+import type { ApiKey } from '../model/api-key';
 import { checkBody } from './body-checks';
 import { envelope, fromFastifyError, fromZodError, internalError } from './errors';
 import type { Metrics } from './metrics';
-import type { HttpTracing, RequestSpan } from '../telemetry/index';
+import type { HttpTracing, RequestSpan } from '../telemetry/types';
 
 type AnyHandler = (input: any, ctx: CallContext) => Promise<Record<string, unknown>>;
 

@@ -1,11 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { LoreError } from '../contract/errors';
-
-export interface ApiKey {
-  key: string;
-  /** When set, the key may only act for this tenant. */
-  tenant: string | null;
-}
+import type { ApiKey } from '../model/api-key';
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);

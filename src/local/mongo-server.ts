@@ -15,9 +15,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp, existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { localBinDir, mongoJavaOptions } from '../config';
 
 export type Log = (message: string) => void;
 
@@ -38,7 +38,7 @@ export const LAUNCHER_EXIT = { usage: 2, portInUse: 10, store: 11, commitFailed:
  * without C2"): C2 compiled for 1.1-2.7 s of every 1 000 recalls through the first 3 000, on the
  * same two cores as the API, and its code ran the server's own work no faster than C1's. Without
  * it, recall p95 and the server's CPU per write fell; the start-up scan of the nodes got slower.
- * Override with LORE_MONGO_JAVA_OPTS (space-separated) or the javaOptions option.
+ * Override with LORE_MONGO_JAVA_OPTS (space-separated, read by config.ts) or the javaOptions option.
  */
 export const DEFAULT_JAVA_OPTIONS = [
   '-Xms64m',
@@ -53,10 +53,6 @@ export const DEFAULT_JAVA_OPTIONS = [
 const LAUNCHER_DIR = fileURLToPath(new URL('./mongo-launcher/', import.meta.url));
 /** Measured: ~18 s with an empty ~/.m2 (downloads ~23 MB from Maven Central), 6-12 s with a warm one. */
 const ESTIMATED_BUILD_SECONDS = 20;
-
-export function defaultBinDir(): string {
-  return process.env.LORE_BIN_DIR || join(homedir(), '.cache', 'lore', 'bin');
-}
 
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -152,7 +148,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * (lock file), the others wait; the jar is written under a temp name and renamed into place.
  */
 export async function ensureMongoLauncherJar(options: { binDir?: string; log?: Log } = {}): Promise<string> {
-  const binDir = options.binDir ?? defaultBinDir();
+  const binDir = options.binDir ?? localBinDir();
   const log = options.log ?? (() => {});
   const hash = await launcherSourceHash();
   const jarPath = join(binDir, `lore-mongo-launcher-${hash}.jar`);
@@ -240,8 +236,8 @@ export interface StartMongoServerOptions {
   port: number;
   dbFile: string;
   log?: Log;
-  /** JVM flags (default DEFAULT_JAVA_OPTIONS, or LORE_MONGO_JAVA_OPTS). */
-  javaOptions?: string[];
+  /** JVM flags (default: LORE_MONGO_JAVA_OPTS through config.ts, else DEFAULT_JAVA_OPTIONS). */
+  javaOptions?: readonly string[];
   /** Extra launcher flags, e.g. ['--fsync'] or ['--log-level', 'info']. */
   extraArgs?: string[];
   /** Every stderr line of the server (logs). */
@@ -252,9 +248,7 @@ export interface StartMongoServerOptions {
 export async function startMongoServer(options: StartMongoServerOptions): Promise<MongoServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => {});
-  const javaOptions =
-    options.javaOptions ??
-    (process.env.LORE_MONGO_JAVA_OPTS ? process.env.LORE_MONGO_JAVA_OPTS.split(/\s+/).filter(Boolean) : DEFAULT_JAVA_OPTIONS);
+  const javaOptions = options.javaOptions ?? mongoJavaOptions() ?? DEFAULT_JAVA_OPTIONS;
   await fsp.mkdir(dirname(options.dbFile), { recursive: true });
 
   const args = [

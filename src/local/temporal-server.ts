@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Log } from '../log';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../model/search-attributes';
 import { progressTicker } from './build-progress';
 import { spawnChild, type Child } from './child';
 import { LocalServiceError } from './errors';

@@ -1,6 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config';
 import type { Log } from '../log';
+import type { Telemetry } from './types';
 
 /**
  * OpenTelemetry tracing (docs/inspector.md, "Traces"). Off unless an OTLP endpoint is configured
@@ -16,57 +16,7 @@ import type { Log } from '../log';
  * request bodies or memory text.
  */
 
-/** The server span of one HTTP request. */
-export interface RequestSpan {
-  /**
-   * Runs a route's handler inside the request's span (its store calls and workflow starts become
-   * children). Memory routes get a gen_ai memory span of their own in between (telemetry/semconv.ts).
-   */
-  runHandler<T>(route: string, where: { tenant_id: string; scope: string }, fn: () => Promise<T>): Promise<T>;
-  /** A Lore error code the request ended with (kept as lore.error.code). */
-  failed(code: string): void;
-  /** Ends the span with the matched route template (null: no route matched) and the status sent. */
-  end(route: string | null, status: number): void;
-}
-
-export interface RequestInfo {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  scheme: 'http' | 'https';
-  serverAddress: string | null;
-  serverPort: number | null;
-  clientAddress: string | null;
-  protocolVersion: string;
-}
-
-export interface HttpTracing {
-  start(req: RequestInfo): RequestSpan;
-}
-
-/**
- * The workflow interceptor module a traced worker bundles into its workflow code (a file path, as
- * Temporal's bundler takes it). Here, not in otel-worker.ts, so the replay tests name it without
- * loading the OpenTelemetry SDK.
- */
-export const TRACING_WORKFLOW_INTERCEPTORS = fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url));
-
-/** What the worker registers: activity interceptors, the workflow span sink and the workflow interceptor module. */
-export interface WorkerTracing {
-  activityInterceptors: unknown[];
-  sinks: Record<string, unknown>;
-  workflowInterceptorModules: string[];
-}
-
-export interface Telemetry {
-  http: HttpTracing;
-  /** Temporal client interceptors (WorkflowClientInterceptor[]): trace context travels in the workflow's headers. */
-  clientInterceptors: unknown[];
-  /** Loaded on first use: the API process never loads the worker's half. */
-  worker(): Promise<WorkerTracing>;
-  /** Exports what is buffered and stops. */
-  shutdown(): Promise<void>;
-}
+export { TRACING_WORKFLOW_INTERCEPTORS } from './workflow-module';
 
 let started: Promise<Telemetry | null> | null = null;
 

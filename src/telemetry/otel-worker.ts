@@ -2,7 +2,8 @@ import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { Context as ActivityContext } from '@temporalio/activity';
-import { TRACING_WORKFLOW_INTERCEPTORS, type WorkerTracing } from './index';
+import { TRACING_WORKFLOW_INTERCEPTORS } from './workflow-module';
+import type { WorkerTracing } from './types';
 
 /**
  * The worker's half of tracing: Temporal's activity interceptors (an activity's span continues

@@ -8,7 +8,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { Config } from '../config';
 import type { Log } from '../log';
 import { setStoreTracer, type StoreCall } from '../store/tracing';
-import type { HttpTracing, RequestInfo, RequestSpan, Telemetry } from './index';
+import type { HttpTracing, RequestInfo, RequestSpan, Telemetry } from './types';
 import { ATTR, MEMORY_ROUTES } from './semconv';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestApi } from '../helpers/app';
 import type { Identity } from '../helpers/isolation';
-import { pollFor } from '../helpers/wait';
+import { pollFor, pollWhileProgressing } from '../helpers/wait';
 
 /** Shared steps of the automation tests: every call goes through HTTP, the engine and the store. */
 
@@ -42,6 +42,19 @@ export async function waitForStatus(api: TestApi, run_id: string, statuses: stri
     const r = await getRun(api, run_id, who);
     return statuses.includes(r.status) ? r : null;
   }, timeoutMs);
+}
+
+/**
+ * Waits for a run to end however long its steps take under load, as long as it keeps moving (a
+ * node changes state); fails only when it stalls. For runs of several sandboxed playbooks.
+ */
+export async function waitForEnd(api: TestApi, run_id: string, who: Partial<Identity> = {}) {
+  return pollWhileProgressing(
+    `run ${run_id} to end`,
+    () => getRun(api, run_id, who),
+    (r) => TERMINAL.includes(r.status),
+    (r) => `${r.status} ${r.nodes.map((n: { node_id: string; state: string }) => `${n.node_id}:${n.state}`).join(' ')}`,
+  );
 }
 
 export async function resume(api: TestApi, run_id: string, reason: string, who: Partial<Identity> = {}, extra: Record<string, unknown> = {}) {

@@ -8,14 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import { currentWorkflowBundle } from '../../src/worker';
 import { silentLog } from '../../src/log';
-import { SA } from '../../workflows/search-attributes';
+import { SA } from '../../src/model/search-attributes';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError } from '../helpers/isolation';
 import { branchGraph, createAutomation, getRun, nodeOf, resume, startRun, waitFor, waitForPausedAt, waitForStatus } from './helpers';
 
 let api: TestApi;
-/** Workflow ids of finished runs whose histories are replayed against the current code at the end. */
-const finished: string[] = [];
 before(async () => {
   api = await startTestApi({ worker: true });
 });
@@ -61,7 +59,6 @@ describe('approval and condition', () => {
     ]);
     assert.ok(done.finished_at);
     assert.match(done.reason, /3 succeeded, 1 skipped/);
-    finished.push(done.workflow_id);
 
     // Resuming a finished run is invalid_state, naming the state.
     const late = assertError(await resume(api, runId, 'again'), 409, 'invalid_state');
@@ -124,7 +121,6 @@ describe('cancel', () => {
       return d && d.state !== 'running' ? d : null;
     }, 30_000);
     assert.equal(wf.state, 'cancelled', 'the Temporal workflow itself is cancelled');
-    finished.push(run.workflow_id);
   });
 });
 
@@ -178,7 +174,6 @@ describe('stop_on_failure', () => {
     assert.match(nodeOf(done, 'after').skip_reason, /upstream node 'bad' failed/);
     assert.equal(nodeOf(done, 'c2').state, 'succeeded');
     assert.equal(nodeOf(done, 'c2').output.result, true);
-    finished.push(done.workflow_id);
   });
 });
 
@@ -285,10 +280,39 @@ describe('no run stays open', () => {
 });
 
 describe('determinism', () => {
+  const created = async (prefix: string, graph: Record<string, unknown>) => {
+    const id = uniqueName(prefix);
+    await createAutomation(api, id, graph);
+    return id;
+  };
+  /** Drives a run of each kind to its end (signals, cancellation, a failure) and returns the workflow ids. */
+  async function recordHistories(): Promise<string[]> {
+    const signalled = await startRun(api, await created('replay-signals', branchGraph('ship it')));
+    await waitForPausedAt(api, signalled, ['approve']);
+    assert.equal((await resume(api, signalled, 'ship it')).status, 200);
+    await waitForPausedAt(api, signalled, ['yes']);
+    assert.equal((await resume(api, signalled, 'done', {}, { node_id: 'yes' })).status, 200);
+    const s = await waitForStatus(api, signalled, ['succeeded', 'failed', 'cancelled']);
+    assert.equal(s.status, 'succeeded');
+
+    const cancelled = await startRun(api, await created('replay-cancel', branchGraph('x')));
+    await waitForPausedAt(api, cancelled, ['approve']);
+    assert.equal((await api.post('/v1/automations/runs/cancel', { run_id: cancelled })).status, 200);
+    const c = await waitForStatus(api, cancelled, ['cancelled']);
+    await waitFor('the cancelled workflow to close', async () => (await api.engine.describe(c.workflow_id))?.state === 'cancelled', 30_000);
+
+    const failing = await startRun(api, await created('replay-fail', failingGraph), { stop_on_failure: false });
+    await waitFor('bad to fail while wait is paused', async () => nodeOf(await waitForPausedAt(api, failing, ['wait']), 'bad').state === 'failed');
+    assert.equal((await resume(api, failing, 'carry on')).status, 200);
+    const f = await waitForStatus(api, failing, ['failed', 'succeeded', 'cancelled']);
+    assert.equal(f.status, 'failed');
+    return [s.workflow_id, c.workflow_id, f.workflow_id];
+  }
+
   it('the recorded histories (signals, cancellation, failures) replay against the current workflow code', async () => {
-    assert.ok(finished.length >= 3, 'earlier tests recorded runs to replay');
+    const workflowIds = await recordHistories();
     const workflowBundle = await currentWorkflowBundle(silentLog); // one bundle for every history
-    for (const workflowId of finished) {
+    for (const workflowId of workflowIds) {
       const history = await api.engine.client.workflow.getHandle(workflowId).fetchHistory();
       // Throws DeterminismViolationError when the code no longer matches what the history recorded.
       await Worker.runReplayHistory({ workflowBundle }, history, workflowId);

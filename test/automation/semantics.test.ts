@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluateCondition } from '../../src/domain/automation/condition';
 import { cyclesOf, topologicalOrder } from '../../src/domain/automation/graph-order';
-import type { GraphEdge, NodeState } from '../../src/domain/automation/graph';
+import type { GraphEdge, NodeState } from '../../src/model/automation/graph';
 import { readiness } from '../../src/domain/automation/readiness';
 import { parseRef, resolveValue } from '../../src/domain/automation/references';
 import { validateGraph } from '../../src/domain/automation/validate-graph';

@@ -32,13 +32,13 @@ const SLEEP = ['sleep', '4.321'];
 const NEXT_VERSION = [
   {
     file: 'workflows/automation.ts',
-    find: "import type { AutomationActivities } from '../activities/automation';\n",
-    replace: "import type { AutomationActivities } from '../activities/automation';\nimport { sleep as variantSleep } from '@temporalio/workflow';\n",
+    find: "import { newRun } from './automation/run';\n",
+    replace: "import { newRun } from './automation/run';\nimport { sleep as variantSleep } from '@temporalio/workflow';\nimport { patched } from '@temporalio/workflow';\n",
   },
   {
     file: 'workflows/automation.ts',
-    find: '  const st = new RunState(input.graph);\n',
-    replace: `  const st = new RunState(input.graph);\n  const upgraded = patched('${VARIANT_PATCH}');\n`,
+    find: '  const run = newRun(input);\n',
+    replace: `  const run = newRun(input);\n  const upgraded = patched('${VARIANT_PATCH}');\n`,
   },
   {
     file: 'workflows/automation.ts',
@@ -47,8 +47,8 @@ const NEXT_VERSION = [
   },
   {
     file: 'workflows/automation.ts',
-    find: '    if (recordProblem) st.reason = `${st.reason} (${recordProblem})`;\n',
-    replace: `    if (recordProblem) st.reason = \`\${st.reason} (\${recordProblem})\`;\n    if (upgraded) st.reason = \`\${st.reason} ${NEW_PATH}\`;\n`,
+    find: '    if (run.recordProblem) st.reason = `${st.reason} (${run.recordProblem})`;\n',
+    replace: `    if (run.recordProblem) st.reason = \`\${st.reason} (\${run.recordProblem})\`;\n    if (upgraded) st.reason = \`\${st.reason} ${NEW_PATH}\`;\n`,
   },
 ];
 

@@ -25,6 +25,7 @@ export async function startTestServices(config: Config, log: Log, dir: string): 
     port: await freePort(),
     dbFile: join(dir, 'mongo.mv.db'),
     log: (m: string) => log.debug(m),
+    ...(config.mongo.javaOptions ? { javaOptions: config.mongo.javaOptions } : {}),
   });
   const temporal = await startTemporalServer({
     binary,

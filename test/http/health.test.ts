@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, type TestApi } from '../helpers/app';
+import { pollFor } from '../helpers/wait';
 
 describe('GET /health, /openapi.json, /metrics (real MongoDB-compatible server and Temporal)', () => {
   let api: TestApi;
@@ -10,12 +11,11 @@ describe('GET /health, /openapi.json, /metrics (real MongoDB-compatible server a
   after(async () => api?.close());
 
   it('reports each dependency with mode and version, and the worker polling', async () => {
-    // The worker registers its poller asynchronously; give it a moment on a slow machine.
-    let res = await api.get('/health');
-    for (let i = 0; i < 50 && res.body.dependencies.worker.status !== 'ok'; i += 1) {
-      await new Promise((r) => setTimeout(r, 200));
-      res = await api.get('/health');
-    }
+    // The worker registers its poller asynchronously; wait for it on a slow machine.
+    const res = await pollFor('the worker to be polling', async () => {
+      const r = await api.get('/health');
+      return r.body.dependencies.worker.status === 'ok' && r;
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'ok');
     assert.equal(res.body.dependencies.mongodb.status, 'ok');
@@ -28,12 +28,22 @@ describe('GET /health, /openapi.json, /metrics (real MongoDB-compatible server a
   });
 
   it('says the worker is down, with a fix, when none polls', async () => {
-    await api.stopWorker();
-    // The server keeps a poller listed until its last poll ages out, so check the shape, not timing.
-    const res = await api.get('/health');
-    assert.equal(res.status, 200);
-    assert.ok(['ok', 'down'].includes(res.body.dependencies.worker.status));
-    await api.startWorker();
+    // A stopped worker stays listed until its last poll ages out (70 s), so this asks about a task
+    // queue of its own that no worker has ever polled: no waiting, and the answer can only be down.
+    const idle = await startTestApi({ worker: false });
+    try {
+      const res = await idle.get('/health');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.status, 'degraded');
+      assert.equal(res.body.ok, true);
+      assert.equal(res.body.dependencies.worker.status, 'down');
+      assert.equal(res.body.dependencies.worker.pollers, 0);
+      assert.equal(res.body.dependencies.worker.task_queue, idle.config.temporal.taskQueue);
+      assert.match(res.body.dependencies.worker.detail, /lore start --role worker/);
+      assert.equal(res.body.dependencies.mongodb.status, 'ok');
+    } finally {
+      await idle.close();
+    }
   });
 
   it('serves an OpenAPI 3.1 document covering every contract route', async () => {

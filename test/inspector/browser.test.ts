@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { chromiumInstalled, launchBrowser, type Browser } from '../helpers/browser';
 import { seedInspectorScope, type Seeded } from '../helpers/inspector-seed';

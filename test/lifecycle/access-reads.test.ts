@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { accessCollection, accessKey } from '../../src/store/memory/access';
 import { scopeRef } from '../../src/store/scope';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { DAY, runOperator, writeNodes } from './helpers';
+import { pollFor } from '../helpers/wait';
 
 /**
  * Lifecycle reads whose result does not depend on access statistics skip the access lookup
@@ -123,12 +124,18 @@ describe('lifecycle reads and access statistics', () => {
     const after = await resolved('contested');
     assert.equal(after.access.count, 4, 'and access statistics are untouched by them');
 
-    // Archive rehydrate decides with access: the basis it records counts the 4 uses.
+    // The candidate search above is a recall, and a recall counts a use of each hit: that count is
+    // flushed in the background, so wait until old-0 shows it before rehydrating (else the basis
+    // below would read 4 or 5 depending on when the flush lands).
+    const uses = 4 + (searched.some((c) => c.client_id === 'old-0') ? 1 : 0);
+    await pollFor(`old-0 to show ${uses} uses`, async () => (await resolved('old-0')).access.count === uses);
+
+    // Archive rehydrate decides with access: the basis it records counts those uses.
     const back = await ok('/v1/memory/archive/rehydrate', { ...id, client_ids: ['old-0'], target_tier: 'warm' });
     assert.equal(back.nodes[0].payload_restored, true);
     assert.ok(ofScope().length > 0, 'archive rehydrate reads access statistics');
     const restored = await resolved('old-0');
     assert.equal(restored.text, oldText);
-    assert.equal(restored.slots.semantic_forgetting_v1.basis.split('|')[6], '4', restored.slots.semantic_forgetting_v1.basis);
+    assert.equal(restored.slots.semantic_forgetting_v1.basis.split('|')[6], String(uses), restored.slots.semantic_forgetting_v1.basis);
   });
 });

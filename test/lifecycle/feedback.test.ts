@@ -107,10 +107,13 @@ describe('feedback re-decides the nodes it touches', () => {
     for (let k = 0; k < 10; k += 1) {
       assert.equal((await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['wrong-1'], outcome: 'positive', reason: 'it helped after all' })).status, 200);
     }
-    const reviewed = await pollFor('wrong-1 to be sent to review', async () => {
+    // The review candidate and the counts are written by separate steps: wait until both show it.
+    const reviewed = await pollFor('wrong-1 to be sent to review and counted as contested', async () => {
       const r = await api.post('/v1/memory/lifecycle/summary', id);
-      return r.body.review_candidates.find((c: any) => c.client_id === 'wrong-1') ? r.body : null;
-    }, 60_000, 200);
+      const counts = r.body.forgetting_summary.lifecycle_state_counts;
+      const listed = r.body.review_candidates.some((c: any) => c.client_id === 'wrong-1');
+      return listed && counts.contested === 1 && counts.retired === 2 ? r.body : null;
+    }, 120_000, 200);
     assert.equal(reviewed.forgetting_summary.lifecycle_state_counts.retired, 2);
     assert.equal(reviewed.forgetting_summary.lifecycle_state_counts.contested, 1);
     assert.equal(reviewed.forgetting_summary.semantic_action_counts.review, 1);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { startTestApi, uniqueName, type Reply, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated, type Identity } from '../helpers/isolation';
 import { DAY, runOperator, writeNodes } from './helpers';

@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { ensureLifecycleSchedule } from '../../src/domain/lifecycle/schedule';
 import { silentLog } from '../../src/log';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { DAY, allNodes, writeNodes } from './helpers';
+import { pollFor } from '../helpers/wait';
 
-async function eventually<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 /**
  * The Temporal Schedule (LORE_LIFECYCLE_INTERVAL): it exists after ensureLifecycleSchedule, is
@@ -50,10 +42,10 @@ describe('lifecycle schedule', () => {
     assert.equal(d.paused, false);
 
     // The sweep archives both scopes' stale nodes without any request naming them.
-    await eventually('the scheduled sweep to archive both scopes', async () => {
+    await pollFor('the scheduled sweep to archive both scopes', async () => {
       const [na, nb] = await Promise.all([allNodes(api, a), allNodes(api, b)]);
       return na.length === 20 && nb.length === 15 && [...na, ...nb].every((n) => n.tier === 'archive');
-    });
+    }, 90_000, 500);
     const nodes = await allNodes(api, a);
     assert.ok(nodes.every((n) => n.slots.semantic_forgetting_v1.decided_at === clock.now().toISOString()), 'the scheduled run used the injected clock');
     const s = await api.post('/v1/memory/lifecycle/summary', a);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+import { pollFor } from '../helpers/wait';
 
 const DIM = 64;
 
@@ -74,14 +75,6 @@ function fakeEmbedder(): Promise<FakeEmbedder> {
   );
 }
 
-async function eventually<T>(what: string, fn: () => Promise<T | null | false>): Promise<T> {
-  for (let i = 0; i < 150; i += 1) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
   let api: TestApi;
@@ -101,7 +94,7 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     assert.equal(w.status, 200);
     const first = await api.post('/v1/memory/recall_text', { ...id, query_text: 'heron estuary' });
     assert.equal(first.body.results[0].id, w.body.nodes[0].id, 'recallable before any vector exists');
-    const hybrid = await eventually('hybrid recall', async () => {
+    const hybrid = await pollFor('hybrid recall', async () => {
       const r = await api.post('/v1/memory/recall_text', { ...id, query_text: 'heron estuary' });
       return r.body.query.strategy === 'hybrid_rrf' ? r : null;
     });
@@ -117,7 +110,7 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     const index = api.modules.memory.services.index;
     // An earlier node with its vector: recall of the scope would use vectors if the new one had one.
     const w0 = await api.post('/v1/memory/write', { ...id, input_text: 'the plover runs along the shore' });
-    await eventually('first vector', async () => index.hasVector(w0.body.nodes[0].id));
+    await pollFor('first vector', async () => index.hasVector(w0.body.nodes[0].id));
     emb.hold();
     try {
       const w = await api.post('/v1/memory/write', { ...id, input_text: 'the kingfisher dives into the millpond' });
@@ -130,7 +123,7 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
       const h = await api.get('/health');
       assert.ok(h.body.embeddings.pending >= 1, JSON.stringify(h.body.embeddings));
       emb.release();
-      await eventually('the vector once the encoder answers', async () => index.hasVector(nodeId));
+      await pollFor('the vector once the encoder answers', async () => index.hasVector(nodeId));
     } finally {
       emb.release();
     }
@@ -140,7 +133,7 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     const id = { tenant_id: 'e', scope: uniqueName('emb') };
     // Give the scope vectors first so recall would try the provider.
     const w0 = await api.post('/v1/memory/write', { ...id, input_text: 'the egret hunts at dawn' });
-    await eventually('vector', async () => api.modules.memory.services.index.hasVector(w0.body.nodes[0].id));
+    await pollFor('vector', async () => api.modules.memory.services.index.hasVector(w0.body.nodes[0].id));
     emb.fail(true);
     try {
       const w = await api.post('/v1/memory/write', { ...id, input_text: 'the egret rests at dusk' });
@@ -155,6 +148,6 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     }
     // The queued embedding is retried once the provider is back.
     const ids = api.modules.memory.services.index;
-    await eventually('vector after recovery', async () => ids.size > 0 && (await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' })).body.query.strategy === 'hybrid_rrf');
+    await pollFor('vector after recovery', async () => ids.size > 0 && (await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' })).body.query.strategy === 'hybrid_rrf');
   });
 });

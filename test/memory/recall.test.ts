@@ -3,15 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { scopeRef } from '../../src/store/scope';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated } from '../helpers/isolation';
+import { pollFor } from '../helpers/wait';
 
-async function eventually<T>(what: string, fn: () => Promise<T | null | undefined | false>, tries = 100): Promise<T> {
-  for (let i = 0; i < tries; i += 1) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 describe('POST /v1/memory/recall_text', () => {
   let api: TestApi;
@@ -99,7 +92,7 @@ describe('POST /v1/memory/recall_text', () => {
     const w = await api.post('/v1/memory/write', { ...id, input_text: 'ocelot sighting log' });
     await api.post('/v1/memory/recall_text', { ...id, query_text: 'ocelot' });
     await api.post('/v1/memory/recall_text', { ...id, query_text: 'ocelot' });
-    const node = await eventually('access count', async () => {
+    const node = await pollFor('access count', async () => {
       const r = await api.post('/v1/memory/resolve', { ...id, id: w.body.nodes[0].id });
       return r.body.node.access.count >= 2 ? r.body.node : null;
     });
@@ -116,7 +109,7 @@ describe('POST /v1/memory/recall_text', () => {
     }
     // One counted read after them: once it shows, the three looks (recorded earlier, if at all) would have too.
     await api.post('/v1/memory/recall_text', { ...id, query_text: 'caracal' });
-    const node = await eventually('access count', async () => {
+    const node = await pollFor('access count', async () => {
       const r = await api.post('/v1/memory/resolve', { ...id, id: w.body.nodes[0].id });
       return r.body.node.access.count >= 1 ? r.body.node : null;
     });

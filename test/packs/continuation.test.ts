@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import type { Identity } from '../helpers/isolation';
 import { DAY, runOperator } from '../lifecycle/helpers';

@@ -3,15 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { contentHash, idMapper, mapEdge, mapNode, mapRevision, type Pack } from '../../src/domain/packs/format';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated } from '../helpers/isolation';
+import { pollFor } from '../helpers/wait';
 
-async function eventually<T>(what: string, fn: () => Promise<T | null | false>): Promise<T> {
-  for (let i = 0; i < 300; i += 1) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 describe('packs: export and import (a Temporal workflow)', () => {
   let api: TestApi;
@@ -129,7 +122,7 @@ describe('packs: export and import (a Temporal workflow)', () => {
     assert.equal(started.status, 200, JSON.stringify(started.body).slice(0, 500));
     assert.ok(['queued', 'running', 'completed'].includes(started.body.status));
     assert.ok(started.body.progress.chunks_total >= 2, `chunks: ${started.body.progress.chunks_total}`);
-    const done = await eventually('import completion', async () => {
+    const done = await pollFor('import completion', async () => {
       const s = await other.post('/v1/memory/packs/import/status', { ...dst, import_id: started.body.import_id });
       return s.body.status === 'completed' ? s.body : null;
     });

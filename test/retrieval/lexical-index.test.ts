@@ -195,7 +195,8 @@ test("TAAT and pruned evaluation agree with the reference, with updates, removal
   }
   // Both paths leave their scratch clean for the next query: no accumulated score, no touched bit
   // (a stale bit would make a later pruned visit walk slots no list of its own touched).
-  const scratch = idx as unknown as { acc: Float64Array; seen: Uint32Array };
+  // The scratch arrays belong to the index's query evaluator (src/retrieval/lexical-query.ts).
+  const scratch = (idx as unknown as { evaluator: { acc: Float64Array; seen: Uint32Array } }).evaluator;
   for (const strategy of ["taat", "pruned"] as const) {
     for (const q of queries) {
       idx.searchWith(strategy, q, 7);

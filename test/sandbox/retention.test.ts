@@ -10,7 +10,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config';
-import { DAY_MS } from '../../src/domain/clock';
+import { DAY_MS } from '../../src/model/clock';
 import { sweepWorkdirs } from '../../src/domain/sandbox/retention';
 import { silentLog } from '../../src/log';
 import { startTestApi, type TestApi } from '../helpers/app';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { uuidv7, UUID_PATTERN } from '../../src/domain/ids';
+import { uuidv7, UUID_PATTERN } from '../../src/model/ids';
 
 describe('uuidv7', () => {
   it('gives unique, increasing version-7 ids across many refills of its random pool', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { actionableWorkflows, denseLed, firstActionOf, settledFirstMove } from '../../src/domain/learning/first-action';
-import type { WorkflowMatch } from '../../src/domain/learning/planner';
+import type { WorkflowMatch } from '../../src/domain/learning/matches';
 import { taskRequest } from '../../src/domain/learning/request';
 import { relevance, type Signals } from '../../src/domain/learning/score';
 import { ScopeLearning } from '../../src/domain/learning/scope-state';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LoreError } from '../../src/contract/errors';
-import { ManualClock } from '../../src/domain/clock';
+import { ManualClock } from '../../src/model/clock';
 import { FeedbackRuns } from '../../src/domain/lifecycle/feedback-runs';
 import type { NodesRunInput } from '../../src/domain/lifecycle/run-types';
 import type { Engine, StartRequest, WorkflowDescription } from '../../src/engine/engine';

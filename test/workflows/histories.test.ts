@@ -178,8 +178,8 @@ describe('committed workflow histories', () => {
         },
         {
           file: 'workflows/automation.ts',
-          find: "import type { AutomationActivities } from '../activities/automation';\n",
-          replace: "import type { AutomationActivities } from '../activities/automation';\nimport { sleep as variantSleep } from '@temporalio/workflow';\n",
+          find: "import { newRun } from './automation/run';\n",
+          replace: "import { newRun } from './automation/run';\nimport { sleep as variantSleep } from '@temporalio/workflow';\n",
         },
       ]);
     });

@@ -21,7 +21,7 @@ import { createPacksActivities } from '../../activities/packs';
 import { contentHash, idMapper, mapEdge, mapNode, mapRevision, type Pack } from '../../src/domain/packs/format';
 import { PackImportStore, emptyCounts } from '../../src/store/packs/imports';
 import { scopeRef } from '../../src/store/scope';
-import { SA } from '../../workflows/search-attributes';
+import { SA } from '../../src/model/search-attributes';
 import type { PackImportProgress } from '../../workflows/packs';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { LoreProcesses } from '../helpers/lore-processes';

@@ -18,10 +18,10 @@ import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { variantTree, type VariantTree } from '../helpers/variant-tree';
 
 const BEFORE_THE_PATCHES = [
-  ['if (patched(PATCHES.runMemo)) upsertMemo(fields);', 'if (false as boolean) upsertMemo(fields);'],
-  ['node.timeout_ms !== undefined && patched(PATCHES.approvalTimeout)', 'node.timeout_ms !== undefined && (false as boolean)'],
-  ["a.decision === 'reject' && patched(PATCHES.approvalDecisions)", "a.decision === 'reject' && (false as boolean)"],
-].map(([find, replace]) => ({ file: 'workflows/automation.ts', find: find!, replace: replace! }));
+  ['workflows/automation/details.ts', 'if (patched(PATCHES.runMemo)) upsertMemo(fields);', 'if (false as boolean) upsertMemo(fields);'],
+  ['workflows/automation/nodes/approval.ts', 'node.timeout_ms !== undefined && patched(PATCHES.approvalTimeout)', 'node.timeout_ms !== undefined && (false as boolean)'],
+  ['workflows/automation/nodes/approval.ts', "a.decision === 'reject' && patched(PATCHES.approvalDecisions)", "a.decision === 'reject' && (false as boolean)"],
+].map(([file, find, replace]) => ({ file: file!, find: find!, replace: replace! }));
 
 let api: TestApi;
 let tree: VariantTree;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { uuidv7 } from '../../src/domain/ids';
-import { SA } from '../../workflows/search-attributes';
+import { uuidv7 } from '../../src/model/ids';
+import { SA } from '../../src/model/search-attributes';
 import { startTestApi, type TestApi } from '../helpers/app';
 
 describe('engine round trip: Engine → Temporal → worker → activity → MongoDB → result', () => {

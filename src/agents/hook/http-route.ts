@@ -1,6 +1,6 @@
 import { localhostHostValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance } from 'fastify';
-import type { ApiKey } from '../../http/auth';
+import type { ApiKey } from '../../model/api-key';
 import { bindApi } from '../../sdk/api.gen';
 import { httpAgentIdentity } from '../http-binding';
 import { injectCaller } from '../inject-caller';

@@ -1,7 +1,7 @@
 import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/fastify';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKey } from '../../http/auth';
+import type { ApiKey } from '../../model/api-key';
 import { httpAgentIdentity } from '../http-binding';
 import { injectCaller } from '../inject-caller';
 import { createLoreMcpServer } from './server';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, MAX_TEXT_BYTES, TOO_LARGE, Timestamp } from '../common';
-import { EDGE_TYPES, NODE_KINDS, NODE_TYPES, TIERS } from '../../domain/memory/node';
+import { EDGE_TYPES, NODE_KINDS, NODE_TYPES, TIERS } from '../../model/memory/node';
 
 /** Schemas shared by the memory-core families (memory, sessions, handoff, packs). */
 

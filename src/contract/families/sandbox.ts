@@ -9,7 +9,6 @@ import { route } from '../route';
 
 export const SANDBOX_PROFILES = ['default', 'local-safe'] as const;
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
-export const TERMINAL_STATUSES = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 
 const MiB = 1024 * 1024;
 

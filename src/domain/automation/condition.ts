@@ -1,4 +1,4 @@
-import type { ConditionSpec } from './graph';
+import type { ConditionSpec } from '../../model/automation/graph';
 import { isReferenceString, resolveRef } from './references';
 
 /**

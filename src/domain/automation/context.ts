@@ -5,11 +5,12 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { AutomationDefinitions, AutomationRunNodes, AutomationRuns } from '../../store/automation/index';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { RunWaiter } from '../run-wait';
 import type { UiLink } from '../temporal-ui';
 import type { PlaybookCatalog } from './playbooks';
-import type { DefinitionDoc, RunDoc } from './records';
+import type { DefinitionDoc, RunDoc } from '../../model/automation/records';
+import { loadRunRecord } from '../runs/index';
 
 /** What the automation routes use. */
 export interface AutomationCtx {
@@ -45,14 +46,13 @@ export async function loadDefinition(defs: AutomationDefinitions, automationId: 
   return d;
 }
 
-export async function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
-  const r = await runs.get(runId);
-  if (!r) throw notFound('automation run', runId, runs.ref.scope, { run_id: runId });
-  return r;
+export function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
+  return loadRunRecord(runs, 'automation run', runId);
 }
 
 /** Polls until fn returns a value (or the time is up, then returns the last value). */
 export async function pollUntil<T>(fn: () => Promise<T>, done: (v: T) => boolean, timeoutMs: number, everyMs = 100): Promise<T> {
+  // Wall time, not the injected clock: a real polling deadline.
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -4,11 +4,12 @@ import { LoreError, invalidState, type Issue } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadDefinition, storesFor, type AutomationCtx } from './context';
-import type { Graph } from './graph';
+import type { Graph } from '../../model/automation/graph';
 import { checkPlaybooks } from './playbooks';
-import { toDefinitionWire, type DefinitionDoc, type DefinitionStatus } from './records';
+import type { DefinitionDoc, DefinitionStatus } from '../../model/automation/records';
+import { toDefinitionWire } from './wire';
 import { validateGraph, type GraphCheck } from './validate-graph';
 
 type Routes = typeof automationRoutes;

@@ -1,4 +1,4 @@
-import type { ConditionOp } from './graph';
+import type { ConditionOp } from '../../model/automation/graph';
 
 /**
  * Condition nodes written as existing clients write them: `{kind: "condition", expression: …}`

@@ -1,4 +1,4 @@
-import type { Graph } from './graph';
+import type { Graph } from '../../model/automation/graph';
 
 /**
  * Cycles (strongly connected components with more than one node, or a self-edge), each as a node

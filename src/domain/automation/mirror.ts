@@ -1,5 +1,5 @@
-import { SETTLED_NODE, isTerminalRun } from './graph';
-import { nodeDocId } from './records';
+import { SETTLED_NODE, isTerminalRun } from '../../model/automation/graph';
+import { nodeDocId } from '../../model/automation/records';
 import type { MirrorInput } from './run-types';
 
 /** Node outputs larger than this (as JSON) are stored as a preview; the workflow still has them whole. */

@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { automationRoutes } from '../../contract/families/automation';
 import { scopeRef } from '../../store/scope';
 import { RunWaiter } from '../run-wait';

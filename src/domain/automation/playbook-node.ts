@@ -1,5 +1,5 @@
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from '../replay/workflow-types';
-import type { GraphNode } from './graph';
+import type { GraphNode } from '../../model/automation/graph';
 
 /**
  * The seam between an automation's playbook nodes and the replay family's playbook-run workflow

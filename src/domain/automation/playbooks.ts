@@ -1,6 +1,6 @@
 import type { Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import type { Graph, GraphNode } from './graph';
+import type { Graph, GraphNode } from '../../model/automation/graph';
 
 /**
  * What the automation family needs from the replay family to check playbook nodes before a run:

@@ -1,4 +1,4 @@
-import type { GraphEdge, NodeKind, NodeState } from './graph';
+import type { GraphEdge, NodeKind, NodeState } from '../../model/automation/graph';
 
 /**
  * When a node may start (docs/automation.md, "Execution"). Every incoming edge must hold:

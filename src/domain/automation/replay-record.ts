@@ -1,4 +1,4 @@
-import type { GraphNode, NodeState, RunStatus } from './graph';
+import type { GraphNode, NodeState, RunStatus } from '../../model/automation/graph';
 
 /**
  * record_run: an automation run recorded as a replay run (docs/automation.md, "Recording a run").

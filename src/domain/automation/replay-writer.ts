@@ -1,6 +1,6 @@
 import type { Database } from '../../store/database';
 import { scopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import { endRun, startRun } from '../replay/record-run';
 import { stepAfter, stepBefore } from '../replay/record-step';
 import type { ReplayRecordFinish, ReplayRecordStart } from './replay-record';

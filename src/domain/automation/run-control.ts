@@ -2,10 +2,11 @@ import type { RouteInput } from '../../contract';
 import { LoreError, invalidState, notFound } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadRun, pollUntil, storesFor, type AutomationCtx } from './context';
-import { isTerminalRun } from './graph';
-import { toRunWire, type RunDoc } from './records';
+import { isTerminalRun } from '../../model/automation/graph';
+import type { RunDoc } from '../../model/automation/records';
+import { toRunWire } from './wire';
 import { reconcile } from './run-reads';
 import { RESUME_SIGNAL, type ResumeSignal } from './run-types';
 

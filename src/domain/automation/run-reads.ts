@@ -4,42 +4,40 @@ import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
-import { isTerminalRun, type RunStatus } from './graph';
-import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
+import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
+import { versionOf, type Until } from '../run-wait';
+import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
 import { runKeyOfChild } from './playbook-node';
-import { toRunWire, type NodeDoc, type RunDoc } from './records';
+import type { NodeDoc, RunDoc } from '../../model/automation/records';
+import { toRunWire } from './wire';
 
 type Routes = typeof automationRoutes;
 
-/** How long a run may stay open before a read asks the engine whether its workflow still exists. */
-const GRACE_MS = 15_000;
-
-export const NEVER_STARTED = 'the run was never started: Lore stopped before handing it to the workflow engine';
+export { NEVER_STARTED };
 
 /**
- * A read of an open run double-checks it against the engine, so no run stays open when nothing
- * will ever end it (its workflow never started, or was terminated by an operator). Normal endings
- * are written by the workflow itself; this only catches what it cannot.
+ * A read of an open run double-checks it against the engine (../runs/reconcile.ts): a run whose
+ * workflow is gone or closed without recording the outcome is settled, its open nodes with it.
  */
-export async function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): Promise<RunDoc> {
-  if (isTerminalRun(run.status) || Date.now() - run.enqueued_wall_ms < GRACE_MS) return run;
-  let wf;
-  try {
-    wf = await c.engine.describe(run.workflow_id);
-  } catch (err) {
-    c.log.debug({ err, run_id: run.run_id }, 'automation reconcile: engine unreachable');
-    return run;
-  }
-  if (wf && wf.state === 'running') return run;
-  const now = c.clock.now().toISOString();
-  const ending: { status: RunStatus; reason: string } = !wf
-    ? { status: 'failed', reason: NEVER_STARTED }
-    : wf.state === 'cancelled'
-      ? { status: 'cancelled', reason: 'cancelled; the workflow ended before it recorded the outcome' }
-      : { status: 'failed', reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)` };
-  const settled = await runs.settle(run.run_id, { ...ending, paused_nodes: [], finished_at: now, updated_at: now });
-  if (settled) await storesFor(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
-  return settled ?? (await runs.get(run.run_id)) ?? run;
+export function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): Promise<RunDoc> {
+  return reconcileRun(c.engine, {
+    run,
+    open: !isTerminalRun(run.status),
+    workflowId: run.workflow_id,
+    sinceMs: run.enqueued_wall_ms,
+    unreachable: (err) => c.log.debug({ err, run_id: run.run_id }, 'automation reconcile: engine unreachable'),
+    settle: async (wf) => {
+      const now = c.clock.now().toISOString();
+      const ending: { status: RunStatus; reason: string } = !wf
+        ? { status: 'failed', reason: NEVER_STARTED }
+        : wf.state === 'cancelled'
+          ? { status: 'cancelled', reason: 'cancelled; the workflow ended before it recorded the outcome' }
+          : { status: 'failed', reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)` };
+      const settled = await runs.settle(run.run_id, { ...ending, paused_nodes: [], finished_at: now, updated_at: now });
+      if (settled) await storesFor(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
+      return settled ?? (await runs.get(run.run_id)) ?? run;
+    },
+  });
 }
 
 /** Whether a run record satisfies `until` (docs/automation.md, "Waiting for a run"). */
@@ -50,30 +48,14 @@ export function runHolds(until: Until, run: RunDoc): boolean {
   return isTerminalRun(run.status);
 }
 
-/** The scope's runs, read together by the waiters of runs/get. */
-function waitSource(c: AutomationCtx, ref: ScopeRef): WaitSource<RunDoc> {
-  const { runs } = storesFor(c.db, ref);
-  return { key: `automation\0${ref.tenant_id}\0${ref.scope}`, read: async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])) };
-}
-
 /**
  * runs/get: the run from the store; with wait_ms, once `until` holds or at the deadline, whichever
  * comes first (a run that is gone ends the wait too: the read then says not_found).
  */
 export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
   const { runs, nodes } = storesFor(c.db, ref);
-  let run = await reconcile(c, runs, await loadRun(runs, input.run_id));
-  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
-  if (input.wait_ms > 0) {
-    const name = input.until ?? 'done';
-    const until = parseUntil(name);
-    const t0 = Date.now();
-    if (!runHolds(until, run)) {
-      await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
-      run = await reconcile(c, runs, await loadRun(runs, input.run_id));
-    }
-    wait = { until: name, met: runHolds(until, run), waited_ms: Date.now() - t0 };
-  }
+  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'automation', ref, runs }, read, runHolds, signal);
   const all = input.include_nodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
   const waits = isTerminalRun(run.status) ? [] : await hostWaits(c, ref, all);
   const wire = toRunWire(run, input.include_nodes ? all : undefined, c.uiLink);

@@ -1,5 +1,5 @@
-import { NODE_STATE_LIST, type Graph, type GraphEdge, type GraphNode, type NodeState, type RunStatus } from './graph';
-import type { ResumeRecord, RunError } from './records';
+import { NODE_STATE_LIST, type Graph, type GraphEdge, type GraphNode, type NodeState, type RunStatus } from '../../model/automation/graph';
+import type { ResumeRecord, RunError } from '../../model/automation/records';
 import type { MirrorNodeChange, MirrorRunState } from './run-types';
 
 interface NodeSlot {

@@ -1,5 +1,5 @@
-import type { Graph, NodeState, RunStatus } from './graph';
-import type { ApprovalInfo, Decision, ResumeRecord, RunError, RunOptions } from './records';
+import type { Graph, NodeState, RunStatus } from '../../model/automation/graph';
+import type { ApprovalInfo, Decision, ResumeRecord, RunError, RunOptions } from '../../model/automation/records';
 
 /**
  * What crosses the workflow boundary of an automation run: the workflow's input, the resume

@@ -2,13 +2,14 @@ import type { RouteInput } from '../../contract';
 import { LoreError, invalidState } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { automationWorkflowId, loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
 import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
-import { emptyCounts, nodeDocId, toRunWire, type NodeDoc, type RunDoc } from './records';
+import { emptyCounts, nodeDocId, type NodeDoc, type RunDoc } from '../../model/automation/records';
+import { toRunWire } from './wire';
 import { AUTOMATION_WORKFLOW, type AutomationRunInput } from './run-types';
-import type { Graph } from './graph';
+import type { Graph } from '../../model/automation/graph';
 import { topologicalOrder } from './graph-order';
 
 type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
@@ -58,6 +59,7 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     started_at: null,
     finished_at: null,
     updated_at: at,
+    // Wall time, not the injected clock: the reconcile grace period is measured against the engine's real start (RunDoc.enqueued_wall_ms).
     enqueued_wall_ms: Date.now(),
   };
   const position = new Map(order.map((id, i) => [id, i]));

@@ -1,7 +1,7 @@
 import type { Issue } from '../../contract/errors';
 import { unknownKeyIssue } from '../../contract/keys';
 import { parseExpression } from './expression';
-import { ancestorsOf, incomingEdges, NODE_ID_PATTERN, type ArtifactSpec, type ConditionOp, type EdgeType, type Graph, type GraphEdge, type GraphNode, type NodeKind } from './graph';
+import { ancestorsOf, incomingEdges, NODE_ID_PATTERN, type ArtifactSpec, type ConditionOp, type EdgeType, type Graph, type GraphEdge, type GraphNode, type NodeKind } from '../../model/automation/graph';
 import { ON_TIMEOUT, parseApprovalTimeout, type OnTimeout } from './approval-timeout';
 import { cyclesOf, topologicalOrder } from './graph-order';
 import { collectRefs } from './references';

@@ -4,8 +4,8 @@ import type { DELEGATION_STATUSES, delegationRoutes } from '../../contract/famil
 import type { Handlers } from '../../contract/handlers';
 import type { DelegationRecord, DelegationStore } from '../../store/delegation/records';
 import { scopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
-import { uuidv7 } from '../ids';
+import type { Clock } from '../../model/clock';
+import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { canonical } from '../packs/format';
 import { normaliseDelegation } from './records-v1';

@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { delegationRoutes } from '../../contract/families/delegation';
 import { DelegationStore } from '../../store/delegation/records';
 import type { MemoryServices } from '../memory/module';

@@ -6,7 +6,7 @@ import { scopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/services';
 import { nodeUri } from '../memory/uri';
 import { writeResultView } from '../memory/views';
-import type { NodeRevision } from '../memory/node';
+import type { NodeRevision } from '../../model/memory/node';
 
 /**
  * Handoffs as nodes of kind `handoff`, one per anchor (runtime key ~handoff:<anchor>). The node's

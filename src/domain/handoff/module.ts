@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { MemoryServices } from '../memory/module';
 import { createHandoffHandlers } from './handlers';

@@ -1,5 +1,5 @@
 import { patternConfidence } from './pattern-model';
-import type { PatternMatch, PolicyMatch, WorkflowMatch } from './planner';
+import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import type { TaskRequest } from './request';
 import type { RuleEvaluation } from './rule-model';
 import { relevance, THRESHOLDS } from './score';

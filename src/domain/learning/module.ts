@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { learningRoutes } from '../../contract/families/learning';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';

@@ -1,8 +1,8 @@
 import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { MemoryServices } from '../memory/module';
-import type { NodeKind, NodeType } from '../memory/node';
+import type { NodeKind, NodeType } from '../../model/memory/node';
 import type { Rendered } from './render';
 
 /**

@@ -1,17 +1,16 @@
 import type { ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/module';
 import { familyQuery } from './family';
-import { patternClass, type PatternClass, type PatternSlot } from './pattern-model';
-import type { PolicySlot } from './policy-model';
+import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
+import { patternClass } from './pattern-model';
 import type { TaskRequest } from './request';
 import { evaluateRules, type RuleEvaluation } from './rule-model';
-import { THRESHOLDS, type Signals } from './score';
-import type { Learned, ScopeLearning } from './scope-state';
+import { THRESHOLDS } from './score';
+import type { ScopeLearning } from './scope-state';
 import { findSimilarExecutions, type SimilarExecution } from './similar-executions';
 import { rankTools, type ToolScore } from './tool-ranking';
 import { firstActionOf, type FirstAction } from './first-action';
 import { uncertaintyOf, type Uncertainty } from './uncertainty';
-import type { WorkflowSlot } from './workflow-model';
 
 /**
  * The one computation behind every planning surface (kickoff, planning context, context
@@ -19,32 +18,6 @@ import type { WorkflowSlot } from './workflow-model';
  * learned workflows, patterns, policies and rules apply to a task, how tools rank, what the first
  * move is and how sure that is. Surfaces only format this, so they cannot disagree.
  */
-
-export interface WorkflowMatch {
-  entry: Learned<WorkflowSlot>;
-  score: number;
-  signals: Signals;
-}
-
-export interface PatternMatch {
-  entry: Learned<PatternSlot>;
-  score: number;
-  signals: Signals;
-  cls: PatternClass;
-  /**
-   * The policy memory of the same family and tool when an operator retired it: the pattern it
-   * was materialised from no longer steers tool choice either (a retirement would otherwise be
-   * undone by the trusted pattern behind it). Null otherwise.
-   */
-  retired_policy_id: string | null;
-}
-
-export interface PolicyMatch {
-  entry: Learned<PolicySlot>;
-  score: number;
-  /** Active and not retired: it shapes tool ranking and selection. */
-  applies: boolean;
-}
 
 export interface Plan {
   request: TaskRequest;

@@ -4,12 +4,12 @@ import { LOCAL_EMBEDDINGS_MISSING } from '../../retrieval/embedders/resolve';
 import type { Database } from '../../store/database';
 import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
-import type { Readiness } from '../../app/module';
+import type { Readiness } from '../family-module';
 import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
-import type { MemoryEdge } from '../memory/node';
+import type { MemoryEdge } from '../../model/memory/node';
 import type { WriteEvent } from '../memory/write';
 import { yieldToIo } from '../turn';
 import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
@@ -253,6 +253,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       // a read never finds a long backlog to catch up on first (docs/learning.md, "What is learned from").
       let busy = false;
       background = setInterval(() => {
+        // Wall time, not the injected clock: how often the background follower really runs.
         if (busy || Date.now() - f.lastPass < BACKGROUND_FOLLOW_MS) return;
         busy = true;
         f.sync()

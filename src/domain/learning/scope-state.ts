@@ -1,5 +1,5 @@
 import type { StoredNode } from '../../store/memory/nodes';
-import type { Tier } from '../memory/node';
+import type { Tier } from '../../model/memory/node';
 import { FamilyIndex } from './family-index';
 import { PATTERN_SLOT, type PatternSlot } from './pattern-model';
 import { POLICY_SLOT, type PolicySlot } from './policy-model';

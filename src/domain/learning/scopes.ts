@@ -3,7 +3,7 @@ import { RuleRegistry } from '../../store/learning';
 import type { StoredNode } from '../../store/memory/nodes';
 import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/module';
-import type { NodeKind } from '../memory/node';
+import type { NodeKind } from '../../model/memory/node';
 import { ScopeLearning } from './scope-state';
 
 /**

@@ -1,4 +1,4 @@
-import type { PatternMatch, PolicyMatch, WorkflowMatch } from './planner';
+import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import { patternConfidence } from './pattern-model';
 import type { TaskRequest } from './request';
 import type { RuleEvaluation } from './rule-model';

@@ -1,5 +1,5 @@
-import { ambiguousWorkflows } from './first-action';
-import type { Plan } from './planner';
+import { ambiguousWorkflows, type FirstAction } from './first-action';
+import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import { THRESHOLDS } from './score';
 
 /**
@@ -18,7 +18,16 @@ export interface Uncertainty {
   recommended_actions: RecommendedAction[];
 }
 
-export function uncertaintyOf(p: Omit<Plan, 'uncertainty'>): Uncertainty {
+/** The parts of a plan uncertainty is judged from (the planner passes the plan it built). */
+export interface PlanEvidence {
+  workflows: WorkflowMatch[];
+  archived: WorkflowMatch[];
+  patterns: PatternMatch[];
+  policies: PolicyMatch[];
+  first_action: FirstAction | null;
+}
+
+export function uncertaintyOf(p: PlanEvidence): Uncertainty {
   const reasons: string[] = [];
   const actions = new Set<RecommendedAction>();
   const fa = p.first_action;

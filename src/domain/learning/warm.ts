@@ -1,8 +1,8 @@
-import type { Readiness } from '../../app/module';
+import type { Readiness } from '../family-module';
 import type { Log } from '../../log';
 import { scopeRef, type ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/module';
-import type { NodeKind } from '../memory/node';
+import type { NodeKind } from '../../model/memory/node';
 import { plan } from './planner';
 import { taskRequest } from './request';
 import type { ScopeLearning } from './scope-state';
@@ -57,6 +57,7 @@ export class Warmup {
     const refs = memory.index.scopes();
     let loaded = 0;
     let checked = 0;
+    // Wall time, not the injected clock: how long the warm start really took (for the log and /health).
     const t0 = Date.now();
     for (const r of refs) {
       if (this.stopped) return;

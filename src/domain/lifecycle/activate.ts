@@ -1,6 +1,6 @@
 import type { ScopedNodes, StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import { feedbackQuality } from '../memory/node';
+import { feedbackQuality } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
 import { selectNodes } from './select';
 

@@ -2,7 +2,7 @@ import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { ColdStore } from '../../store/lifecycle/cold-store';
 import type { ScopeStates } from '../../store/lifecycle/scope-state';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { MemoryServices } from '../memory/module';
 import type { FeedbackRuns } from './feedback-runs';
 import type { ForgettingView } from './view';

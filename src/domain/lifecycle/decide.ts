@@ -1,4 +1,4 @@
-import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../memory/node';
+import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../../model/memory/node';
 import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
 import { retentionScore, round, type Score } from './score';
 import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';

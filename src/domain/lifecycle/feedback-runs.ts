@@ -2,8 +2,8 @@ import { LoreError } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import { scopeKey, type ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
-import { uuidv7 } from '../ids';
+import type { Clock } from '../../model/clock';
+import { uuidv7 } from '../../model/ids';
 import { MAX_NODES_PER_NODES_RUN } from './policy';
 import { NODES_WORKFLOW, nodesWorkflowId, type NodesRunInput } from './run-types';
 
@@ -117,6 +117,7 @@ export class FeedbackRuns {
 
   /** Until the workflow is no longer running (or it cannot be asked, or the wait is too long). */
   private async waitForEnd(workflowId: string): Promise<void> {
+    // Wall time, not the injected clock: a real polling deadline.
     const deadline = Date.now() + WAIT_MAX_MS;
     let delay = POLL_FIRST_MS;
     while (!this.stopped && Date.now() < deadline) {

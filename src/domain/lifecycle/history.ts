@@ -1,7 +1,7 @@
 import type { Log } from '../../log';
 import type { CountHistory, CountSample } from '../../store/lifecycle/count-history';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { ForgettingView, ScopeTally } from './view';
 
 /**

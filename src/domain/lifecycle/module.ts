@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
 import { ColdStore } from '../../store/lifecycle/cold-store';
 import { CountHistory } from '../../store/lifecycle/count-history';

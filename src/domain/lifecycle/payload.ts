@@ -2,7 +2,7 @@ import { LoreError, notFound } from '../../contract/errors';
 import { coldKey } from '../../store/lifecycle/cold-store';
 import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import { UUID_PATTERN } from '../ids';
+import { UUID_PATTERN } from '../../model/ids';
 import type { LifecycleCtx } from './context';
 import { beyondSummary, codePoints, headCodePoints, lineDiff, type LineDiff } from './payload-text';
 import { payloadRelocated, readRelocation, type RehydrationMode } from './slots';

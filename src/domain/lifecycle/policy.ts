@@ -1,4 +1,4 @@
-import type { NodeKind, NodeType, Tier } from '../memory/node';
+import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 
 /**
  * The forgetting policy in numbers (docs/forgetting.md explains each choice). Changing a weight

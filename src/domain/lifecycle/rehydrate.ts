@@ -1,7 +1,7 @@
 import { LoreError } from '../../contract/errors';
 import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import { TIERS, type Tier } from '../memory/node';
+import { TIERS, type Tier } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
 import { feedbackState } from './decide';
 import { POLICY_VERSION } from './policy';

@@ -1,7 +1,7 @@
 import { LoreError } from '../../contract/errors';
 import { WaitTimeout, type StartRequest } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import type { LifecycleCtx } from './context';
 import { DEFAULT_MAX_NODES_PER_RUN } from './policy';
 import { SCOPE_WORKFLOW, emptyRunCounts, scopeWorkflowId, type ScopeRunInput, type ScopeRunResult } from './run-types';
@@ -35,6 +35,7 @@ export async function runLifecycle(c: LifecycleCtx, ref: ScopeRef, input: { dry_
     labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'lifecycle' },
     summary: `lifecycle ${input.dry_run ? 'dry run' : 'run'} of ${ref.tenant_id}/${ref.scope} (on request)`,
   };
+  // Wall time, not the injected clock: a real deadline for this request's wait on the engine.
   const deadline = Date.now() + input.wait_ms;
   for (let attempt = 1; ; attempt += 1) {
     try {

@@ -1,4 +1,4 @@
-import type { MemoryNode } from '../memory/node';
+import type { MemoryNode } from '../../model/memory/node';
 import {
   ACTIVATION_USE_WEIGHT,
   AGE_HALF_LIFE_MS,

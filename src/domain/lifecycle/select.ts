@@ -1,5 +1,5 @@
 import type { ReadOpts, ScopedNodes, StoredNode } from '../../store/memory/nodes';
-import { UUID_PATTERN } from '../ids';
+import { UUID_PATTERN } from '../../model/ids';
 
 /**
  * The nodes a request names by id and/or client_id, within the caller's scope: each node once

@@ -1,6 +1,6 @@
 import type { ForgettingSummary } from '../../contract/shapes/forgetting';
 import type { ScopeRef } from '../../store/scope';
-import type { NodeKind, NodeType, Tier } from '../memory/node';
+import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
 import { readRelocation, readSemantic, type LifecycleState, type PayloadScope } from './slots';
 import { buildSummary } from './summary';

@@ -1,4 +1,4 @@
-import type { NodeKind, Tier } from '../memory/node';
+import type { NodeKind, Tier } from '../../model/memory/node';
 import { CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
 
 /**

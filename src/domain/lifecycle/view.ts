@@ -5,7 +5,7 @@ import type { Database } from '../../store/database';
 import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
 import { CatchUp } from '../memory/catch-up';
 import { growUint16, growUint32, IdTable } from '../../retrieval/arena';
-import { TIERS, type NodeKind, type Tier } from '../memory/node';
+import { TIERS, type NodeKind, type Tier } from '../../model/memory/node';
 import {
   ACTIONS,
   LIFECYCLE_STATES,
@@ -149,6 +149,7 @@ export class ForgettingView {
   }
 
   private async build(): Promise<void> {
+    // Wall time, not the injected clock: how long loading really took (for the log).
     const t0 = Date.now();
     await this.catchUp.initFromScan(await this.deps.store.currentSeq(), scanNodeStates(this.deps.db), (n) => this.apply(n));
     // The history records changes from here on: counts as found at start were recorded by the

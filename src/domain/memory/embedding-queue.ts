@@ -37,6 +37,7 @@ export class EmbeddingQueue {
   }
 
   /** How long the longest-waiting node has waited for its vector (0 when none waits). */
+  // Wall time, not the injected clock: how long a node has really waited for its vector (for /health).
   lagMs(now = Date.now()): number {
     let oldest = Infinity;
     for (const j of this.inFlight) oldest = Math.min(oldest, j.at);

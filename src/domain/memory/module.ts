@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { memoryRoutes } from '../../contract/families/memory';
 import { createMemoryHandlers } from './handlers';
 import { createMemoryRuntime, type MemoryServices } from './services';

@@ -1,5 +1,5 @@
 import type { Partition } from '../../retrieval';
-import { NODE_KINDS, NODE_TYPES, TIERS, type NodeKind, type NodeType, type Tier } from './node';
+import { NODE_KINDS, NODE_TYPES, TIERS, type NodeKind, type NodeType, type Tier } from '../../model/memory/node';
 
 export const TYPE_CODE = new Map<NodeType, number>(NODE_TYPES.map((t, i) => [t, i + 1]));
 export const KIND_CODE = new Map<NodeKind, number>(NODE_KINDS.map((k, i) => [k, i + 1]));

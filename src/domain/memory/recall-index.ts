@@ -1,5 +1,5 @@
 import { hybridSearch, PartitionedIndexes, RECALL_DEFAULTS, type HybridHit } from '../../retrieval';
-import type { NodeKind, NodeType, Tier } from './node';
+import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import { KIND_CODE, PartState, TIER_CODE, TYPE_CODE } from './partition-state';
 
 /**

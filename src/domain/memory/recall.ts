@@ -2,7 +2,7 @@ import type { Embedder, ScoreBreakdown } from '../../retrieval';
 import type { NodeStore, StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { AccessRecorder } from './access-recorder';
-import type { NodeKind, NodeType, Tier } from './node';
+import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { IndexHit, RecallIndex } from './recall-index';
 
 /**

@@ -5,7 +5,7 @@ import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/re
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import { AccessRecorder } from './access-recorder';
 import { CatchUp } from './catch-up';
 import { EmbeddingQueue } from './embedding-queue';
@@ -123,6 +123,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   return {
     services,
     async start() {
+      // Wall time, not the injected clock: load time for the log, and how often the background catch-up really runs.
       const t0 = Date.now();
       const resolved = await resolveEncoder(deps.config.embeddings);
       embedder = resolved.embedder;

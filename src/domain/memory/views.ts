@@ -1,6 +1,6 @@
 import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryEdge, NodeRevision } from './node';
+import type { MemoryEdge, NodeRevision } from '../../model/memory/node';
 import { nodeUri } from './uri';
 import type { WriteResult, WrittenNode } from './write';
 

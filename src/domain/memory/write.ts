@@ -3,10 +3,10 @@ import { yieldToIo } from '../turn';
 import type { Log } from '../../log';
 import type { NodeContent, NodeStore, StoredNode, WriteOutcome } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7, UUID_PATTERN } from '../ids';
+import { uuidv7, UUID_PATTERN } from '../../model/ids';
 import { edgeId } from './derived-id';
 import { EXECUTION_SLOT, extractExecution, summariseExtractions, type ExecutionInput, type ExecutionNative, type ExtractedSummary } from './extract';
-import type { EdgeType, MemoryEdge, NodeKind, NodeType, Tier } from './node';
+import type { EdgeType, MemoryEdge, NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { RecallIndex } from './recall-index';
 import { deriveSummary } from './text';
 

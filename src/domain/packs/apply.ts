@@ -3,7 +3,7 @@ import type { NodeStore } from '../../store/memory/nodes';
 import { ScopedNodeImport, type ImportableNode } from '../../store/memory/pack-io';
 import type { ImportChunk, ImportCounts, ImportRecord } from '../../store/packs/imports';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryEdge, NodeRevision } from '../memory/node';
+import type { MemoryEdge, NodeRevision } from '../../model/memory/node';
 import { importAutomations, importColdPayloads, importPlaybooks, type ContinuationConflict, type ContinuationCounts } from './continuation';
 import { canonical, idMapper, mapEdge, mapNode, mapRevision, type PackAutomation, type PackColdPayload, type PackNode, type PackPlaybook } from './format';
 

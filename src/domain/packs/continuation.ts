@@ -5,11 +5,11 @@ import { ColdStore, coldKey, sha256 } from '../../store/lifecycle/cold-store';
 import { ReplayActive, ReplayPlaybooks } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
 import { canonicalJson } from '../automation/definitions';
-import type { DefinitionDoc } from '../automation/records';
+import type { DefinitionDoc } from '../../model/automation/records';
 import { validateGraph } from '../automation/validate-graph';
 import { orderedDerivedUuid } from '../memory/derived-id';
 import { sameJson } from '../replay/json';
-import type { PlaybookDoc } from '../replay/types';
+import type { PlaybookDoc } from '../../model/replay/types';
 import { validateContent } from '../replay/validate';
 import { type PackAutomation, type PackColdPayload, type PackPlaybook, type PackPlaybookVersion } from './format';
 

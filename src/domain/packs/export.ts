@@ -1,6 +1,6 @@
 import { LoreError } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryEdge, NodeRevision } from '../memory/node';
+import type { MemoryEdge, NodeRevision } from '../../model/memory/node';
 import type { MemoryServices } from '../memory/services';
 import { exportAutomations, exportColdPayloads, exportPlaybooks } from './continuation';
 import { PACK_FORMAT, PACK_VERSION, contentHash, noExtras, toPackNode, type Pack, type PackNode } from './format';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { StoredNode } from '../../store/memory/nodes';
-import type { DefinitionDoc } from '../automation/records';
+import type { DefinitionDoc } from '../../model/automation/records';
 import { RELOCATION_SLOT } from '../lifecycle/slots';
-import type { MemoryEdge, MemoryNode, NodeRevision } from '../memory/node';
+import type { MemoryEdge, MemoryNode, NodeRevision } from '../../model/memory/node';
 import { orderedDerivedUuid } from '../memory/derived-id';
-import type { PlaybookDoc } from '../replay/types';
+import type { PlaybookDoc } from '../../model/replay/types';
 
 /**
  * The pack format (docs/memory.md, "Packs"): one tenant+scope's nodes (with every bookkeeping

@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { packsRoutes } from '../../contract/families/packs';
 import { PackImportStore } from '../../store/packs/imports';
 import type { MemoryServices } from '../memory/module';

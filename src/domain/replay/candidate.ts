@@ -1,7 +1,7 @@
 import type { ScopeRef } from '../../store/scope';
 import { loadVersion, storesFor, type ReplayStoreCtx } from './context';
 import { planOf } from './plan';
-import type { Json, PlaybookStatus } from './types';
+import type { Json, PlaybookStatus } from '../../model/replay/types';
 import { effectiveStatus } from './views';
 
 /**

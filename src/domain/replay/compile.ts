@@ -1,11 +1,11 @@
 import { LoreError, invalidState, type Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { placeholdersIn, templateLiterals } from './params';
 import { deriveSignature } from './signature';
-import type { PlaybookDoc, PlaybookParameter, PlaybookStep, SandboxProfile, StepDoc } from './types';
+import type { PlaybookDoc, PlaybookParameter, PlaybookStep, SandboxProfile, StepDoc } from '../../model/replay/types';
 import { validateContent, validationFailed } from './validate';
 import { playbookView } from './views';
 

@@ -7,9 +7,10 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import { ReplayActive, ReplayPlaybooks, ReplayRuns, ReplaySteps } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
-import type { PlaybookDoc, RunDoc } from './types';
+import type { PlaybookDoc, RunDoc } from '../../model/replay/types';
+import { loadRunRecord } from '../runs/index';
 
 /** What the replay code that also runs in activities needs: the store and the clock. */
 export interface ReplayStoreCtx {
@@ -39,10 +40,8 @@ export function storesFor(db: Database, ref: ScopeRef) {
 
 export const nowIso = (c: ReplayStoreCtx) => c.clock.now().toISOString();
 
-export async function loadRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
-  const run = await runs.get(runId);
-  if (!run) throw notFound('replay run', runId, runs.ref.scope, { run_id: runId });
-  return run;
+export function loadRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
+  return loadRunRecord(runs, 'replay run', runId);
 }
 
 /** A version of a playbook (latest when version is absent); not_found names what is missing. */

@@ -1,14 +1,14 @@
 import { LoreError } from '../../contract/errors';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { requireEnabled } from '../sandbox/context';
 import { optionalWorkspace } from '../sandbox/workspace';
 import { nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { planIssues, planOf, planView, type Plan } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion } from './playbook-runs';
-import type { Json, PlaybookDoc, RunDoc } from './types';
+import type { Json, PlaybookDoc, RunDoc } from '../../model/replay/types';
 import { validationFailed } from './validate';
 import { pendingStepOf, runView } from './views';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from './workflow-types';
@@ -146,6 +146,7 @@ const HOST_WAIT_SLICE_MS = 1000;
 async function resultOrHostWait(c: ReplayCtx, ref: ScopeRef, s: Started, mode: 'strict' | 'guided', waitMs: number): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
   if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
   const { runs, steps } = storesFor(c.db, ref);
+  // Wall time, not the injected clock: a real wait for the workflow's result.
   const deadline = Date.now() + waitMs;
   for (;;) {
     const left = deadline - Date.now();

@@ -1,13 +1,11 @@
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
-import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
+import { versionOf, type Until, type WaitSource } from '../run-wait';
+import { readWithWait, reconcileRun, scopedWaitSource } from '../runs/index';
 import { resignalLostReport } from './host-steps';
-import type { RunDoc, StepDoc } from './types';
+import type { RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView } from './views';
-
-/** How long a playbook run may stay open before a read asks the engine whether its workflow still exists. */
-const GRACE_MS = 15_000;
 
 type GetInput = { run_id: string; include_steps: boolean; wait_ms?: number; until?: string | undefined };
 
@@ -31,14 +29,11 @@ export function runHolds(until: Until, r: RunWithSteps): boolean {
 
 function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
   const { runs, steps } = storesFor(c.db, ref);
-  return {
-    key: `replay\0${ref.tenant_id}\0${ref.scope}`,
-    read: async (ids) => {
-      const found = await runs.getMany(ids);
-      const all = found.length > 0 ? await steps.listMany(found.map((r) => r._id)) : [];
-      return new Map(found.map((run) => [run.run_id, { run, steps: all.filter((s) => s.run_key === run._id) }]));
-    },
-  };
+  return scopedWaitSource('replay', ref, async (ids) => {
+    const found = await runs.getMany(ids);
+    const all = found.length > 0 ? await steps.listMany(found.map((r) => r._id)) : [];
+    return new Map(found.map((run) => [run.run_id, { run, steps: all.filter((s) => s.run_key === run._id) }]));
+  });
 }
 
 /**
@@ -49,22 +44,20 @@ function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
  */
 export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs, steps } = storesFor(c.db, ref);
-  const read = async (): Promise<RunWithSteps> => {
-    const run = await reconcile(c, ref, await loadRun(runs, input.run_id));
-    return { run, steps: await steps.list(run._id) };
-  };
-  let r = await read();
-  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
-  if (input.wait_ms && input.wait_ms > 0) {
-    const name = input.until ?? 'done';
-    const until = parseUntil(name);
-    const t0 = Date.now();
-    if (!runHolds(until, r)) {
-      await c.waiter.until(waitSource(c, ref), r.run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
-      r = await read();
-    }
-    wait = { until: name, met: runHolds(until, r), waited_ms: Date.now() - t0 };
-  }
+  const { doc: r, wait } = await readWithWait(
+    c.waiter,
+    input,
+    {
+      read: async (): Promise<RunWithSteps> => {
+        const run = await reconcile(c, ref, await loadRun(runs, input.run_id));
+        return { run, steps: await steps.list(run._id) };
+      },
+      idOf: (d) => d.run.run_id,
+      holds: runHolds,
+      source: () => waitSource(c, ref),
+    },
+    signal,
+  );
   let run = r.run;
   if (run.learning?.state === 'pending') {
     await feed.feedRun(ref, run._id).catch(() => null);
@@ -80,27 +73,32 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, in
   };
 }
 
-export async function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
-  if (run.state !== 'open' || !run.playbook?.workflow_id || Date.now() - run.created_wall_ms < GRACE_MS) return run;
-  let wf;
-  try {
-    wf = await c.engine.describe(run.playbook.workflow_id);
-  } catch {
-    return run; // the engine is unreachable: say what the store says; the next read tries again
-  }
-  if (wf && wf.state === 'running') return run;
-  const { runs, steps } = storesFor(c.db, ref);
-  const at = nowIso(c);
-  const why = !wf ? 'its workflow was never started (Lore stopped before handing it to the engine)' : `its workflow ${wf.state} without recording the end`;
-  await steps.settle(run._id, ['running'], { status: 'failed', error: why, ended_at: at, updated_at: at });
-  await steps.settle(run._id, ['pending'], { status: 'skipped', error: 'the run ended while this step waited for the host', ended_at: at, updated_at: at });
-  await steps.settle(run._id, ['queued'], { status: 'skipped', error: 'the run ended without reaching this step', updated_at: at });
-  const ended = await runs.end(run._id, {
-    status: wf?.state === 'cancelled' ? 'cancelled' : 'failure',
-    summary: `failure: ${why}`,
-    ended_at: at,
-    updated_at: at,
-    learning: { state: 'not_eligible', workflows_updated: [], reason: why, at },
+/**
+ * A read of an open playbook run double-checks it against the engine (../runs/reconcile.ts): a
+ * run whose workflow is gone or closed without recording the end is ended `failure` (or
+ * `cancelled`), its open steps settled.
+ */
+export function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
+  return reconcileRun(c.engine, {
+    run,
+    open: run.state === 'open',
+    workflowId: run.playbook?.workflow_id,
+    sinceMs: run.created_wall_ms,
+    settle: async (wf) => {
+      const { runs, steps } = storesFor(c.db, ref);
+      const at = nowIso(c);
+      const why = !wf ? 'its workflow was never started (Lore stopped before handing it to the engine)' : `its workflow ${wf.state} without recording the end`;
+      await steps.settle(run._id, ['running'], { status: 'failed', error: why, ended_at: at, updated_at: at });
+      await steps.settle(run._id, ['pending'], { status: 'skipped', error: 'the run ended while this step waited for the host', ended_at: at, updated_at: at });
+      await steps.settle(run._id, ['queued'], { status: 'skipped', error: 'the run ended without reaching this step', updated_at: at });
+      const ended = await runs.end(run._id, {
+        status: wf?.state === 'cancelled' ? 'cancelled' : 'failure',
+        summary: `failure: ${why}`,
+        ended_at: at,
+        updated_at: at,
+        learning: { state: 'not_eligible', workflows_updated: [], reason: why, at },
+      });
+      return ended ?? (await runs.getByKey(run._id)) ?? run;
+    },
   });
-  return ended ?? (await runs.getByKey(run._id)) ?? run;
 }

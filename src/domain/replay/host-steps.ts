@@ -1,8 +1,8 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
-import type { HostReportDoc, Json, RunDoc, StepDoc } from './types';
+import type { HostReportDoc, Json, RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView, stepView } from './views';
 import { HOST_STEP_SIGNAL, playbookRunWorkflowId, type HostStepReport } from './workflow-types';
 
@@ -63,6 +63,7 @@ export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostSte
     at: nowIso(c),
     report_id: uuidv7(c.clock.now().getTime()),
   };
+  // Wall time, not the injected clock: re-signalling waits real time for the workflow to see the report (signalled_wall_ms).
   const doc: HostReportDoc = { status: report.status, output_signature: report.output_signature, error: report.error, actor, at: report.at, report_id: report.report_id, signalled_wall_ms: Date.now() };
   if (!(await steps.claimHostReport(run._id, input.step_index, doc))) throw refuse(run, input.step_index, await steps.list(run._id));
   try {
@@ -80,6 +81,7 @@ export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostSte
 /** Waits until the reported step is judged and the run waits for another host step or ends (or wait_ms passes). */
 async function answer(c: ReplayCtx, ref: ScopeRef, first: RunDoc, stepIndex: number, waitMs: number) {
   const { runs, steps } = storesFor(c.db, ref);
+  // Wall time, not the injected clock: a real wait for the step to settle.
   const deadline = Date.now() + waitMs;
   for (;;) {
     const run = (await runs.getByKey(first._id)) ?? first;

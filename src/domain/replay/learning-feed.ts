@@ -2,10 +2,10 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
 import { storesFor } from './context';
-import type { RunLearning } from './types';
+import type { RunLearning } from '../../model/replay/types';
 
 /** A recorded run's task kind, when its metadata names one (`task_kind`, or `kind`). */
 function taskKindOf(metadata: Record<string, unknown> | null): string | null {

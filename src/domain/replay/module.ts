@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../app/deps';
+import type { AppDeps } from '../app-deps';
 import { RunWaiter } from '../run-wait';
 import { temporalUiLink } from '../temporal-ui';
-import type { FamilyModule } from '../../app/module';
+import type { FamilyModule } from '../family-module';
 import type { replayRoutes } from '../../contract/families/replay';
 import type { LearningServices } from '../learning/module';
 import type { MemoryServices } from '../memory/module';

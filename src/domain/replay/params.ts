@@ -1,5 +1,5 @@
 import type { Issue } from '../../contract/errors';
-import type { Json, PlaybookParameter } from './types';
+import type { Json, PlaybookParameter } from '../../model/replay/types';
 
 /**
  * Playbook parameters (docs/replay.md, "Parameters"). A placeholder is `{{name}}` inside any

@@ -3,7 +3,7 @@ import { LoreError } from '../../contract/errors';
 import { checkCommand } from '../sandbox/profiles';
 import { resolveParams, substitute } from './params';
 import { checkedCommand, commandOf, type CheckedCommand } from './steps';
-import type { Json, PlaybookDoc, StepKind } from './types';
+import type { Json, PlaybookDoc, StepKind } from '../../model/replay/types';
 
 /**
  * A version resolved for a run: parameter values substituted into every step, each command

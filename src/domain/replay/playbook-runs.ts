@@ -2,7 +2,7 @@ import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
-import type { PlaybookDoc, PlaybookRunInfo, RunDoc, StepDoc } from './types';
+import type { PlaybookDoc, PlaybookRunInfo, RunDoc, StepDoc } from '../../model/replay/types';
 import { effectiveStatus } from './views';
 import type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './workflow-types';
 
@@ -37,6 +37,7 @@ export function newPlaybookRunDoc(c: ReplayStoreCtx, input: PlaybookRunInput, in
     updated_at: at,
     ended_at: null,
     learning: null,
+    // Wall time, not the injected clock: the reconcile grace period is measured against the engine's real start (created_wall_ms).
     created_wall_ms: Date.now(),
   };
 }

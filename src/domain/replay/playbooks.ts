@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadVersion, storesFor, type ReplayCtx } from './context';
 import { setVersionStatus, type StatusChangeResult } from './status';
-import type { PromoteTarget } from './types';
+import type { PromoteTarget } from '../../model/replay/types';
 import { effectiveStatus, playbookView } from './views';
 
 /** playbooks/get and playbooks/promote. */

@@ -1,10 +1,10 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import type { LearningFeed } from './learning-feed';
-import type { Json, RunDoc, RunEndStatus, RunLearning } from './types';
+import type { Json, RunDoc, RunEndStatus, RunLearning } from '../../model/replay/types';
 import { runView } from './views';
 
 /** run/start and run/end of a recorded run (contract.md §6: open → ended). */
@@ -28,6 +28,7 @@ export async function startRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id
     updated_at: at,
     ended_at: null,
     learning: null,
+    // Wall time, not the injected clock: the reconcile grace period is measured against the engine's real start (created_wall_ms).
     created_wall_ms: Date.now(),
   };
   const inserted = await runs.insert(doc);

@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { assertOpen, assertRecorded } from './record-run';
-import type { Json, StepDoc } from './types';
+import type { Json, StepDoc } from '../../model/replay/types';
 import { stepView } from './views';
 
 /**

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { LoreError, type Issue } from '../../contract/errors';
 import { otherIssues, unknownKeyIssues } from '../../contract/keys';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
-import { MAX_ATTEMPTS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from './types';
+import { MAX_ATTEMPTS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from '../../model/replay/types';
 import { validateContent, validationFailed } from './validate';
 import { playbookView } from './views';
 

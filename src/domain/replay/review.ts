@@ -1,7 +1,7 @@
 import { invalidState } from '../../contract/errors';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { requireEnabled } from '../sandbox/context';
 import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { loadVersion, nowIso, storesFor, type ReplayCtx } from './context';
@@ -9,7 +9,7 @@ import { planIssues, planOf } from './plan';
 import { announceActive, statusAnswer } from './playbooks';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, runnableVersion } from './playbook-runs';
 import { setVersionStatus } from './status';
-import type { Json, PlaybookDoc, PromoteTarget, ShadowValidation } from './types';
+import type { Json, PlaybookDoc, PromoteTarget, ShadowValidation } from '../../model/replay/types';
 import { validateContent } from './validate';
 import { SHADOW_VALIDATION_WORKFLOW, shadowValidationWorkflowId, type PlaybookRunInput } from './workflow-types';
 

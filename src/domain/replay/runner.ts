@@ -6,7 +6,7 @@ import { LearningOutbox, stepId } from '../../store/replay/index';
 import { scopeRef, type ScopeRef } from '../../store/scope';
 import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
-import { isTerminal } from '../sandbox/records';
+import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
 import { optionalWorkspace } from '../sandbox/workspace';
 import { probeArtifacts } from './artifact-probe';
@@ -15,7 +15,7 @@ import { planIssues, planOf } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
-import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from './types';
+import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
 import { validationFailed } from './validate';
 import {
   playbookRunWorkflowId,

@@ -8,7 +8,7 @@ import { getRun } from './get-run';
 import { planIssues, planOf } from './plan';
 import { getPlaybook } from './playbooks';
 import { runnableVersion } from './playbook-runs';
-import type { Json } from './types';
+import type { Json } from '../../model/replay/types';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId } from './workflow-types';
 
 export type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './workflow-types';

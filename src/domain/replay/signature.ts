@@ -1,5 +1,5 @@
 import { sameJson } from './json';
-import type { Json, MatchCheck, RunMode, StepMatch } from './types';
+import type { Json, MatchCheck, RunMode, StepMatch } from '../../model/replay/types';
 
 /**
  * Output signatures: what a step is expected to produce, and how an outcome is judged against it

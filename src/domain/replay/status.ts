@@ -1,8 +1,8 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
-import type { PlaybookDoc, PlaybookStatus, StatusChange } from './types';
+import type { PlaybookDoc, PlaybookStatus, StatusChange } from '../../model/replay/types';
 import { effectiveStatus } from './views';
 
 /**

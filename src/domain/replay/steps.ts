@@ -1,5 +1,5 @@
 import { Argv, CommandEnv } from '../../contract/families/sandbox';
-import type { Json, StepKind } from './types';
+import type { Json, StepKind } from '../../model/replay/types';
 
 /**
  * Which steps Lore can run itself (docs/replay.md, "Step kinds"). A step is a command step, run

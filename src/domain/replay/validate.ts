@@ -3,7 +3,7 @@ import { LoreError } from '../../contract/errors';
 import { PARAM_NAME, placeholdersIn, substitute } from './params';
 import { signatureProblems } from './signature';
 import { checkedCommand, commandOf } from './steps';
-import { MAX_ATTEMPTS, MAX_PARAMETERS, MAX_PLAYBOOK_STEPS, type PlaybookParameter, type PlaybookStep } from './types';
+import { MAX_ATTEMPTS, MAX_PARAMETERS, MAX_PLAYBOOK_STEPS, type PlaybookParameter, type PlaybookStep } from '../../model/replay/types';
 
 /**
  * Checks the content of a playbook version (compile and repair) and collects every problem, so a

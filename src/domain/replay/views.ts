@@ -1,5 +1,5 @@
 import type { UiLink } from '../temporal-ui';
-import type { PlaybookDoc, PlaybookStatus, RunDoc, StepDoc } from './types';
+import type { PlaybookDoc, PlaybookStatus, RunDoc, StepDoc } from '../../model/replay/types';
 
 /** Wire records of the replay family from the stored documents (contract/families/replay.ts). */
 

@@ -2,7 +2,7 @@ import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
-import { isTerminal, type ArtifactDoc } from './records';
+import { isTerminal, type ArtifactDoc } from '../../model/sandbox/records';
 import { reconcile } from './reconcile';
 
 type ArtifactInput = RouteInput<(typeof sandboxRoutes)['sandbox.runArtifact']>;

@@ -2,7 +2,8 @@ import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { waitForEnd } from './execute';
-import { isTerminal, toRunWire, type RunDoc } from './records';
+import { isTerminal, type RunDoc } from '../../model/sandbox/records';
+import { toRunWire } from './wire';
 
 /** How long cancel waits for the process tree to be gone before answering. */
 const CANCEL_WAIT_MS = 10_000;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { listArtifacts, readArtifact } from '../../sandbox/isolation/index';
-import type { ArtifactDoc } from './records';
+import type { ArtifactDoc } from '../../model/sandbox/records';
 
 /** Files collected per run, bytes kept per file, and bytes kept per run. Past them: listed, not stored. */
 export const ARTIFACT_CAPS = { files: 100, fileBytes: 1024 * 1024, runBytes: 8 * 1024 * 1024 } as const;

@@ -5,10 +5,11 @@ import type { Log } from '../../log';
 import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 import type { RunWaiter } from '../run-wait';
 import type { UiLink } from '../temporal-ui';
-import type { RunDoc } from './records';
+import type { RunDoc } from '../../model/sandbox/records';
+import { loadRunRecord } from '../runs/index';
 
 /** What the sandbox routes use. */
 export interface SandboxCtx {
@@ -47,8 +48,6 @@ export function requireEnabled(config: Config): void {
   }
 }
 
-export async function loadRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
-  const run = await runs.get(runId);
-  if (!run) throw notFound('sandbox run', runId, runs.ref.scope, { run_id: runId });
-  return run;
+export function loadRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
+  return loadRunRecord(runs, 'sandbox run', runId);
 }

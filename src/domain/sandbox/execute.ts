@@ -4,11 +4,12 @@ import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
 import type { SandboxRuns } from '../../store/sandbox/index';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } from './context';
 import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
-import { isTerminal, toRunWire, type RunDoc } from './records';
+import { isTerminal, type RunDoc } from '../../model/sandbox/records';
+import { toRunWire } from './wire';
 import { reconcile } from './reconcile';
 import { assertSandboxRunnable } from './status';
 
@@ -113,6 +114,7 @@ export async function createRunRecord(
     started_at: null,
     finished_at: null,
     updated_at: at,
+    // Wall time, not the injected clock: the reconcile grace period is measured against the engine's real start (RunDoc.enqueued_wall_ms).
     enqueued_wall_ms: Date.now(),
   };
 

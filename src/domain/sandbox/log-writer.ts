@@ -1,6 +1,6 @@
 import type { SandboxLogs } from '../../store/sandbox/index';
-import type { Clock } from '../clock';
-import type { LogEntryDoc } from './records';
+import type { Clock } from '../../model/clock';
+import type { LogEntryDoc } from '../../model/sandbox/records';
 
 /** Entries are cut at about this size, so a page of logs stays a sensible size. */
 const ENTRY_BYTES = 32 * 1024;

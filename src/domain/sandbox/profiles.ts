@@ -1,6 +1,6 @@
 import { LoreError } from '../../contract/errors';
 import { isShell } from '../../sandbox/isolation/index';
-import type { Profile } from './records';
+import type { Profile } from '../../model/sandbox/records';
 
 /**
  * Session profiles (contract.md §8).

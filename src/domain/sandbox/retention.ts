@@ -6,7 +6,7 @@ import { ownersMarkerPath, withWorkdirLock } from '../../sandbox/isolation/workd
 import { workspaceManifestPath } from '../../sandbox/isolation/workspace';
 import type { Database } from '../../store/database';
 import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
-import type { Clock } from '../clock';
+import type { Clock } from '../../model/clock';
 
 /**
  * Workdir retention (LORE_SANDBOX_WORKDIR_TTL, default 7 days; docs/sandbox.md). Session

@@ -2,8 +2,10 @@ import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
-import { parseUntil, versionOf, type Until, type WaitSource } from '../run-wait';
-import { isTerminal, toRunWire, type LogEntryDoc, type RunDoc } from './records';
+import { versionOf, type Until } from '../run-wait';
+import { readRunRecordWithWait } from '../runs/index';
+import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
+import { toRunWire } from './wire';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
@@ -26,26 +28,11 @@ export function runHolds(until: Until, run: RunDoc): boolean {
   return until.condition === 'not_queued' ? run.status !== 'queued' : isTerminal(run.status);
 }
 
-function waitSource(c: SandboxCtx, ref: ScopeRef): WaitSource<RunDoc> {
-  const { runs } = storesFor(c.db, ref);
-  return { key: `sandbox\0${ref.tenant_id}\0${ref.scope}`, read: async (ids) => new Map((await runs.getMany(ids)).map((r) => [r.run_id, r])) };
-}
-
 /** runs/get; with wait_ms, once `until` holds or at the deadline (docs/sandbox.md, "Waiting for a run"). */
 export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs } = storesFor(c.db, ref);
-  let run = await reconcile(c, runs, await loadRun(runs, input.run_id));
-  let wait: { until: string; met: boolean; waited_ms: number } | undefined;
-  if (input.wait_ms && input.wait_ms > 0 && c.waiter) {
-    const name = input.until ?? 'done';
-    const until = parseUntil(name);
-    const t0 = Date.now();
-    if (!runHolds(until, run)) {
-      await c.waiter.until(waitSource(c, ref), run.run_id, (d) => d === undefined || runHolds(until, d), input.wait_ms, signal);
-      run = await reconcile(c, runs, await loadRun(runs, input.run_id));
-    }
-    wait = { until: name, met: runHolds(until, run), waited_ms: Date.now() - t0 };
-  }
+  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'sandbox', ref, runs }, read, runHolds, signal);
   return { run: toRunWire(run, c.uiLink), version: versionOf(run), ...(wait ? { wait } : {}) };
 }
 

@@ -4,11 +4,12 @@ import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { SessionRecordWire } from '../../contract/families/sandbox';
 import { SANDBOX_WORKDIR } from '../../sandbox/isolation/index';
 import type { ScopeRef } from '../../store/scope';
-import { uuidv7 } from '../ids';
+import { uuidv7 } from '../../model/ids';
 import { storesFor, type SandboxCtx } from './context';
 import { limitCaps, resolveLimits } from './limits';
 import { profileInfo } from './profiles';
-import { toSessionWire, type SessionDoc } from './records';
+import type { SessionDoc } from '../../model/sandbox/records';
+import { toSessionWire } from './wire';
 import { awaitHostReport, isolationFromReport } from './status';
 import { optionalWorkspace, type Workspace } from './workspace';
 

@@ -1,9 +1,9 @@
-import type { SandboxStatus } from '../../app/deps';
+import type { SandboxStatus } from '../app-deps';
 import type { Config } from '../../config';
 import { LoreError } from '../../contract/errors';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
-import type { SessionIsolation } from './records';
+import type { SessionIsolation } from '../../model/sandbox/records';
 
 /**
  * The API's view of sandbox isolation: what the worker of this task queue reported (see host.ts).
@@ -77,6 +77,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function awaitHostReport(config: Config, db: Database, waitMs = 10_000): Promise<SandboxHostReport> {
   const hosts = new SandboxHosts(db);
+  // Wall time, not the injected clock: a real wait for the worker to report.
   const deadline = Date.now() + waitMs;
   for (;;) {
     const r = await hosts.get(config.temporal.taskQueue);

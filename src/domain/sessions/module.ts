@@ -1,5 +1,5 @@
-import type { AppDeps } from '../../app/deps';
-import type { FamilyModule } from '../../app/module';
+import type { AppDeps } from '../app-deps';
+import type { FamilyModule } from '../family-module';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { MemoryServices } from '../memory/module';
 import { createSessionsHandlers } from './handlers';

@@ -91,6 +91,14 @@ export function withWorkdirLock<T>(name: string, fn: () => Promise<T>): Promise<
   return withLock(`workdir:${name}`, fn);
 }
 
+/**
+ * Runs fn while no other holder of the workdir at host path `workdir` normalises its owners: a
+ * run's owner walk (run.ts) and the start of another run on the same workdir never interleave.
+ */
+export function withOwnersLock<T>(workdir: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(`owners:${workdir}`, fn);
+}
+
 async function pickSessionId(root: string): Promise<number> {
   const used = new Set<number>();
   for (const ent of await fsp.readdir(root, { withFileTypes: true })) {

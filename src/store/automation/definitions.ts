@@ -1,4 +1,4 @@
-import type { DefinitionDoc, DefinitionStatus, StatusChange } from '../../domain/automation/records';
+import type { DefinitionDoc, DefinitionStatus, StatusChange } from '../../model/automation/records';
 import { defineCollection, type Database } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,5 +1,5 @@
-import type { NodeState } from '../../domain/automation/graph';
-import type { NodeDoc } from '../../domain/automation/records';
+import type { NodeState } from '../../model/automation/graph';
+import type { NodeDoc } from '../../model/automation/records';
 import { defineCollection, type Database } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,5 +1,5 @@
-import type { RunStatus } from '../../domain/automation/graph';
-import type { RunDoc } from '../../domain/automation/records';
+import type { RunStatus } from '../../model/automation/graph';
+import type { RunDoc } from '../../model/automation/records';
 import { defineCollection, type Database } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,4 +1,4 @@
-import type { NodeKind, Tier } from '../../domain/memory/node';
+import type { NodeKind, Tier } from '../../model/memory/node';
 import type { Database } from '../database';
 import { prefetchedPages } from '../pages';
 import { nodesCollection, type NodeDoc } from '../memory/nodes';

@@ -1,6 +1,6 @@
 import type { Filter } from 'mongodb';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Access } from '../../domain/memory/node';
+import type { Access } from '../../model/memory/node';
 import { defineCollection, type Database } from '../database';
 import { duplicateIndexes } from '../mongo-errors';
 import type { ScopeRef } from '../scope';

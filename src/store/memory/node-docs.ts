@@ -1,4 +1,4 @@
-import type { MemoryEdge, MemoryNode, NodeRevision } from '../../domain/memory/node';
+import type { MemoryEdge, MemoryNode, NodeRevision } from '../../model/memory/node';
 import { defineCollection } from '../database';
 
 /** How nodes, revisions and edges are stored, and the collections with their indexes. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Filter } from 'mongodb';
-import type { EdgeType, MemoryEdge, NodeKind, NodeRevision, NodeType, Tier } from '../../domain/memory/node';
-import { emptyFeedback } from '../../domain/memory/node';
-import { uuidv7 } from '../../domain/ids';
+import type { EdgeType, MemoryEdge, NodeKind, NodeRevision, NodeType, Tier } from '../../model/memory/node';
+import { emptyFeedback } from '../../model/memory/node';
+import { uuidv7 } from '../../model/ids';
 import { type Database, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

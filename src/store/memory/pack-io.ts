@@ -1,5 +1,5 @@
 import type { Filter } from 'mongodb';
-import type { MemoryEdge, MemoryNode, NodeRevision } from '../../domain/memory/node';
+import type { MemoryEdge, MemoryNode, NodeRevision } from '../../model/memory/node';
 import { duplicateIndexes } from '../mongo-errors';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,4 +1,4 @@
-import type { PlaybookDoc, PlaybookStatus } from '../../domain/replay/types';
+import type { PlaybookDoc, PlaybookStatus } from '../../model/replay/types';
 import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

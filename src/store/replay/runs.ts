@@ -1,4 +1,4 @@
-import type { RunDoc } from '../../domain/replay/types';
+import type { RunDoc } from '../../model/replay/types';
 import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,4 +1,4 @@
-import type { HostReportDoc, StepDoc } from '../../domain/replay/types';
+import type { HostReportDoc, StepDoc } from '../../model/replay/types';
 import { Database, defineCollection, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,4 +1,4 @@
-import type { ArtifactDoc } from '../../domain/sandbox/records';
+import type { ArtifactDoc } from '../../model/sandbox/records';
 import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

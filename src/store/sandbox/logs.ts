@@ -1,4 +1,4 @@
-import type { LogEntryDoc } from '../../domain/sandbox/records';
+import type { LogEntryDoc } from '../../model/sandbox/records';
 import { Database, defineCollection, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

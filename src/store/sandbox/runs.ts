@@ -1,4 +1,4 @@
-import type { RunDoc, RunStatus } from '../../domain/sandbox/records';
+import type { RunDoc, RunStatus } from '../../model/sandbox/records';
 import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

@@ -1,4 +1,4 @@
-import type { SessionDoc } from '../../domain/sandbox/records';
+import type { SessionDoc } from '../../model/sandbox/records';
 import { Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

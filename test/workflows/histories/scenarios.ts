@@ -9,7 +9,7 @@
  * <set> --only <name>` (docs/design.md, "Changing a workflow").
  */
 import assert from 'node:assert/strict';
-import { uuidv7 } from '../../../src/domain/ids';
+import { uuidv7 } from '../../../src/model/ids';
 import { nodesWorkflowId, SWEEP_WORKFLOW } from '../../../src/domain/lifecycle/run-types';
 import type { TestApi } from '../../helpers/app';
 import { uniqueName } from '../../helpers/app';

@@ -1,6 +1,6 @@
-import type { RunStatus as AutomationRunStatus } from '../../automation/graph';
-import type { RunDoc as AutomationRunDoc } from '../../automation/records';
-import type { Json, RunDoc as ReplayRunDoc, StepDoc } from '../../replay/types';
+import type { RunStatus as AutomationRunStatus } from '../../../model/automation/graph';
+import type { RunDoc as AutomationRunDoc } from '../../../model/automation/records';
+import type { Json, RunDoc as ReplayRunDoc, StepDoc } from '../../../model/replay/types';
 import { AutomationRuns } from '../../../store/automation/runs';
 import type { StoredNode } from '../../../store/memory/nodes';
 import { ReplayRuns, ReplaySteps } from '../../../store/replay';

@@ -10,7 +10,7 @@ import { patternView, policyContractOf, workflowView } from '../views';
 import { planFor } from './common';
 import { derivedPolicy, experienceView, policyContract, policyHints } from './experience';
 import { countsOf } from './introspect';
-import { latestGovernanceResult, learningRecommendations } from './recommendations';
+import { latestGovernanceResult, learningRecommendations, type Proposal } from './recommendations';
 
 /**
  * evolution/review-pack (interface spec, "Review packs"): is the runtime learning the right
@@ -20,12 +20,6 @@ import { latestGovernanceResult, learningRecommendations } from './recommendatio
  */
 
 const status = (ok: boolean): 'pass' | 'attention' => (ok ? 'pass' : 'attention');
-
-export interface Proposal {
-  policy_memory_id: string;
-  action: GovernanceAction;
-  reason: string;
-}
 
 function review(state: ScopeLearning, p: Learned<PolicySlot>): { finding: string; recommended_action: GovernanceAction | 'keep' | 'wait_for_revalidation'; proposal: Proposal | null } {
   const s = p.slot;

@@ -1,5 +1,6 @@
 import type { ScopeRef } from '../../../store/scope';
-import type { Plan, PolicyMatch } from '../planner';
+import type { PolicyMatch } from '../matches';
+import type { Plan } from '../planner';
 import type { RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import type { ScopeLearning } from '../scope-state';

@@ -3,7 +3,13 @@ import type { PatternClass, PatternSlot } from '../pattern-model';
 import type { GovernanceAction, PolicySlot, PolicyState } from '../policy-model';
 import type { Learned } from '../scope-state';
 import type { WorkflowSlot } from '../workflow-model';
-import type { Proposal } from './evolution';
+
+/** A governance change the review proposes for a policy memory (evolution.ts applies it). */
+export interface Proposal {
+  policy_memory_id: string;
+  action: GovernanceAction;
+  reason: string;
+}
 
 /**
  * The evolution review pack's learning_recommendations (docs/learning.md, "Surfaces"): each one

@@ -1,7 +1,7 @@
 import { LoreError, notFound } from '../../../contract/errors';
 import { ToolDecisions } from '../../../store/learning';
 import type { ScopeRef } from '../../../store/scope';
-import { uuidv7 } from '../../ids';
+import { uuidv7 } from '../../../model/ids';
 import { findFamily, resolveFamily } from '../family';
 import { recordFeedback } from '../feedback';
 import type { FeedbackOutcome } from '../pattern-model';

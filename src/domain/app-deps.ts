@@ -1,9 +1,9 @@
 import type { Config, Role } from '../config';
-import type { Clock } from '../domain/clock';
+import type { Clock } from '../model/clock';
 import type { Engine } from '../engine/engine';
 import type { Log } from '../log';
 import type { Database } from '../store/database';
-import type { Telemetry } from '../telemetry/index';
+import type { Telemetry } from '../telemetry/types';
 
 /** What the running process knows about the services it uses (for /health and the banner). */
 export interface RuntimeInfo {

@@ -1,0 +1,56 @@
+import type { Limits, RunRecordWire, SessionRecordWire } from '../../contract/families/sandbox';
+import type { RunDoc, SessionDoc } from '../../model/sandbox/records';
+import type { UiLink } from '../temporal-ui';
+
+/** The sandbox family's wire records, derived from the stored documents (src/model/sandbox/records.ts). */
+
+export function toSessionWire(s: SessionDoc, extra: { limit_caps: Limits; shell_allowed: boolean; allowed_commands: string[] | null; workdir: string }): SessionRecordWire {
+  return {
+    session_id: s.session_id,
+    profile: s.profile,
+    isolation: s.isolation,
+    limits: s.limits,
+    limit_caps: extra.limit_caps,
+    shell_allowed: extra.shell_allowed,
+    allowed_commands: extra.allowed_commands,
+    workdir: extra.workdir,
+    workspace: s.workspace ? { path: s.workspace.path, view: 'copy' } : null,
+    actor: s.actor,
+    created_at: s.created_at,
+    last_run_at: s.last_run_at ?? null,
+    workdir_removed_at: s.workdir_removed_at ?? null,
+  };
+}
+
+export function toRunWire(r: RunDoc, uiLink: UiLink = () => null): RunRecordWire {
+  return {
+    run_id: r.run_id,
+    session_id: r.session_id,
+    profile: r.profile,
+    mode: r.mode,
+    status: r.status,
+    argv: r.argv,
+    limits: r.limits,
+    exit_code: r.exit_code,
+    signal: r.signal,
+    duration_ms: r.duration_ms,
+    stdout_tail: r.stdout_tail,
+    stderr_tail: r.stderr_tail,
+    truncated: r.truncated,
+    output_bytes: r.output_bytes,
+    dropped_bytes: r.dropped_bytes,
+    limit_hit: r.limit_hit,
+    reason: r.reason,
+    log_entries: r.log_entries,
+    artifact_count: r.artifact_count,
+    isolation: r.isolation,
+    cancel_requested: r.cancel_requested,
+    workflow_id: r.workflow_id,
+    temporal_ui_url: uiLink(r.workflow_id),
+    actor: r.actor,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    updated_at: r.updated_at,
+  };
+}
