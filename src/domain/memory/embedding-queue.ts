@@ -169,9 +169,13 @@ export class EmbeddingQueue {
     return out;
   }
 
-  /** Back in the queue (a failed run), unless the node was re-queued meanwhile. */
+  /**
+   * Back in the lanes (a failed run; cache misses on to the encoder), unless the node was re-queued
+   * meanwhile. Fresh jobs came out newest first: pushed back oldest first, they come out newest first again.
+   */
   private putBack(batch: [string, Job][], lanes: { fresh: Lane; backlog: Lane }): void {
-    for (const [id, j] of batch) {
+    const ordered = [...batch.filter(([, j]) => j.lane === 'fresh').reverse(), ...batch.filter(([, j]) => j.lane === 'backlog')];
+    for (const [id, j] of ordered) {
       if (this.jobs.has(id)) continue;
       this.jobs.set(id, j);
       lanes[j.lane].push({ id, gen: j.gen });
@@ -188,16 +192,15 @@ export class EmbeddingQueue {
     } catch (err) {
       this.cacheError('read', err);
     }
+    const misses: [string, Job][] = [];
     batch.forEach(([id, j], i) => {
       const v = found.get(keys[i]!);
       if (v) {
         this.counts.cache_hits += 1;
         if (this.target.setVector(id, j.key, v)) this.counts.embedded += 1;
-      } else if (!this.jobs.has(id)) {
-        this.jobs.set(id, j);
-        this.toEmbed[j.lane].push({ id, gen: j.gen });
-      }
+      } else misses.push([id, j]);
     });
+    this.putBack(misses, this.toEmbed);
     this.inFlight = [];
   }
 
