@@ -93,6 +93,8 @@ export class EmbeddingQueue {
   private counts = { embedded: 0, computed: 0, cache_hits: 0, cache_errors: 0 };
   private idle: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private readonly created = Date.now();
+  private drainedOnce = false;
 
   constructor(
     private readonly embedder: Embedder,
@@ -266,7 +268,14 @@ export class EmbeddingQueue {
     } finally {
       if (this.running) {
         this.running = false;
-        if (this.jobs.size === 0) for (const r of this.idle.splice(0)) r();
+        if (this.jobs.size === 0) {
+          if (!this.drainedOnce) {
+            // The first drain after start: what the restart cost (docs/benchmarks.md reads this line).
+            this.drainedOnce = true;
+            this.log.info(`vectors complete ${Date.now() - this.created} ms after start: ${this.counts.cache_hits} read back from the vector cache, ${this.counts.computed} computed`);
+          }
+          for (const r of this.idle.splice(0)) r();
+        }
       }
     }
   }
