@@ -55,11 +55,11 @@ export interface MemoryRuntime {
 
 const BACKGROUND_CATCH_UP_MS = 1000;
 
-/** A wait beyond which /health says the encoder is behind (it embeds a node in 10-30 ms when it gets a core). */
+/** A wait beyond which /health says the encoder is behind (it embeds a node in 5-30 ms when it gets a core). */
 export const EMBEDDINGS_BEHIND_MS = 30_000;
 
 /** The encoder's status with its backlog; a detail says so when vectors lag (recall is lexical for those nodes meanwhile). */
-function withBacklog(status: EncoderStatus, pending: number, lagMs: number): EncoderStatus & { pending: number; lag_ms: number } {
+export function withBacklog(status: EncoderStatus, pending: number, lagMs: number): EncoderStatus & { pending: number; lag_ms: number } {
   const out = { ...status, pending, lag_ms: lagMs };
   if (lagMs < EMBEDDINGS_BEHIND_MS || status.detail) return out;
   return {
