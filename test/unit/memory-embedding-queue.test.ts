@@ -58,9 +58,11 @@ describe('EmbeddingQueue', () => {
   it('reads cached vectors back without the encoder, computes only the rest, and stores what it computed', async () => {
     const enc = recordingEmbedder();
     const { cache, entries } = memoryCache();
-    entries.set(vectorKey('fake:model', ref, 'cached text'), Float32Array.from([9, 9]));
+    entries.set(vectorKey('fake:model@w1', ref, 'cached text'), Float32Array.from([9, 9]));
+    // The same text under other weights of the model is not served.
+    entries.set(vectorKey('fake:model@w0', ref, 'new text'), Float32Array.from([7, 7]));
     const t = target();
-    const q = new EmbeddingQueue(enc.embedder, t, silentLog, cache);
+    const q = new EmbeddingQueue(enc.embedder, t, silentLog, { store: cache, model: 'fake:model@w1' });
     q.enqueue('a', 'cached text', 1, ref, 'backlog');
     q.enqueue('b', 'new text', 2, ref, 'backlog');
     await q.drained();
@@ -70,7 +72,7 @@ describe('EmbeddingQueue', () => {
     const s = q.stats();
     assert.deepEqual({ hits: s.cache_hits, computed: s.computed, embedded: s.embedded, pending: s.pending }, { hits: 1, computed: 1, embedded: 2, pending: 0 });
     await new Promise((r) => setImmediate(r)); // the store write is not awaited by the queue
-    assert.ok(entries.has(vectorKey('fake:model', ref, 'new text')));
+    assert.ok(entries.has(vectorKey('fake:model@w1', ref, 'new text')));
     // The same text in another scope is another key: computed again.
     q.enqueue('c', 'new text', 3, { tenant_id: 't', scope: 'other' }, 'fresh');
     await q.drained();
@@ -81,7 +83,7 @@ describe('EmbeddingQueue', () => {
   it('when the cache cannot be read, computes the vectors', async () => {
     const enc = recordingEmbedder();
     const t = target();
-    const q = new EmbeddingQueue(enc.embedder, t, silentLog, memoryCache(true).cache);
+    const q = new EmbeddingQueue(enc.embedder, t, silentLog, { store: memoryCache(true).cache, model: 'fake:model' });
     q.enqueue('a', 'some text', 1, ref);
     await q.drained();
     assert.equal(t.got.size, 1);

@@ -100,7 +100,8 @@ export class EmbeddingQueue {
     private readonly embedder: Embedder,
     private readonly target: EmbedTarget,
     private readonly log: Log,
-    private readonly cache: VectorCache | null = null,
+    /** The vector cache, and the model id its keys are made with (the embedder's id and its weights). */
+    private readonly cache: { store: VectorCache; model: string } | null = null,
     private readonly batchSize = 32,
   ) {}
 
@@ -185,9 +186,9 @@ export class EmbeddingQueue {
   }
 
   /** One cache lookup: hits go to the index, misses on to the encoder. */
-  private async lookUp(cache: VectorCache): Promise<void> {
+  private async lookUp(cache: VectorCache, model: string): Promise<void> {
     const batch = this.take(this.unchecked, LOOKUP);
-    const keys = batch.map(([, j]) => vectorKey(this.embedder.id, j.ref, j.text));
+    const keys = batch.map(([, j]) => vectorKey(model, j.ref, j.text));
     let found = new Map<string, Float32Array>();
     try {
       found = await cache.get(keys);
@@ -240,9 +241,10 @@ export class EmbeddingQueue {
     this.inFlight = [];
     this.failures = 0;
     if (this.cache) {
-      const entries = batch.map(([, j], i) => ({ key: vectorKey(this.embedder.id, j.ref, j.text), tenant_id: j.ref.tenant_id, scope: j.ref.scope, model: this.embedder.id, vector: vectors[i]! }));
+      const { store, model } = this.cache;
+      const entries = batch.map(([, j], i) => ({ key: vectorKey(model, j.ref, j.text), tenant_id: j.ref.tenant_id, scope: j.ref.scope, model, vector: vectors[i]! }));
       // Not awaited by the next batch's encoder run: the store write overlaps it.
-      this.cache.put(entries).catch((err) => this.cacheError('write', err));
+      store.put(entries).catch((err) => this.cacheError('write', err));
     }
     return true;
   }
@@ -255,7 +257,7 @@ export class EmbeddingQueue {
       while (this.jobs.size > 0 && !this.stopped) {
         // Cache lookups first: they are cheap, and at start they restore most vectors at once.
         if (this.cache && this.unchecked.fresh.size + this.unchecked.backlog.size > 0) {
-          await this.lookUp(this.cache);
+          await this.lookUp(this.cache.store, this.cache.model);
           continue;
         }
         if (!(await this.embedBatch())) {

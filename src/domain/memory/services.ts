@@ -153,7 +153,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       let loading = true;
       if (embedder) {
         const cache = new VectorCacheStore(deps.db);
-        const q = new EmbeddingQueue(embedder, index, log, cache.usable ? cache : null);
+        // Vectors are stored under the weights that computed them (resolve.ts, ResolvedEncoder.weights).
+        const model = resolved.weights ? `${embedder.id}@${resolved.weights}` : embedder.id;
+        const q = new EmbeddingQueue(embedder, index, log, cache.usable ? { store: cache, model } : null);
         queue = q;
         index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }

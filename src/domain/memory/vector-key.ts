@@ -3,7 +3,8 @@ import type { ScopeRef } from '../../store/scope';
 
 /**
  * The key of a node vector in the vector cache (store/memory/vector-cache.ts): a sha256 of the
- * encoder's id, the tenant, the scope and the exact text embedded.
+ * encoder's id with its weights (`model`: another model, or new weights under the same name,
+ * misses), the tenant, the scope and the exact text embedded.
  *
  * The tenant and scope are part of the key on purpose: the same text written in two scopes is
  * embedded once in each. Shared keys would save those few encoder runs, but a cache hit shows:
