@@ -13,7 +13,7 @@ import { vectorKey } from './vector-key';
  * Two stages, two lanes each (docs/memory.md, "Vectors"):
  * - the vector cache (store/memory/vector-cache.ts) is asked first, in chunks of LOOKUP keys: a
  *   restart finds there every vector computed before it, and only the rest reaches the encoder;
- * - the encoder then takes BATCH texts at a time.
+ * - the encoder then takes `batchSize` texts (32) per call.
  * The `fresh` lane (writes while running, this process's and other processes') goes before the
  * `backlog` lane (nodes loaded at start), and within it the newest write first: when writes come
  * faster than the encoder can follow, the nodes just written (the ones an agent asks about next)
@@ -220,10 +220,7 @@ export class EmbeddingQueue {
     if (batch.length === 0) return true;
     let vectors: Float32Array[];
     try {
-      vectors = await this.embedder.embed(
-        batch.map(([, j]) => j.text),
-        { background: true },
-      );
+      vectors = await this.embedder.embed(batch.map(([, j]) => j.text), { background: true });
     } catch (err) {
       // Put the jobs back and back off; recall stays lexical for them meanwhile.
       this.putBack(batch, this.toEmbed);
