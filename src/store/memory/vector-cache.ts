@@ -6,11 +6,11 @@ import { duplicateIndexes } from '../mongo-errors';
 /**
  * Node vectors as the encoder computed them, so a restart reads them back instead of running the
  * encoder over every node again (docs/memory.md, "Vectors"). Content-addressed: `_id` is the key
- * the caller derives (domain/memory/vector-key.ts: a sha256 of the encoder's id, the tenant, the
- * scope and the exact text), so a node rewritten with other text simply misses, and a vector is
- * never stale. The value is the vector's float32 bytes, little-endian (1.5 KB for 384 dimensions),
- * exact: a vector read back equals a recomputed one, so recall and learning score the same after a
- * restart.
+ * the caller derives (domain/memory/vector-key.ts: a sha256 of the encoder's id and weights, the
+ * tenant, the scope and the exact text), so a node rewritten with other text simply misses, and a
+ * vector is never stale. The value is the vector's float32 bytes, little-endian (1.5 KB for 384
+ * dimensions), exact: a vector read back equals a recomputed one, so recall scores the same after
+ * a restart.
  *
  * No secondary index: every read and write is by `_id` (a batch `$in` of keys), and an index would
  * only cost each insert. `tenant_id` and `scope` are kept for inspection and a future purge of a
@@ -80,10 +80,5 @@ export class VectorCacheStore {
       // Content-addressed: a duplicate key holds the same vector already.
       if (duplicateIndexes(err) === null) throw err;
     }
-  }
-
-  /** Entries stored (diagnostics, benchmarks). */
-  count(): Promise<number> {
-    return this.db.raw<VectorDoc>(vectorCacheCollection).estimatedDocumentCount();
   }
 }
