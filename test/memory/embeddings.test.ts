@@ -1,84 +1,13 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { pollFor } from '../helpers/wait';
-
-const DIM = 64;
-
-/** A feature-hashed bag of words: an offline stand-in for an OpenAI-compatible /embeddings. */
-function hashVector(text: string): number[] {
-  const v = new Array<number>(DIM).fill(0);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    const h = createHash('sha256').update(w).digest();
-    v[h[0]! % DIM]! += h[1]! & 1 ? 1 : -1;
-  }
-  return v;
-}
-
-interface FakeEmbedder {
-  url: string;
-  calls: () => number;
-  fail: (on: boolean) => void;
-  /** While held, requests wait unanswered (a slow encoder); release answers them. */
-  hold: () => void;
-  release: () => void;
-  close: () => Promise<void>;
-}
-
-function fakeEmbedder(): Promise<FakeEmbedder> {
-  let calls = 0;
-  let failing = false;
-  let held: (() => void)[] | null = null;
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      calls += 1;
-      if (held) {
-        held.push(() => answer(body, res));
-        return;
-      }
-      answer(body, res);
-    });
-  });
-  const answer = (body: string, res: http.ServerResponse) => {
-    if (failing) {
-      res.writeHead(500).end('down');
-      return;
-    }
-    const input = JSON.parse(body).input as string[];
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: hashVector(t) })) }));
-  };
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}/v1`,
-        calls: () => calls,
-        fail: (on) => (failing = on),
-        hold: () => (held ??= []),
-        release: () => {
-          const waiting = held ?? [];
-          held = null;
-          for (const go of waiting) go();
-        },
-        close: () => {
-          server.closeAllConnections();
-          return new Promise((r) => server.close(() => r()));
-        },
-      });
-    }),
-  );
-}
+import { fakeEmbedder, type FakeEmbedder } from '../helpers/fake-embeddings';
 
 
 describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
   let api: TestApi;
-  let emb: Awaited<ReturnType<typeof fakeEmbedder>>;
+  let emb: FakeEmbedder;
   before(async () => {
     emb = await fakeEmbedder();
     api = await startTestApi({ env: { LORE_EMBEDDINGS: 'openai', LORE_EMBEDDINGS_URL: emb.url, LORE_EMBEDDINGS_MODEL: 'fake' } });

@@ -121,8 +121,8 @@ export class RecallIndex {
     return this.stateOf(tenant, scope, false)?.clientKeys.has(hash32(clientId)) ?? false;
   }
 
-  /** Called when a node's indexed text changed (the embedding queue listens). */
-  onTextChanged: ((id: string, text: string, key: number) => void) | null = null;
+  /** Called when a node's indexed text changed (the embedding queue listens); `ref` is the node's tenant and scope. */
+  onTextChanged: ((id: string, text: string, key: number, ref: { tenant_id: string; scope: string }) => void) | null = null;
 
   /** The current local epoch; catch-up passes it back with each result (see applyRemote). */
   mark(): number {
@@ -220,7 +220,7 @@ export class RecallIndex {
     if (before === undefined || st.key[before] !== key) {
       part.lexical.upsert(node.id, fields);
       if (before !== undefined && part.vectors.has(node.id)) part.vectors.remove(node.id); // stale until re-embedded
-      this.onTextChanged?.(node.id, embeddingText(fields), key);
+      this.onTextChanged?.(node.id, embeddingText(fields), key, node);
     }
     const pos = before ?? st.pos(node.id)!;
     if (before === undefined) st.count += 1;

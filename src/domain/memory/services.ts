@@ -3,6 +3,7 @@ import type { Log } from '../../log';
 import type { Embedder } from '../../retrieval';
 import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
+import { VectorCacheStore } from '../../store/memory/vector-cache';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
 import type { Clock } from '../../model/clock';
@@ -53,6 +54,21 @@ export interface MemoryRuntime {
 }
 
 const BACKGROUND_CATCH_UP_MS = 1000;
+
+/** A wait beyond which /health says the encoder is behind (it embeds a node in 5-30 ms when it gets a core). */
+export const EMBEDDINGS_BEHIND_MS = 30_000;
+
+/** The encoder's status with its backlog; a detail says so when vectors lag (recall is lexical for those nodes meanwhile). */
+export function withBacklog(status: EncoderStatus, pending: number, lagMs: number): EncoderStatus & { pending: number; lag_ms: number } {
+  const out = { ...status, pending, lag_ms: lagMs };
+  if (lagMs < EMBEDDINGS_BEHIND_MS || status.detail) return out;
+  return {
+    ...out,
+    detail:
+      `the encoder is behind: ${pending} nodes wait for their vector, the oldest for ${Math.round(lagMs / 1000)} s; ` +
+      'they are recalled by their words until then, and the newest writes are embedded first',
+  };
+}
 
 export function createMemoryRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log }): MemoryRuntime {
   const log = deps.log.child('memory');
@@ -117,7 +133,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       catch_up: catchUp.stats,
       embeddings: queue ? queue.stats() : { provider: 'none' },
     }),
-    encoder: () => ({ embedder, status: queue ? { ...encoderStatus, pending: queue.pending, lag_ms: queue.lagMs() } : encoderStatus }),
+    encoder: () => ({ embedder, status: queue ? withBacklog(encoderStatus, queue.pending, queue.lagMs()) : encoderStatus }),
   };
 
   return {
@@ -133,10 +149,16 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         const say = deps.config.embeddings.explicit ? log.error.bind(log) : log.warn.bind(log);
         say(`embeddings (${resolved.status.provider}) unavailable: ${resolved.status.detail}`);
       }
+      // Nodes loaded now wait in the backlog lane (their vectors mostly come back from the vector
+      // cache); writes from here on go first (embedding-queue.ts).
+      let loading = true;
       if (embedder) {
-        const q = new EmbeddingQueue(embedder, index, log);
+        const cache = new VectorCacheStore(deps.db);
+        // Vectors are stored under the weights that computed them (resolve.ts, ResolvedEncoder.weights).
+        const model = resolved.weights ? `${embedder.id}@${resolved.weights}` : embedder.id;
+        const q = new EmbeddingQueue(embedder, index, log, cache.usable ? { store: cache, model } : null);
         queue = q;
-        index.onTextChanged = (id, text, key) => q.enqueue(id, text, key);
+        index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }
       // Build the index from the store in creation order (sequence context uses write order).
       // Nothing local yet: applyRemote never answers 'raced'.
@@ -145,6 +167,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         await catchUp.initFromScan(await store.currentSeq(), store.scanForIndex(), (n) => index.applyRemote(n, 0));
       } finally {
         index.endBulkLoad();
+        loading = false;
       }
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.

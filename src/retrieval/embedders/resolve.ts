@@ -3,8 +3,10 @@
 // throws: an encoder that cannot run leaves recall and learning lexical, and says why.
 
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { catalogModel, findInstalledModel } from './catalog';
 import { createEmbedder, embedderConfigFrom, localEmbedderAvailable, onnxEmbedderAvailable, type EmbeddingSettings } from './index';
+import { resolveOnnxModel } from './onnx';
 import type { Embedder } from './types';
 
 export interface EncoderSettings extends EmbeddingSettings {
@@ -27,6 +29,12 @@ export interface EncoderStatus {
 export interface ResolvedEncoder {
   embedder: Embedder | null;
   status: EncoderStatus;
+  /**
+   * Which weights the embedder runs, for keys of stored vectors: the embedder's id names the model
+   * folder or endpoint model only, and weights replaced under the same name must not be served
+   * vectors of the old ones. onnx: the catalog jar's sha256, or the model file's size and mtime.
+   */
+  weights?: string;
 }
 
 export const LOCAL_EMBEDDINGS_MISSING =
@@ -57,6 +65,7 @@ export async function resolveEncoder(settings: EncoderSettings): Promise<Resolve
   if (provider === 'none') return { embedder: null, status: { ...base, status: 'off' } };
   if (provider === 'local' && !(await localEmbedderAvailable(settings.localModuleDir ?? undefined))) return unavailable(LOCAL_EMBEDDINGS_MISSING);
   let model = settings.model;
+  let weights: string | undefined;
   if (provider === 'onnx') {
     if (!(await onnxEmbedderAvailable(settings.localModuleDir ?? undefined))) return unavailable(ONNX_RUNTIME_MISSING);
     const named = model ? catalogModel(model) : null;
@@ -64,6 +73,7 @@ export async function resolveEncoder(settings: EncoderSettings): Promise<Resolve
       const installed = findInstalledModel(settings.modelsDir, named);
       if (!installed) return unavailable(modelNotInstalled(named.name));
       model = installed.dir;
+      weights = `sha256:${named.jar.sha256}`;
     } else if (!model || !existsSync(model)) {
       return unavailable(`LORE_EMBEDDINGS_MODEL=${model ?? ''}: no such file or folder, and not a model name of \`lore models list\``);
     }
@@ -77,5 +87,16 @@ export async function resolveEncoder(settings: EncoderSettings): Promise<Resolve
     await embedder?.close?.();
     return unavailable(`${(err as Error).message}; recall and task matching are lexical`);
   }
-  return { embedder, status: { ...base, status: 'on' } };
+  if (provider === 'onnx' && !weights && model) weights = await fileVersion(model);
+  return { embedder, status: { ...base, status: 'on' }, ...(weights ? { weights } : {}) };
+}
+
+/** A model file's size and modification time (a model given by path). */
+async function fileVersion(model: string): Promise<string | undefined> {
+  try {
+    const s = await stat((await resolveOnnxModel(model)).onnx);
+    return `file:${s.size}:${Math.round(s.mtimeMs)}`;
+  } catch {
+    return undefined;
+  }
 }
