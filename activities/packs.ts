@@ -50,7 +50,14 @@ export function createPacksActivities(deps: ActivityDeps) {
       const chunk = await imports.chunk(ref, input.import_id, input.index);
       if (!chunk) throw new LoreError('not_found', `chunk ${input.index} of pack import '${input.import_id}' is missing`, { import_id: input.import_id, chunk: input.index });
       heartbeat({ import_id: input.import_id, chunk: input.index, phase: 'applying', nodes: chunk.nodes.length, revisions: chunk.revisions.length, edges: chunk.edges.length });
-      const r = await applyChunk(store, ref, chunk, rec.remap_ids, (done) => heartbeat({ import_id: input.import_id, chunk: input.index, phase: 'applying', done }), deps.clock.now().toISOString());
+      const r = await applyChunk(
+        store,
+        ref,
+        chunk,
+        rec.remap_ids,
+        (done) => heartbeat({ import_id: input.import_id, chunk: input.index, phase: 'applying', done }),
+        deps.clock.now().toISOString(),
+      );
       await imports.chunkDone(ref, input.import_id, input.index, r.counts, r.conflicts, deps.clock.now());
       heartbeat({ import_id: input.import_id, chunk: input.index, phase: 'done', ...r.counts });
       return r.counts;

@@ -41,7 +41,13 @@ const HELP = `Agents benchmark: MCP overhead against the same HTTP route, and lo
 
 Writes into a fresh scope (bench-agents-<time>) of the default tenant.`;
 
-const { values: opts } = cli(HELP, { url: { type: 'string' }, 'api-key': { type: 'string' }, n: { type: 'string' }, sessions: { type: 'string' }, part: { type: 'string', default: 'all' } });
+const { values: opts } = cli(HELP, {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  n: { type: 'string' },
+  sessions: { type: 'string' },
+  part: { type: 'string', default: 'all' },
+});
 const URL_ = (opts.url ?? process.env.LORE_URL ?? 'http://127.0.0.1:3001').replace(/\/+$/, '');
 const KEY = opts['api-key'] ?? process.env.LORE_API_KEY ?? '';
 const N = numOr(opts.n, 200);
@@ -80,7 +86,15 @@ async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
 async function mcpPart() {
   for (const goal of ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker']) {
     await route('/v1/memory/write', {
-      execution: { goal, outcome: 'success', target_files: ['src/jobs/worker.ts'], steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }] },
+      execution: {
+        goal,
+        outcome: 'success',
+        target_files: ['src/jobs/worker.ts'],
+        steps: [
+          { tool: 'read', file_path: 'src/jobs/worker.ts' },
+          { tool: 'edit', file_path: 'src/jobs/worker.ts' },
+        ],
+      },
     });
   }
   const http = new Client({ name: 'bench', version: '1' });
@@ -88,7 +102,11 @@ async function mcpPart() {
   await http.listTools();
   const stdio = new Client({ name: 'bench', version: '1' });
   await stdio.connect(
-    new StdioClientTransport({ command: process.execPath, args: [LORE_BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LORE_URL: URL_, LORE_API_KEY: KEY, LORE_MCP_SCOPE: scope } }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [LORE_BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LORE_URL: URL_, LORE_API_KEY: KEY, LORE_MCP_SCOPE: scope },
+    }),
   );
   await stdio.listTools();
   const recall = { query_text: 'intermittent retry failure in the worker', limit: 10 };
@@ -114,7 +132,18 @@ async function servingPart() {
     tenant_id: 't',
     scope: 's',
     first_action: null,
-    kickoff_recommendation: { history_applied: false, selected_tool: null, file_path: null, next_action: null, source_kind: null, confidence: 0, rationale: '', evidence_ids: [], workflow_id: null, alternatives: [] },
+    kickoff_recommendation: {
+      history_applied: false,
+      selected_tool: null,
+      file_path: null,
+      next_action: null,
+      source_kind: null,
+      confidence: 0,
+      rationale: '',
+      evidence_ids: [],
+      workflow_id: null,
+      alternatives: [],
+    },
     uncertainty: { level: 'high', confidence: 0, reasons: [], recommended_actions: [] },
     task_family: null,
   };
@@ -188,7 +217,10 @@ async function hooksPart(url: string, label: string) {
     }
     let problems: string[] = [];
     try {
-      problems = readFileSync(join(dataDir, 'logs', 'hooks.log'), 'utf8').trim().split('\n').filter(Boolean);
+      problems = readFileSync(join(dataDir, 'logs', 'hooks.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean);
     } catch {
       // no problems logged
     }
@@ -201,11 +233,19 @@ async function hooksPart(url: string, label: string) {
   }
 }
 
-process.stdout.write(`Lore at ${URL_}, scope ${scope}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+process.stdout.write(
+  `Lore at ${URL_}, scope ${scope}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n`,
+);
 if (PART === 'serving') await servingPart();
 if (PART === 'mcp' || PART === 'all') await mcpPart();
 if (PART === 'hooks' || PART === 'all') {
   await hooksPart(URL_, 'Lore up');
   await hooksPart('http://127.0.0.1:9', 'Lore unreachable');
 }
-process.stdout.write(`load average after ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+process.stdout.write(
+  `load average after ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n`,
+);

@@ -94,5 +94,16 @@ for (const id of phase === 'roundtrip' ? ids.slice(-50) : []) {
 }
 const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 const breakdown = Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, Number(med(v).toFixed(1))]));
-console.log(JSON.stringify({ phase: phase === 'start' ? 'temporal_workflow_start' : 'temporal_round_trip', n, concurrency, p50_ms: Number(q(0.5)), p95_ms: Number(q(0.95)), max_ms: Number(lat[lat.length - 1]!.toFixed(1)), per_s: Number((n / wall).toFixed(1)), ...(phase === 'roundtrip' ? { median_server_ms: breakdown } : {}) }));
+console.log(
+  JSON.stringify({
+    phase: phase === 'start' ? 'temporal_workflow_start' : 'temporal_round_trip',
+    n,
+    concurrency,
+    p50_ms: Number(q(0.5)),
+    p95_ms: Number(q(0.95)),
+    max_ms: Number(lat[lat.length - 1]!.toFixed(1)),
+    per_s: Number((n / wall).toFixed(1)),
+    ...(phase === 'roundtrip' ? { median_server_ms: breakdown } : {}),
+  }),
+);
 await engine.close();

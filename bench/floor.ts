@@ -26,7 +26,12 @@ Modes:
   projection from the local server (no ranking, no catch-up, no access counts).
 Ctrl+C prints the CPU this process and the local server used.`;
 
-const { values: opts } = cli(USAGE, { mode: { type: 'string', default: 'null' }, port: { type: 'string' }, scope: { type: 'string', default: 'bench100k' }, 'db-file': { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  mode: { type: 'string', default: 'null' },
+  port: { type: 'string' },
+  scope: { type: 'string', default: 'bench100k' },
+  'db-file': { type: 'string' },
+});
 const MODE = opts.mode;
 const PORT = numOr(opts.port, 21411);
 const SCOPE = opts.scope;
@@ -65,7 +70,10 @@ async function send(): Promise<void> {
   pending = [];
   let error: Error | undefined;
   try {
-    await nodes!.insertMany(batch.map((b) => b.doc), { ordered: false });
+    await nodes!.insertMany(
+      batch.map((b) => b.doc),
+      { ordered: false },
+    );
   } catch (err) {
     error = err as Error;
   }
@@ -73,10 +81,11 @@ async function send(): Promise<void> {
   inFlight = false;
   void send();
 }
-const insert = (doc: NodeDoc) => new Promise<void>((resolve, reject) => {
-  pending.push({ doc, done: (err) => (err ? reject(err) : resolve()) });
-  void send();
-});
+const insert = (doc: NodeDoc) =>
+  new Promise<void>((resolve, reject) => {
+    pending.push({ doc, done: (err) => (err ? reject(err) : resolve()) });
+    void send();
+  });
 
 // load: the scope's ids, read once in _id pages with recall's projection (which also warms the
 // server's page cache, as Lore's index build at start does)
@@ -84,7 +93,11 @@ const ids: string[] = [];
 if (MODE === 'load') {
   let last: string | null = null;
   for (;;) {
-    const page = await nodes!.find({ tenant_id: 'default', scope: SCOPE, ...(last ? { _id: { $gt: last } } : {}) }, { projection: RECALL_PROJECTION }).sort({ _id: 1 }).limit(1000).toArray();
+    const page = await nodes!
+      .find({ tenant_id: 'default', scope: SCOPE, ...(last ? { _id: { $gt: last } } : {}) }, { projection: RECALL_PROJECTION })
+      .sort({ _id: 1 })
+      .limit(1000)
+      .toArray();
     if (page.length === 0) break;
     for (const d of page) ids.push(d._id);
     last = page[page.length - 1]!._id;
@@ -92,7 +105,7 @@ if (MODE === 'load') {
   if (ids.length === 0) throw new Error(`no nodes in scope ${SCOPE} of tenant default`);
 }
 let seed = 1;
-const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 let seq = 0;
 
 async function answer(body: Record<string, unknown>): Promise<unknown> {
@@ -100,7 +113,19 @@ async function answer(body: Record<string, unknown>): Promise<unknown> {
     const n = body.nodes[0] as Record<string, unknown>;
     const id = randomUUID();
     if (MODE === 'insert') {
-      await insert({ _id: id, tenant_id: body.tenant_id, scope: body.scope, client_key: n.client_id, type: n.type, title: n.title, text: body.input_text, summary: n.text_summary, slots: n.slots, seq: ++seq, created_at: new Date().toISOString() });
+      await insert({
+        _id: id,
+        tenant_id: body.tenant_id,
+        scope: body.scope,
+        client_key: n.client_id,
+        type: n.type,
+        title: n.title,
+        text: body.input_text,
+        summary: n.text_summary,
+        slots: n.slots,
+        seq: ++seq,
+        created_at: new Date().toISOString(),
+      });
     }
     return { commit_id: id, nodes: [{ id, client_id: n.client_id, type: n.type }] };
   }

@@ -43,7 +43,15 @@ export function localServers(log: Log = createLog('warn', 'bench')): Promise<Loc
     const config = loadConfig({ ...process.env, LORE_DATA_DIR: dir });
     const [jarPath, binary] = await Promise.all([ensureMongoLauncherJar({ binDir: config.binDir, log: (m: string) => log.info(m) }), ensureTemporalBinary(config.binDir, log)]);
     const mongo = await startMongoServer({ jarPath, host: '127.0.0.1', port: await freePort(), dbFile: join(dir, 'mongo.mv.db'), log: (m: string) => log.debug(m) });
-    const temporal = await startTemporalServer({ binary, host: '127.0.0.1', port: await freePort(), uiPort: await freePort(), dbFile: join(dir, 'temporal.db'), namespace: 'default', log });
+    const temporal = await startTemporalServer({
+      binary,
+      host: '127.0.0.1',
+      port: await freePort(),
+      uiPort: await freePort(),
+      dbFile: join(dir, 'temporal.db'),
+      namespace: 'default',
+      log,
+    });
     // They die with this process (stdin closes / PDEATHSIG); don't let them hold it open.
     mongo.unref();
     temporal.child.unref();
@@ -136,4 +144,3 @@ export async function startLocalLore(opts: LocalLoreOptions = {}): Promise<Local
     },
   };
 }
-

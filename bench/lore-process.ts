@@ -47,7 +47,10 @@ export async function startBenchLore(opts: { dataDir: string; env?: Record<strin
       proc.kill('SIGTERM');
       throw new Error(`Lore did not answer /health in time:\n${out.slice(-4000)}`);
     }
-    const up = await fetch(`${url}/health`).then((r) => r.ok || r.status === 503, () => false);
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.ok || r.status === 503,
+      () => false,
+    );
     if (up) break;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -17,7 +17,11 @@ Prints a markdown table: per query shape p50/p95/mean latency, documents returne
 launcher serves it from an index or by scanning the collection.`;
 
 // Everything after '--' goes to the launcher (positionals, for parseArgs).
-const { values: opts, positionals: launcherArgs } = cli(USAGE, { docs: { type: 'string' }, json: { type: 'string' }, jar: { type: 'string' }, control: { type: 'boolean', default: false } }, { positionals: true });
+const { values: opts, positionals: launcherArgs } = cli(
+  USAGE,
+  { docs: { type: 'string' }, json: { type: 'string' }, jar: { type: 'string' }, control: { type: 'boolean', default: false } },
+  { positionals: true },
+);
 const DOCS = numOr(opts.docs, 100_000);
 const JSON_OUT = opts.json ?? '';
 const JAR = opts.jar ?? '';
@@ -102,7 +106,13 @@ async function insertLatency(c: Collection, concurrency: number, total: number, 
 
 function rssMb(pid: number): number {
   try {
-    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024;
+    return (
+      Number(
+        execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+          .toString()
+          .trim(),
+      ) / 1024
+    );
   } catch {
     return NaN;
   }
@@ -134,9 +144,7 @@ async function control() {
     await client2.close();
     await again.stop();
     await rm(dir, { recursive: true, force: true });
-    console.log(
-      `launcher flags ${JSON.stringify(flags)}: 3000 acknowledged inserts (concurrency 8) in ${ms.toFixed(0)} ms; after kill -9: ${kept} of 3000 kept`,
-    );
+    console.log(`launcher flags ${JSON.stringify(flags)}: 3000 acknowledged inserts (concurrency 8) in ${ms.toFixed(0)} ms; after kill -9: ${kept} of 3000 kept`);
   }
 }
 
@@ -165,7 +173,10 @@ async function main() {
     const batch = 1000;
     const loadTo = DOCS - 10_000; // the last 10,000 are inserted one by one below
     for (let i = 0; i < loadTo; i += batch) {
-      await c.insertMany(Array.from({ length: Math.min(batch, loadTo - i) }, (_, k) => makeDoc(i + k)), { ordered: false });
+      await c.insertMany(
+        Array.from({ length: Math.min(batch, loadTo - i) }, (_, k) => makeDoc(i + k)),
+        { ordered: false },
+      );
     }
     const loadMs = performance.now() - t0;
     console.error(`bulk load of ${loadTo} docs: ${(loadMs / 1000).toFixed(1)} s (${((loadTo / loadMs) * 1000).toFixed(0)} docs/s)`);
@@ -184,8 +195,7 @@ async function main() {
     const ids = (await c.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id as ObjectId);
     const rnd = (n: number) => Math.floor(Math.random() * n);
     const rows: Row[] = [];
-    const q = async (shape: string, access: string, iterations: number, fn: (i: number) => Promise<number>) =>
-      rows.push(await measure(shape, access, iterations, fn));
+    const q = async (shape: string, access: string, iterations: number, fn: (i: number) => Promise<number>) => rows.push(await measure(shape, access, iterations, fn));
 
     await q('findOne by _id', 'index (_id)', 300, async () => ((await c.findOne({ _id: ids[rnd(ids.length)]! })) ? 1 : 0));
     await q('findOne by unique compound (tenant_id, scope, client_id)', 'index (unique compound, exact)', 300, async () => {
@@ -197,60 +207,104 @@ async function main() {
       const some = Array.from({ length: 10 }, () => ids[rnd(ids.length)]!);
       return (await c.find({ _id: { $in: some } }).toArray()).length;
     });
-    await q('find session_id = v (non-unique index, ~10 docs)', 'index (secondary)', 200, async () =>
-      (await c.find({ session_id: `session-${rnd(DOCS / 10)}` }).toArray()).length,
+    await q('find session_id = v (non-unique index, ~10 docs)', 'index (secondary)', 200, async () => (await c.find({ session_id: `session-${rnd(DOCS / 10)}` }).toArray()).length);
+    await q('find session_copy = v (no index, ~10 docs)', 'scan', 20, async () => (await c.find({ session_copy: `session-${rnd(DOCS / 10)}` }).toArray()).length);
+    await q(
+      'find seq > X sort seq limit 100 (X = last 100, catch-up)',
+      'index (secondary range, ordered)',
+      200,
+      async () =>
+        (
+          await c
+            .find({ seq: { $gt: DOCS - 101 } })
+            .sort({ seq: 1 })
+            .limit(100)
+            .toArray()
+        ).length,
     );
-    await q('find session_copy = v (no index, ~10 docs)', 'scan', 20, async () =>
-      (await c.find({ session_copy: `session-${rnd(DOCS / 10)}` }).toArray()).length,
+    await q(
+      'find seq > X sort seq limit 100 (X random)',
+      'index (secondary range, ordered)',
+      200,
+      async () =>
+        (
+          await c
+            .find({ seq: { $gt: rnd(DOCS - 200) } })
+            .sort({ seq: 1 })
+            .limit(100)
+            .toArray()
+        ).length,
     );
-    await q('find seq > X sort seq limit 100 (X = last 100, catch-up)', 'index (secondary range, ordered)', 200, async () =>
-      (await c.find({ seq: { $gt: DOCS - 101 } }).sort({ seq: 1 }).limit(100).toArray()).length,
+    await q(
+      'find seq > X limit 100 (no sort, X random)',
+      'index (secondary range)',
+      200,
+      async () =>
+        (
+          await c
+            .find({ seq: { $gt: rnd(DOCS - 200) } })
+            .limit(100)
+            .toArray()
+        ).length,
     );
-    await q('find seq > X sort seq limit 100 (X random)', 'index (secondary range, ordered)', 200, async () =>
-      (await c.find({ seq: { $gt: rnd(DOCS - 200) } }).sort({ seq: 1 }).limit(100).toArray()).length,
+    await q(
+      'find seq_copy > X sort seq_copy limit 100 (no index)',
+      'scan + sort',
+      20,
+      async () =>
+        (
+          await c
+            .find({ seq_copy: { $gt: rnd(DOCS - 200) } })
+            .sort({ seq_copy: 1 })
+            .limit(100)
+            .toArray()
+        ).length,
     );
-    await q('find seq > X limit 100 (no sort, X random)', 'index (secondary range)', 200, async () =>
-      (await c.find({ seq: { $gt: rnd(DOCS - 200) } }).limit(100).toArray()).length,
+    await q(
+      'find tenant_id = t sort created_at desc limit 20',
+      'index (secondary compound, ordered)',
+      200,
+      async () =>
+        (
+          await c
+            .find({ tenant_id: `tenant-${rnd(TENANTS)}` })
+            .sort({ created_at: -1 })
+            .limit(20)
+            .toArray()
+        ).length,
     );
-    await q('find seq_copy > X sort seq_copy limit 100 (no index)', 'scan + sort', 20, async () =>
-      (await c.find({ seq_copy: { $gt: rnd(DOCS - 200) } }).sort({ seq_copy: 1 }).limit(100).toArray()).length,
+    await q('find {} sort seq desc limit 20', 'index (secondary, ordered walk)', 200, async () => (await c.find({}).sort({ seq: -1 }).limit(20).toArray()).length);
+    await q('find {} sort score desc limit 20 (no index)', 'scan + sort', 20, async () => (await c.find({}).sort({ score: -1 }).limit(20).toArray()).length);
+    await q(
+      'find tenant_id, scope (prefix of unique compound) limit 20',
+      'secondary (tenant_id prefix) + filter',
+      50,
+      async () =>
+        (
+          await c
+            .find({ tenant_id: `tenant-${rnd(TENANTS)}`, scope: `scope-${rnd(SCOPES)}` })
+            .limit(20)
+            .toArray()
+        ).length,
     );
-    await q('find tenant_id = t sort created_at desc limit 20', 'index (secondary compound, ordered)', 200, async () =>
-      (await c.find({ tenant_id: `tenant-${rnd(TENANTS)}` }).sort({ created_at: -1 }).limit(20).toArray()).length,
-    );
-    await q('find {} sort seq desc limit 20', 'index (secondary, ordered walk)', 200, async () =>
-      (await c.find({}).sort({ seq: -1 }).limit(20).toArray()).length,
-    );
-    await q('find {} sort score desc limit 20 (no index)', 'scan + sort', 20, async () =>
-      (await c.find({}).sort({ score: -1 }).limit(20).toArray()).length,
-    );
-    await q('find tenant_id, scope (prefix of unique compound) limit 20', 'secondary (tenant_id prefix) + filter', 50, async () =>
-      (await c.find({ tenant_id: `tenant-${rnd(TENANTS)}`, scope: `scope-${rnd(SCOPES)}` }).limit(20).toArray()).length,
-    );
-    await q('find kind = v limit 20 (no index, early stop)', 'scan (stops at limit)', 50, async () =>
-      (await c.find({ kind: 'outcome' }).limit(20).toArray()).length,
-    );
+    await q('find kind = v limit 20 (no index, early stop)', 'scan (stops at limit)', 50, async () => (await c.find({ kind: 'outcome' }).limit(20).toArray()).length);
     await q('countDocuments({})', 'collection size (O(1))', 100, async () => await c.countDocuments({}));
     await q('estimatedDocumentCount()', 'collection size (O(1))', 100, async () => await c.estimatedDocumentCount());
-    await q('countDocuments({session_id: v}) (~10)', 'index (secondary)', 200, async () =>
-      await c.countDocuments({ session_id: `session-${rnd(DOCS / 10)}` }),
-    );
-    await q('countDocuments({seq: {$gt: N-1000}})', 'index (secondary range)', 100, async () =>
-      await c.countDocuments({ seq: { $gt: DOCS - 1001 } }),
-    );
-    await q('countDocuments({tenant_id: t}) (10% of docs)', 'index (secondary prefix)', 20, async () =>
-      await c.countDocuments({ tenant_id: `tenant-${rnd(TENANTS)}` }),
-    );
+    await q('countDocuments({session_id: v}) (~10)', 'index (secondary)', 200, async () => await c.countDocuments({ session_id: `session-${rnd(DOCS / 10)}` }));
+    await q('countDocuments({seq: {$gt: N-1000}})', 'index (secondary range)', 100, async () => await c.countDocuments({ seq: { $gt: DOCS - 1001 } }));
+    await q('countDocuments({tenant_id: t}) (10% of docs)', 'index (secondary prefix)', 20, async () => await c.countDocuments({ tenant_id: `tenant-${rnd(TENANTS)}` }));
     await q('countDocuments({kind: v}) (no index)', 'scan', 20, async () => await c.countDocuments({ kind: 'outcome' }));
-    await q('aggregate $match(session_id) + $group', 'scan (aggregation never uses indexes)', 20, async () =>
-      (
-        await c
-          .aggregate([{ $match: { session_id: `session-${rnd(DOCS / 10)}` } }, { $group: { _id: '$kind', n: { $sum: 1 } } }])
-          .toArray()
-      ).length,
+    await q(
+      'aggregate $match(session_id) + $group',
+      'scan (aggregation never uses indexes)',
+      20,
+      async () => (await c.aggregate([{ $match: { session_id: `session-${rnd(DOCS / 10)}` } }, { $group: { _id: '$kind', n: { $sum: 1 } } }]).toArray()).length,
     );
-    await q('updateOne by _id ($set)', 'index (_id) + commit', 300, async () =>
-      (await c.updateOne({ _id: ids[rnd(ids.length)]! }, { $set: { touched: Date.now() } })).modifiedCount,
+    await q(
+      'updateOne by _id ($set)',
+      'index (_id) + commit',
+      300,
+      async () => (await c.updateOne({ _id: ids[rnd(ids.length)]! }, { $set: { touched: Date.now() } })).modifiedCount,
     );
     await q('findOneAndUpdate unique compound ($inc)', 'index (unique compound) + commit', 300, async () => {
       const i = rnd(DOCS);
@@ -260,8 +314,11 @@ async function main() {
       );
       return d ? 1 : 0;
     });
-    await q('updateOne by session_id ($set, non-unique index)', 'index (secondary) + commit', 200, async () =>
-      (await c.updateOne({ session_id: `session-${rnd(DOCS / 10)}` }, { $set: { touched: Date.now() } })).modifiedCount,
+    await q(
+      'updateOne by session_id ($set, non-unique index)',
+      'index (secondary) + commit',
+      200,
+      async () => (await c.updateOne({ session_id: `session-${rnd(DOCS / 10)}` }, { $set: { touched: Date.now() } })).modifiedCount,
     );
     results.queries = rows;
 

@@ -62,10 +62,15 @@ try {
     const r = await runIsolated({ argv: ['true'], workdir: wd.hostPath, limits, isolation }, { onOutput: () => undefined });
     if (r.status !== 'succeeded') throw new Error(`${isolation}: ${r.status} ${r.reason} ${r.stderr_tail}`);
   };
-  const rows: [string, number[]][] = [['direct spawn(true)', await measure(direct)], ["isolation 'none'", await measure(viaRunner('none'))]];
+  const rows: [string, number[]][] = [
+    ['direct spawn(true)', await measure(direct)],
+    ["isolation 'none'", await measure(viaRunner('none'))],
+  ];
   if (info.kind === 'bubblewrap') rows.push(["isolation 'bubblewrap'", await measure(viaRunner('bubblewrap'))]);
 
-  console.log(`host: ${os.cpus().length} cpus, node ${process.version}, isolation probe: ${info.kind} ${info.version ?? ''} (uid isolation: ${info.uid_isolation}), probe took ${probeMs.toFixed(0)} ms`);
+  console.log(
+    `host: ${os.cpus().length} cpus, node ${process.version}, isolation probe: ${info.kind} ${info.version ?? ''} (uid isolation: ${info.uid_isolation}), probe took ${probeMs.toFixed(0)} ms`,
+  );
   console.log(`N = ${N} sequential runs of \`true\` each (after 3 warm-up runs); wall ms per run\n`);
   const head = ['variant', 'median', 'p95', 'mean', 'min', 'max'];
   const lines = rows.map(([name, xs]) => {

@@ -39,4 +39,6 @@ for (let r = 0; r < ROUNDS; r++) {
   times.edited.push(await timed(() => syncWorkspace(src, work, owner)));
   rmSync(root, { recursive: true, force: true });
 }
-console.log(`${N} files, ${ROUNDS} rounds, median ms: first copy ${median(times.first).toFixed(0)}, nothing changed ${median(times.unchanged).toFixed(0)}, 10 files edited ${median(times.edited).toFixed(0)}`);
+console.log(
+  `${N} files, ${ROUNDS} rounds, median ms: first copy ${median(times.first).toFixed(0)}, nothing changed ${median(times.unchanged).toFixed(0)}, 10 files edited ${median(times.edited).toFixed(0)}`,
+);

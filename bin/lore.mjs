@@ -21,8 +21,7 @@ const ENTRY = process.argv[2] === 'hook' ? 'src/cli/hook.ts' : 'src/cli/main.ts'
 let entry = null;
 try {
   const tree = { root: ROOT, dirs: ['src', 'activities', 'workflows'], cacheName: 'lore' };
-  entry =
-    ENTRY === 'src/cli/hook.ts' ? await transpiledEntry({ ...tree, entry: ENTRY }) : path.join(await transpiled(tree), ENTRY.replace(/\.ts$/, '.mjs'));
+  entry = ENTRY === 'src/cli/hook.ts' ? await transpiledEntry({ ...tree, entry: ENTRY }) : path.join(await transpiled(tree), ENTRY.replace(/\.ts$/, '.mjs'));
 } catch (err) {
   process.stderr.write(`lore: running the sources through tsx (could not transpile them ahead: ${err?.message ?? err})\n`);
 }

@@ -107,7 +107,11 @@ export async function transpiledEntry({ root, dirs, cacheName, entry }) {
   const dir = await transpiled({ root, dirs, cacheName });
   const files = {};
   const walk = (mjs) => {
-    const rel = path.relative(dir, mjs).split(path.sep).join('/').replace(/\.mjs$/, '.ts');
+    const rel = path
+      .relative(dir, mjs)
+      .split(path.sep)
+      .join('/')
+      .replace(/\.mjs$/, '.ts');
     if (rel in files) return;
     files[rel] = stamp(rel);
     for (const m of fs.readFileSync(mjs, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"(\.\.?\/[^"]+\.mjs)"/g)) walk(path.resolve(path.dirname(mjs), m[1]));

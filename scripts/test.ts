@@ -125,7 +125,10 @@ stream.on('test:fail', () => {
 const builtFile = new RegExp(`${built.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([^\\s'"]+?)\\.mjs\\b`, 'g');
 const toSources = new Transform({
   transform(chunk, _encoding, done) {
-    done(null, String(chunk).replace(builtFile, (_m, rel: string) => join(root, `${rel}.ts`)));
+    done(
+      null,
+      String(chunk).replace(builtFile, (_m, rel: string) => join(root, `${rel}.ts`)),
+    );
   },
 });
 const report = stream.compose(tap).pipe(toSources);

@@ -115,7 +115,11 @@ export class ConfigError extends Error {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 const port = (name: string) =>
-  z.coerce.number({ error: `${name} must be a port number` }).int().min(1, `${name} must be 1-65535`).max(65535, `${name} must be 1-65535`);
+  z.coerce
+    .number({ error: `${name} must be a port number` })
+    .int()
+    .min(1, `${name} must be 1-65535`)
+    .max(65535, `${name} must be 1-65535`);
 
 const bool = (name: string) =>
   z
@@ -207,7 +211,10 @@ export function httpUrl(raw: string): string | null {
 /** OTEL_EXPORTER_OTLP_HEADERS: `k=v,k2=v2` (values URL-encoded, as the OTLP exporter spec says). */
 export function parseOtlpHeaders(raw: string): Record<string, string> | null {
   const out: Record<string, string> = {};
-  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) return null;
     try {
@@ -275,9 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
   const allowInsecureBind = read('LORE_ALLOW_INSECURE_BIND', bool('LORE_ALLOW_INSECURE_BIND'), 'false');
   const loopback = LOOPBACK.has(host);
   if (!loopback && apiKeys.length === 0 && !allowInsecureBind) {
-    problems.push(
-      `LORE_HOST=${host} is not a loopback address and no LORE_API_KEYS are set: set LORE_API_KEYS, or LORE_ALLOW_INSECURE_BIND=true if the network is trusted`,
-    );
+    problems.push(`LORE_HOST=${host} is not a loopback address and no LORE_API_KEYS are set: set LORE_API_KEYS, or LORE_ALLOW_INSECURE_BIND=true if the network is trusted`);
   }
 
   const embeddingsExplicit = optional('LORE_EMBEDDINGS') !== null;
@@ -298,7 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
 
   const temporalUiRaw = optional('LORE_TEMPORAL_UI_URL');
   const temporalUiUrl = temporalUiRaw === null ? null : httpUrl(temporalUiRaw);
-  if (temporalUiRaw !== null && temporalUiUrl === null) problems.push(`LORE_TEMPORAL_UI_URL=${JSON.stringify(temporalUiRaw)}: use the Temporal UI's http(s) URL, e.g. http://127.0.0.1:8233`);
+  if (temporalUiRaw !== null && temporalUiUrl === null)
+    problems.push(`LORE_TEMPORAL_UI_URL=${JSON.stringify(temporalUiRaw)}: use the Temporal UI's http(s) URL, e.g. http://127.0.0.1:8233`);
 
   const tracing = readTracing(optional, problems);
 
@@ -341,11 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     },
     sandbox: {
       enabled: read('SANDBOX_ENABLED', bool('SANDBOX_ENABLED'), loopback ? 'true' : 'false'),
-      isolation: read(
-        'LORE_SANDBOX_ISOLATION',
-        z.enum(['auto', 'bubblewrap', 'none'], { error: 'LORE_SANDBOX_ISOLATION must be auto, bubblewrap or none' }),
-        'auto',
-      ),
+      isolation: read('LORE_SANDBOX_ISOLATION', z.enum(['auto', 'bubblewrap', 'none'], { error: 'LORE_SANDBOX_ISOLATION must be auto, bubblewrap or none' }), 'auto'),
       bwrapPath: optional('LORE_SANDBOX_BWRAP'),
       dir: expandHome(read('LORE_SANDBOX_DIR', z.string().min(1), defaultSandboxDir(dataDir))),
       idRange: {
@@ -387,7 +389,8 @@ function readTracing(optional: (name: string) => string | null, problems: string
   let url = OTLP_DEFAULT_TRACES_URL;
   if (tracesRaw !== null) {
     const u = httpUrl(tracesRaw);
-    if (u === null) problems.push(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${JSON.stringify(tracesRaw)}: use the collector's OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces`);
+    if (u === null)
+      problems.push(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${JSON.stringify(tracesRaw)}: use the collector's OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces`);
     else url = u;
   } else if (baseRaw !== null) {
     const u = httpUrl(baseRaw);

@@ -222,10 +222,7 @@ function spawnWorkerChild(worker: ReturnType<typeof workerChildCommand>, log: Lo
 
 async function startWorkerRole(config: Config, log: Log): Promise<Runtime> {
   if (!config.temporal.address || !config.mongo.uri) {
-    throw new LocalServiceError(
-      'the worker role needs TEMPORAL_ADDRESS and MONGODB_URI',
-      'set both (the role `all` starts local services and a worker for you)',
-    );
+    throw new LocalServiceError('the worker role needs TEMPORAL_ADDRESS and MONGODB_URI', 'set both (the role `all` starts local services and a worker for you)');
   }
   // Loaded here only: the API process never needs the Temporal worker package (native core, bundler).
   const { startWorker } = await import('./worker');

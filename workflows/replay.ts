@@ -182,7 +182,17 @@ export async function playbookShadowValidationWorkflow(input: ShadowValidationIn
     // The validation could not even start (e.g. a parameter without a value): that is its result.
     const message = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
     return record(
-      { mode: 'execute_sandbox', status: 'failed', run_id: input.run.run_id, workflow_id: input.workflow_id, started_at: input.started_at, finished_at: null, steps: [], issues: [message], summary: `failed: the validation run could not start: ${message}` },
+      {
+        mode: 'execute_sandbox',
+        status: 'failed',
+        run_id: input.run.run_id,
+        workflow_id: input.workflow_id,
+        started_at: input.started_at,
+        finished_at: null,
+        steps: [],
+        issues: [message],
+        summary: `failed: the validation run could not start: ${message}`,
+      },
       input.run.version ?? 0,
     );
   }

@@ -41,9 +41,7 @@ export async function sandboxRunWorkflow(input: SandboxRunInput): Promise<Sandbo
       return await command.sandboxRunCommand(input);
     } catch (err) {
       if (isCancellation(err)) {
-        await CancellationScope.nonCancellable(() =>
-          settle.sandboxSettleRun({ ...ref, status: 'cancelled', reason: 'cancelled before the command started' }),
-        );
+        await CancellationScope.nonCancellable(() => settle.sandboxSettleRun({ ...ref, status: 'cancelled', reason: 'cancelled before the command started' }));
         throw err;
       }
       const timeout = timeoutOf(err);

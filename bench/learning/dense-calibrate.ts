@@ -34,11 +34,13 @@ interface Wf {
 }
 const dumped = arg('workflows');
 const workflows: Wf[] = dumped
-  ? (JSON.parse(readFileSync(dumped, 'utf8')).workflows as { goal: string; goals: string[]; target_files: string[]; first: { tool?: string; file_path?: string } | null }[]).map((w) => ({
-      goals: [...new Set([w.goal, ...w.goals])],
-      file: w.first?.file_path ?? w.target_files[0] ?? '',
-      key: `${w.first?.tool ?? ''}|${w.first?.file_path ?? w.target_files[0] ?? ''}`,
-    }))
+  ? (JSON.parse(readFileSync(dumped, 'utf8')).workflows as { goal: string; goals: string[]; target_files: string[]; first: { tool?: string; file_path?: string } | null }[]).map(
+      (w) => ({
+        goals: [...new Set([w.goal, ...w.goals])],
+        file: w.first?.file_path ?? w.target_files[0] ?? '',
+        key: `${w.first?.tool ?? ''}|${w.first?.file_path ?? w.target_files[0] ?? ''}`,
+      }),
+    )
   : FAMILIES.map((f) => ({ goals: f.train, file: f.file, key: `${f.first}|${f.file}` }));
 
 const ENCODER = arg('encoder') ?? 'local';

@@ -9,11 +9,16 @@ right family ranks in planning/context's workflow_signals and with which signals
 const { values: opts } = cli(USAGE, { embeddings: { type: 'string', default: 'none' } });
 const arg = (k: keyof typeof opts, d: string) => opts[k] ?? d;
 const EMB = arg('embeddings', 'none');
-const api = await startLocalLore({ env: { LORE_EMBEDDINGS: EMB, ...(process.env.LORE_EMBEDDINGS_LOCAL_DIR ? { LORE_EMBEDDINGS_LOCAL_DIR: process.env.LORE_EMBEDDINGS_LOCAL_DIR } : {}) } });
+const api = await startLocalLore({
+  env: { LORE_EMBEDDINGS: EMB, ...(process.env.LORE_EMBEDDINGS_LOCAL_DIR ? { LORE_EMBEDDINGS_LOCAL_DIR: process.env.LORE_EMBEDDINGS_LOCAL_DIR } : {}) },
+});
 const id = { tenant_id: 'bench', scope: `diag-${Date.now().toString(36)}` };
 for (const [fi, f] of FAMILIES.entries()) {
   for (const [k, goal] of f.train.entries()) {
-    await api.post('/v1/memory/write', { ...id, execution: { goal, task_kind: f.kind, run_id: `t-${fi}-${k}`, steps: [{ tool: f.first, file_path: f.file }], target_files: [f.file], outcome: 'success' } });
+    await api.post('/v1/memory/write', {
+      ...id,
+      execution: { goal, task_kind: f.kind, run_id: `t-${fi}-${k}`, steps: [{ tool: f.first, file_path: f.file }], target_files: [f.file], outcome: 'success' },
+    });
   }
 }
 await api.modules.learning.services.idle();
@@ -23,7 +28,9 @@ for (const f of FAMILIES) {
     const sig = r.body.workflow_signals as { line: string; relevance: number; lexical: number; dense: number | null; dense_baseline: number | null }[];
     const rank = sig.findIndex((s) => s.line.includes(f.train[0]!.slice(0, 20)));
     const top = sig[0];
-    console.log(`${rank === 0 ? 'OK ' : 'MISS'} rank=${rank} fa=${r.body.first_action ? 'y' : 'n'} top=${top ? `${top.relevance}/${top.lexical}/${top.dense}-runnerup${top.dense_baseline}` : '-'} right=${rank >= 0 ? `${sig[rank]!.relevance}/${sig[rank]!.lexical}/${sig[rank]!.dense}` : '-'} :: ${text}`);
+    console.log(
+      `${rank === 0 ? 'OK ' : 'MISS'} rank=${rank} fa=${r.body.first_action ? 'y' : 'n'} top=${top ? `${top.relevance}/${top.lexical}/${top.dense}-runnerup${top.dense_baseline}` : '-'} right=${rank >= 0 ? `${sig[rank]!.relevance}/${sig[rank]!.lexical}/${sig[rank]!.dense}` : '-'} :: ${text}`,
+    );
   }
 }
 await api.close();

@@ -22,7 +22,16 @@ and the mean number of hits.
   node --import tsx bench/learning/family-search.ts --mongo mongodb://127.0.0.1:21104/?directConnection=true --scope S [--dump FILE]
   node --import tsx bench/learning/family-search.ts --workflows FILE [--queries 2000] [--seed 9]`;
 
-const { values: opts } = cli(USAGE, { mongo: { type: 'string' }, db: { type: 'string' }, tenant: { type: 'string' }, scope: { type: 'string' }, dump: { type: 'string' }, workflows: { type: 'string' }, queries: { type: 'string' }, seed: { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  mongo: { type: 'string' },
+  db: { type: 'string' },
+  tenant: { type: 'string' },
+  scope: { type: 'string' },
+  dump: { type: 'string' },
+  workflows: { type: 'string' },
+  queries: { type: 'string' },
+  seed: { type: 'string' },
+});
 const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 if (!opts.mongo && !opts.workflows) throw new Error(`--mongo or --workflows is required\n\n${USAGE}`);
 
@@ -34,7 +43,11 @@ if (opt('mongo')) {
   workflows = [];
   let after = '';
   for (;;) {
-    const page = await col.find({ tenant_id: opt('tenant', 'default')!, scope: opt('scope')!, kind: 'workflow', _id: { $gt: after } }).sort({ _id: 1 }).limit(500).toArray();
+    const page = await col
+      .find({ tenant_id: opt('tenant', 'default')!, scope: opt('scope')!, kind: 'workflow', _id: { $gt: after } })
+      .sort({ _id: 1 })
+      .limit(500)
+      .toArray();
     for (const d of page) workflows.push({ id: d._id, tier: d.tier, slot: d.slots.workflow_v1 as WorkflowSlot });
     if (page.length < 500) break;
     after = page[page.length - 1]!._id;
@@ -51,7 +64,16 @@ const seed = Number(opt('seed', '9'));
 for (let i = 0; queries.length < Number(opt('queries', '2000')); i += 1) {
   const item = makeItem(seed * 1_000_000 + i);
   const ex = extractExecution({ title: item.title, text: item.summary, summary: item.summary, slots: writeSlots(item) });
-  const node = { id: `q${i}`, type: 'event', kind: null, slots: { [EXECUTION_SLOT]: ex }, title: item.title, summary: item.summary, revision: 1, updated_at: new Date().toISOString() } as unknown as StoredNode;
+  const node = {
+    id: `q${i}`,
+    type: 'event',
+    kind: null,
+    slots: { [EXECUTION_SLOT]: ex },
+    title: item.title,
+    summary: item.summary,
+    revision: 1,
+    updated_at: new Date().toISOString(),
+  } as unknown as StoredNode;
   const o = observationOf(node);
   if (o) queries.push(observationQuery(o));
 }

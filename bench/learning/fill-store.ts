@@ -18,9 +18,43 @@ const TENANT = arg('tenant', 'default');
 const COUNT = Number(arg('count', '70000'));
 const PREFIX = arg('prefix', 'fillstore');
 
-const AREAS = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'cache', 'metrics', 'cli', 'parser', 'storage', 'sync', 'webhooks', 'migrations', 'i18n', 'uploads', 'reporting', 'ratelimit'];
+const AREAS = [
+  'payments',
+  'auth',
+  'billing',
+  'search',
+  'export',
+  'ingest',
+  'scheduler',
+  'notifications',
+  'cache',
+  'metrics',
+  'cli',
+  'parser',
+  'storage',
+  'sync',
+  'webhooks',
+  'migrations',
+  'i18n',
+  'uploads',
+  'reporting',
+  'ratelimit',
+];
 const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware'];
-const PROBLEMS = ['retry backoff', 'pagination cursor', 'CSV export encoding', 'JWT refresh', 'cache invalidation', 'webhook signature check', 'timezone date parsing', 'memory leak', 'race condition', 'upload size limit', 'flaky integration test', 'locale fallback'];
+const PROBLEMS = [
+  'retry backoff',
+  'pagination cursor',
+  'CSV export encoding',
+  'JWT refresh',
+  'cache invalidation',
+  'webhook signature check',
+  'timezone date parsing',
+  'memory leak',
+  'race condition',
+  'upload size limit',
+  'flaky integration test',
+  'locale fallback',
+];
 const VERBS = ['fix', 'add', 'refactor', 'debug', 'speed up', 'upgrade'];
 
 function content(i: number): NodeContent {
@@ -31,7 +65,12 @@ function content(i: number): NodeContent {
   const file = `src/${area}/${mod}.ts`;
   const title = `${verb} ${problem} in ${area} ${mod}`;
   const text = `Run s${i}: ${verb} ${problem} in ${file} (${area} ${mod}). Steps: read ${file}, then edited it, then ran npm test. Outcome: ${i % 4 === 0 ? 'failed' : 'all tests passed'}.`;
-  const slots: Record<string, unknown> = { task_kind: `${verb.replace(/ /g, '_')}_${area}`, file_path: file, tool_sequence: ['read', 'edit', 'test'], outcome_status: i % 4 === 0 ? 'failure' : 'success' };
+  const slots: Record<string, unknown> = {
+    task_kind: `${verb.replace(/ /g, '_')}_${area}`,
+    file_path: file,
+    tool_sequence: ['read', 'edit', 'test'],
+    outcome_status: i % 4 === 0 ? 'failure' : 'success',
+  };
   slots[EXECUTION_SLOT] = extractExecution({ title, text, slots });
   return { client_id: `${PREFIX}-${i}`, type: 'event', title, text, summary: deriveSummary(text), slots, actor: 'fill', tags: [] };
 }
@@ -40,7 +79,10 @@ const db = await Database.connect(process.env.MONGODB_URI ?? 'mongodb://127.0.0.
 const nodes = new NodeStore(db).in({ tenant_id: TENANT, scope: SCOPE });
 const t0 = Date.now();
 for (let b = 0; b < COUNT; b += 500) {
-  await nodes.insert(Array.from({ length: Math.min(500, COUNT - b) }, (_, k) => content(b + k)), new Date());
+  await nodes.insert(
+    Array.from({ length: Math.min(500, COUNT - b) }, (_, k) => content(b + k)),
+    new Date(),
+  );
   if ((b / 500) % 20 === 19) process.stderr.write(`inserted ${b + 500}/${COUNT} (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
 }
 await db.close();

@@ -15,7 +15,10 @@ for paraphrased tasks of those families at concurrency 1. Run it in the scope lo
 const S = { type: 'string' };
 let args;
 try {
-  ({ values: args } = parseArgs({ options: { 'base-url': S, scope: S, tenant: S, families: S, queries: S, fill: S, 'skip-learn': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  ({ values: args } = parseArgs({
+    options: { 'base-url': S, scope: S, tenant: S, families: S, queries: S, fill: S, 'skip-learn': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  }));
 } catch (err) {
   console.error(`${err.message}\n\n${USAGE}`);
   process.exit(2);
@@ -35,18 +38,48 @@ function post(path, body) {
   return new Promise((resolve, reject) => {
     const data = Buffer.from(JSON.stringify(body));
     const t0 = performance.now();
-    const req = http.request({ host: BASE.hostname, port: BASE.port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': data.length } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - t0, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
-    });
+    const req = http.request(
+      { host: BASE.hostname, port: BASE.port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': data.length } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - t0, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
 }
 
-const VERBS = [['fix', 'repair', 'resolve'], ['speed up', 'optimize', 'make faster'], ['add', 'implement', 'introduce'], ['refactor', 'restructure', 'clean up'], ['debug', 'investigate', 'diagnose']];
-const OBJECTS = ['retry backoff', 'pagination cursor', 'csv encoding', 'token refresh', 'cache eviction', 'signature check', 'rate limit header', 'date parsing', 'name normalisation', 'query batching', 'heap growth', 'lock ordering', 'default settings', 'upload limit', 'pool sizing', 'flaky test', 'empty list guard', 'migration order', 'locale fallback', 'idempotency key'];
+const VERBS = [
+  ['fix', 'repair', 'resolve'],
+  ['speed up', 'optimize', 'make faster'],
+  ['add', 'implement', 'introduce'],
+  ['refactor', 'restructure', 'clean up'],
+  ['debug', 'investigate', 'diagnose'],
+];
+const OBJECTS = [
+  'retry backoff',
+  'pagination cursor',
+  'csv encoding',
+  'token refresh',
+  'cache eviction',
+  'signature check',
+  'rate limit header',
+  'date parsing',
+  'name normalisation',
+  'query batching',
+  'heap growth',
+  'lock ordering',
+  'default settings',
+  'upload limit',
+  'pool sizing',
+  'flaky test',
+  'empty list guard',
+  'migration order',
+  'locale fallback',
+  'idempotency key',
+];
 const PLACES = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'metrics', 'parser'];
 const TOOLS = ['read', 'edit', 'grep', 'bash', 'test'];
 
@@ -74,7 +107,28 @@ function stats(ms) {
 
 // Filler shaped like loadgen.mjs's items (its vocabulary, one execution per node), 100 per write,
 // to bring a scope to a node count quickly when loadgen's one-node writes would take too long.
-const AREAS = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'cache', 'metrics', 'cli', 'parser', 'storage', 'sync', 'webhooks', 'migrations', 'i18n', 'uploads', 'reporting', 'ratelimit'];
+const AREAS = [
+  'payments',
+  'auth',
+  'billing',
+  'search',
+  'export',
+  'ingest',
+  'scheduler',
+  'notifications',
+  'cache',
+  'metrics',
+  'cli',
+  'parser',
+  'storage',
+  'sync',
+  'webhooks',
+  'migrations',
+  'i18n',
+  'uploads',
+  'reporting',
+  'ratelimit',
+];
 const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware'];
 function fillNode(i) {
   const area = AREAS[(i * 7) % AREAS.length];
@@ -88,7 +142,13 @@ function fillNode(i) {
     type: 'event',
     title,
     text_summary: `Run f${i}: ${verb} ${object} in ${file} (${area} ${mod}). Steps: read ${file}, then edited it, then ran npm test. Outcome: ${i % 4 === 0 ? 'failed' : 'all tests passed'}.`,
-    slots: { task_kind: `${verb.replace(/ /g, '_')}_${area}`, file_path: file, tool_sequence: ['read', 'edit', 'test'], outcome_status: i % 4 === 0 ? 'failure' : 'success', run_ref: `f${i}` },
+    slots: {
+      task_kind: `${verb.replace(/ /g, '_')}_${area}`,
+      file_path: file,
+      tool_sequence: ['read', 'edit', 'test'],
+      outcome_status: i % 4 === 0 ? 'failure' : 'success',
+      run_ref: `f${i}`,
+    },
   };
 }
 
@@ -111,7 +171,17 @@ async function main() {
       const f = family(i);
       const runs = 2 + (i % 2);
       for (let k = 0; k < runs; k += 1) {
-        const r = await post('/v1/memory/write', { ...id, execution: { goal: f.goals[k], task_kind: f.kind, run_id: `perf-${i}-${k}`, steps: [{ tool: f.tool, file_path: f.file }, { tool: 'test' }], target_files: [f.file], outcome: 'success' } });
+        const r = await post('/v1/memory/write', {
+          ...id,
+          execution: {
+            goal: f.goals[k],
+            task_kind: f.kind,
+            run_id: `perf-${i}-${k}`,
+            steps: [{ tool: f.tool, file_path: f.file }, { tool: 'test' }],
+            target_files: [f.file],
+            outcome: 'success',
+          },
+        });
         if (r.status !== 200) throw new Error(`write ${r.status}: ${JSON.stringify(r.body)}`);
       }
       if (i % 100 === 99) process.stderr.write(`learned ${i + 1}/${FAMILIES} families (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
@@ -121,8 +191,22 @@ async function main() {
   const workflows = intro.body.execution_summary?.workflow_counts;
   const out = { bench: 'learning-perf', scope: SCOPE, families: FAMILIES, workflows, concurrency: 1 };
   for (const [name, path, body] of [
-    ['kickoff', '/v1/memory/kickoff/recommendation', (f, withKind) => ({ ...id, query_text: f.query, context: withKind ? { task_kind: f.kind } : {}, candidates: ['read', 'edit', 'test', 'bash', 'grep'] })],
-    ['planning', '/v1/memory/planning/context', (f, withKind) => ({ ...id, query_text: f.query, context: withKind ? { task_kind: f.kind } : {}, tool_candidates: ['read', 'edit', 'test', 'bash', 'grep'], return_layered_context: false })],
+    [
+      'kickoff',
+      '/v1/memory/kickoff/recommendation',
+      (f, withKind) => ({ ...id, query_text: f.query, context: withKind ? { task_kind: f.kind } : {}, candidates: ['read', 'edit', 'test', 'bash', 'grep'] }),
+    ],
+    [
+      'planning',
+      '/v1/memory/planning/context',
+      (f, withKind) => ({
+        ...id,
+        query_text: f.query,
+        context: withKind ? { task_kind: f.kind } : {},
+        tool_candidates: ['read', 'edit', 'test', 'bash', 'grep'],
+        return_layered_context: false,
+      }),
+    ],
   ]) {
     for (let w = 0; w < 20; w += 1) await post(path, body(family(w), true));
     const ms = [];

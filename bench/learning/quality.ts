@@ -39,7 +39,16 @@ them elsewhere and set LORE_EMBEDDINGS_LOCAL_DIR=<that node_modules>.
 and the model: 'lore models install' (LORE_EMBEDDINGS_MODEL picks another model of the catalog,
 or an .onnx file with its tokenizer.json beside it; docs/learning.md, "The default encoder").`;
 
-const { values: opts } = cli(USAGE, { noise: { type: 'string' }, executions: { type: 'string' }, embeddings: { type: 'string' }, seed: { type: 'string' }, 'base-url': { type: 'string' }, 'settle-s': { type: 'string' }, dump: { type: 'string' }, sets: { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  noise: { type: 'string' },
+  executions: { type: 'string' },
+  embeddings: { type: 'string' },
+  seed: { type: 'string' },
+  'base-url': { type: 'string' },
+  'settle-s': { type: 'string' },
+  dump: { type: 'string' },
+  sets: { type: 'string' },
+});
 const args = new Map(Object.entries(opts) as [string, string][]);
 const NOISE = Number(args.get('noise') ?? 3000);
 const EXECUTIONS = Math.min(3, Math.max(2, Number(args.get('executions') ?? 3)));
@@ -97,11 +106,94 @@ const rnd = mulberry32(SEED);
 const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
 
 // loadgen.mjs's vocabulary (areas, modules, problems, verbs, tool sequences), abridged.
-const AREAS = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'cache', 'metrics', 'cli', 'parser', 'storage', 'sync', 'webhooks', 'migrations', 'i18n', 'uploads', 'reporting', 'ratelimit', 'sessions', 'graphql', 'admin', 'email', 'inventory', 'checkout', 'flags', 'audit', 'geo', 'pdf'];
-const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware', 'model', 'repository', 'utils', 'schema', 'controller'];
-const PROBLEMS = ['retry backoff', 'pagination cursor', 'CSV export encoding', 'JWT refresh', 'cache invalidation', 'webhook signature check', 'rate limit headers', 'timezone date parsing', 'unicode normalization', 'N+1 query', 'memory leak', 'race condition', 'config defaults', 'upload size limit', 'connection pool exhaustion', 'flaky integration test', 'null dereference on empty list', 'migration ordering', 'locale fallback', 'idempotency keys', 'graceful shutdown', 'log redaction', 'currency rounding', 'slow full-text search', 'duplicate email sends', 'permission check bypass', 'PDF rendering overflow', 'feature flag evaluation'];
+const AREAS = [
+  'payments',
+  'auth',
+  'billing',
+  'search',
+  'export',
+  'ingest',
+  'scheduler',
+  'notifications',
+  'cache',
+  'metrics',
+  'cli',
+  'parser',
+  'storage',
+  'sync',
+  'webhooks',
+  'migrations',
+  'i18n',
+  'uploads',
+  'reporting',
+  'ratelimit',
+  'sessions',
+  'graphql',
+  'admin',
+  'email',
+  'inventory',
+  'checkout',
+  'flags',
+  'audit',
+  'geo',
+  'pdf',
+];
+const MODULES = [
+  'handler',
+  'service',
+  'client',
+  'retry',
+  'config',
+  'router',
+  'serializer',
+  'validator',
+  'worker',
+  'queue',
+  'adapter',
+  'middleware',
+  'model',
+  'repository',
+  'utils',
+  'schema',
+  'controller',
+];
+const PROBLEMS = [
+  'retry backoff',
+  'pagination cursor',
+  'CSV export encoding',
+  'JWT refresh',
+  'cache invalidation',
+  'webhook signature check',
+  'rate limit headers',
+  'timezone date parsing',
+  'unicode normalization',
+  'N+1 query',
+  'memory leak',
+  'race condition',
+  'config defaults',
+  'upload size limit',
+  'connection pool exhaustion',
+  'flaky integration test',
+  'null dereference on empty list',
+  'migration ordering',
+  'locale fallback',
+  'idempotency keys',
+  'graceful shutdown',
+  'log redaction',
+  'currency rounding',
+  'slow full-text search',
+  'duplicate email sends',
+  'permission check bypass',
+  'PDF rendering overflow',
+  'feature flag evaluation',
+];
 const VERBS = ['fix', 'add', 'refactor', 'debug', 'speed up', 'remove', 'upgrade', 'harden'];
-const TOOLS = [['read', 'edit', 'test'], ['bash', 'read', 'edit', 'test'], ['grep', 'read', 'edit', 'bash', 'test'], ['read', 'test', 'edit', 'test']];
+const TOOLS = [
+  ['read', 'edit', 'test'],
+  ['bash', 'read', 'edit', 'test'],
+  ['grep', 'read', 'edit', 'bash', 'test'],
+  ['read', 'test', 'edit', 'test'],
+];
 const OUTCOMES = ['success', 'success', 'success', 'partial', 'failure'];
 
 function noiseBody(i: number, id: { tenant_id: string; scope: string }) {
@@ -116,7 +208,15 @@ function noiseBody(i: number, id: { tenant_id: string; scope: string }) {
   return {
     ...id,
     input_text: `${title}. Run n${i}: ${tools.join(', then ')} on ${file}. Outcome: ${outcome}.`,
-    nodes: [{ client_id: `noise-${i}`, type: 'event', title, text_summary: `${title} (${file})`, slots: { task_kind: `${verb.replace(/ /g, '_')}_${area}`, file_path: file, tool_sequence: tools, outcome_status: outcome } }],
+    nodes: [
+      {
+        client_id: `noise-${i}`,
+        type: 'event',
+        title,
+        text_summary: `${title} (${file})`,
+        slots: { task_kind: `${verb.replace(/ /g, '_')}_${area}`, file_path: file, tool_sequence: tools, outcome_status: outcome },
+      },
+    ],
   };
 }
 
@@ -182,7 +282,22 @@ async function main() {
         const r = await api.post('/v1/memory/find', { ...id, kinds: ['workflow'], limit: 100, ...(cursor ? { cursor } : {}) });
         for (const n of r.body.nodes ?? []) {
           const w = n.slots?.workflow_v1;
-          if (w) workflows.push({ id: n.id, goal: w.goal, goals: w.goals, task_kind: w.task_kind, target_files: w.target_files, first: w.steps?.[0] ?? null, state: w.promotion_state, steps: w.steps, term_counts: w.term_counts, samples: w.samples, first_steps: w.first_steps, counts: w.counts, promotion_ready: w.promotion_ready });
+          if (w)
+            workflows.push({
+              id: n.id,
+              goal: w.goal,
+              goals: w.goals,
+              task_kind: w.task_kind,
+              target_files: w.target_files,
+              first: w.steps?.[0] ?? null,
+              state: w.promotion_state,
+              steps: w.steps,
+              term_counts: w.term_counts,
+              samples: w.samples,
+              first_steps: w.first_steps,
+              counts: w.counts,
+              promotion_ready: w.promotion_ready,
+            });
         }
         cursor = r.body.next_cursor ?? undefined;
       } while (cursor);
@@ -191,7 +306,12 @@ async function main() {
     }
 
     const ask = async (text: string, kind: string | null) => {
-      const r = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: text, context: kind ? { task_kind: kind } : {}, candidates: ['read', 'edit', 'test', 'bash', 'grep'] });
+      const r = await api.post('/v1/memory/kickoff/recommendation', {
+        ...id,
+        query_text: text,
+        context: kind ? { task_kind: kind } : {},
+        candidates: ['read', 'edit', 'test', 'bash', 'grep'],
+      });
       if (r.status !== 200) throw new Error(`kickoff: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body.first_action as { file_path: string | null; selected_tool: string | null; source_kind: string; relevance: number } | null;
     };
@@ -200,20 +320,28 @@ async function main() {
       const withKind = empty();
       const withoutKind = empty();
       for (const { f, text } of held) {
-        for (const [score, kind] of [[withKind, f.kind], [withoutKind, null]] as const) {
+        for (const [score, kind] of [
+          [withKind, f.kind],
+          [withoutKind, null],
+        ] as const) {
           const fa = await ask(text, kind);
           score.n += 1;
           if (fa) score.any += 1;
           if (fa?.file_path === f.file) score.file += 1;
           if (fa?.selected_tool === f.first) score.tool += 1;
           if (process.env.BENCH_VERBOSE && fa?.file_path !== f.file) {
-            console.error(`${label} miss: ${kind ? `[task_kind ${kind}] ` : ''}${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path} (${fa.source_kind} ${fa.relevance})` : 'null'}`);
+            console.error(
+              `${label} miss: ${kind ? `[task_kind ${kind}] ` : ''}${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path} (${fa.source_kind} ${fa.relevance})` : 'null'}`,
+            );
           }
         }
       }
       const unseen = { with_kind: { n: 0, null: 0 }, without_kind: { n: 0, null: 0 } };
       for (const u of unseenTasks) {
-        for (const [bucket, kind] of [[unseen.with_kind, u.kind], [unseen.without_kind, null]] as const) {
+        for (const [bucket, kind] of [
+          [unseen.with_kind, u.kind],
+          [unseen.without_kind, null],
+        ] as const) {
           const fa = await ask(u.text, kind);
           bucket.n += 1;
           if (fa === null) bucket.null += 1;
@@ -223,16 +351,42 @@ async function main() {
       return {
         held_out_queries: withKind.n,
         with_task_kind: { file_at_1: rate(withKind.file, withKind.n), tool_at_1: rate(withKind.tool, withKind.n), first_action_present: rate(withKind.any, withKind.n) },
-        without_task_kind: { file_at_1: rate(withoutKind.file, withoutKind.n), tool_at_1: rate(withoutKind.tool, withoutKind.n), first_action_present: rate(withoutKind.any, withoutKind.n) },
-        unseen: { queries: unseenTasks.length, null_rate_with_kind: rate(unseen.with_kind.null, unseen.with_kind.n), null_rate_without_kind: rate(unseen.without_kind.null, unseen.without_kind.n) },
+        without_task_kind: {
+          file_at_1: rate(withoutKind.file, withoutKind.n),
+          tool_at_1: rate(withoutKind.tool, withoutKind.n),
+          first_action_present: rate(withoutKind.any, withoutKind.n),
+        },
+        unseen: {
+          queries: unseenTasks.length,
+          null_rate_with_kind: rate(unseen.with_kind.null, unseen.with_kind.n),
+          null_rate_without_kind: rate(unseen.without_kind.null, unseen.without_kind.n),
+        },
       };
     };
     // The phrasings the rule constants were chosen on (families.ts FAMILIES[].test, UNSEEN) ...
-    const tuned = SETS.has('test') ? await measure('held-out', FAMILIES.flatMap((f) => f.test.map((text) => ({ f, text }))), UNSEEN) : {};
+    const tuned = SETS.has('test')
+      ? await measure(
+          'held-out',
+          FAMILIES.flatMap((f) => f.test.map((text) => ({ f, text }))),
+          UNSEEN,
+        )
+      : {};
     // ... the fresh set written afterwards (families.ts FRESH, UNSEEN_FRESH; looked at since) ...
-    const fresh = SETS.has('fresh') ? await measure('fresh', FAMILIES.flatMap((f) => (FRESH[f.kind] ?? []).map((text) => ({ f, text }))), UNSEEN_FRESH) : null;
+    const fresh = SETS.has('fresh')
+      ? await measure(
+          'fresh',
+          FAMILIES.flatMap((f) => (FRESH[f.kind] ?? []).map((text) => ({ f, text }))),
+          UNSEEN_FRESH,
+        )
+      : null;
     // ... and the third set, evaluated only once a rule is frozen (families.ts FRESH2, UNSEEN_FRESH2).
-    const fresh2 = SETS.has('fresh2') ? await measure('fresh2', FAMILIES.flatMap((f) => (FRESH2[f.kind] ?? []).map((text) => ({ f, text }))), UNSEEN_FRESH2) : null;
+    const fresh2 = SETS.has('fresh2')
+      ? await measure(
+          'fresh2',
+          FAMILIES.flatMap((f) => (FRESH2[f.kind] ?? []).map((text) => ({ f, text }))),
+          UNSEEN_FRESH2,
+        )
+      : null;
     const result = {
       bench: 'learning-quality',
       embeddings: EMBEDDINGS,

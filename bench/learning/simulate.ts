@@ -39,8 +39,20 @@ family never became a workflow).
   S times as wide as MiniLM's; how the catalog's other models were calibrated, score.ts).`;
 
 const { values: opts } = cli(USAGE, {
-  workflows: { type: 'string' }, set: { type: 'string' }, cache: { type: 'string' }, encoder: { type: 'string' }, explain: { type: 'string' }, features: { type: 'string' }, scale: { type: 'string' }, 'cos-floor': { type: 'string' }, 'lead-floor': { type: 'string' },
-  verbose: { type: 'boolean' }, cv: { type: 'boolean' }, grid: { type: 'boolean' }, lexical: { type: 'boolean' }, 'every-move-settled': { type: 'boolean' },
+  workflows: { type: 'string' },
+  set: { type: 'string' },
+  cache: { type: 'string' },
+  encoder: { type: 'string' },
+  explain: { type: 'string' },
+  features: { type: 'string' },
+  scale: { type: 'string' },
+  'cos-floor': { type: 'string' },
+  'lead-floor': { type: 'string' },
+  verbose: { type: 'boolean' },
+  cv: { type: 'boolean' },
+  grid: { type: 'boolean' },
+  lexical: { type: 'boolean' },
+  'every-move-settled': { type: 'boolean' },
 });
 const arg = (k: keyof typeof opts) => (opts[k] as string | undefined) ?? null;
 const flag = (k: keyof typeof opts) => opts[k] === true;
@@ -172,7 +184,9 @@ async function run(file: string) {
       for (const w of workflows.slice(0, 4)) {
         const sg = w.signals;
         const r3 = (x: number | null | undefined) => (x == null ? null : Math.round(x * 1000) / 1000);
-        console.error(`  ${r3(w.score)} lex ${r3(sg.lexical)} dense ${r3(sg.dense)} runner-up ${r3(sg.dense_baseline)} ${sg.kind} "${w.entry.slot.goal}" ${w.entry.slot.target_files[0]}`);
+        console.error(
+          `  ${r3(w.score)} lex ${r3(sg.lexical)} dense ${r3(sg.dense)} runner-up ${r3(sg.dense_baseline)} ${sg.kind} "${w.entry.slot.goal}" ${w.entry.slot.target_files[0]}`,
+        );
       }
     }
     const fa = firstActionOf({ request: r, workflows, patterns: [], policies: [], rules: noRules, recall: [] });
@@ -234,7 +248,10 @@ async function run(file: string) {
   }
   const out = { with_kind: { file: 0, tool: 0, any: 0 }, without_kind: { file: 0, tool: 0, any: 0 }, unseen_null: { with_kind: 0, without_kind: 0 } };
   for (const { f, text } of queries.held) {
-    for (const [bucket, kind] of [[out.with_kind, f.kind], [out.without_kind, null]] as const) {
+    for (const [bucket, kind] of [
+      [out.with_kind, f.kind],
+      [out.without_kind, null],
+    ] as const) {
       const fa = ask(text, kind);
       if (fa) bucket.any += 1;
       if (fa?.file_path === f.file) bucket.file += 1;
@@ -243,7 +260,10 @@ async function run(file: string) {
     }
   }
   for (const u of queries.unseen) {
-    for (const [key, kind] of [['with_kind', u.kind], ['without_kind', null]] as const) {
+    for (const [key, kind] of [
+      ['with_kind', u.kind],
+      ['without_kind', null],
+    ] as const) {
       const fa = ask(u.text, kind);
       if (!fa) out.unseen_null[key] += 1;
       else if (VERBOSE) console.error(`unseen hit${kind ? ' [kind]' : ''}: ${u.text} -> ${fa.selected_tool} ${fa.file_path} (${fa.relevance}) "${fa.rationale}"`);
@@ -281,7 +301,11 @@ if (CV) {
   if (flag('grid')) {
     // The whole grid on both folds together (exploration; not a held-out figure).
     cvData[0]!.grid.forEach((g, gi) => {
-      const t = cvData.map((run) => [0, 1].map((fold) => tally(run, run.answers[gi]!, fold)).reduce((a, b) => ({ right: a.right + b.right, wrong: a.wrong + b.wrong, n: a.n + b.n, unseen: a.unseen + b.unseen, unseenN: a.unseenN + b.unseenN })));
+      const t = cvData.map((run) =>
+        [0, 1]
+          .map((fold) => tally(run, run.answers[gi]!, fold))
+          .reduce((a, b) => ({ right: a.right + b.right, wrong: a.wrong + b.wrong, n: a.n + b.n, unseen: a.unseen + b.unseen, unseenN: a.unseenN + b.unseenN })),
+      );
       console.log(`grid cos ${g.cosFloor} lead ${g.leadFloor}: ${t.map((x) => `${x.right}/${x.n} w${x.wrong} u${x.unseen}`).join('  ')}`);
     });
   }
@@ -301,8 +325,18 @@ if (CV) {
     }
     const test = cvData.map((run) => tally(run, run.answers[chosen.g]!, 1 - fold));
     test.forEach((x) => ((total.right += x.right), (total.wrong += x.wrong), (total.n += x.n), (total.unseen += x.unseen), (total.unseenN += x.unseenN)));
-    console.log(JSON.stringify({ cv_fit_on_fold: fold, fitted: cvData[0]!.grid[chosen.g], scored_on_other_fold: test.map((x) => `${x.right}/${x.n} right, ${x.wrong} wrong, unseen answered ${x.unseen}/${x.unseenN}`) }));
+    console.log(
+      JSON.stringify({
+        cv_fit_on_fold: fold,
+        fitted: cvData[0]!.grid[chosen.g],
+        scored_on_other_fold: test.map((x) => `${x.right}/${x.n} right, ${x.wrong} wrong, unseen answered ${x.unseen}/${x.unseenN}`),
+      }),
+    );
   }
-  console.log(JSON.stringify({ cv_total: `${total.right}/${total.n} right (${(total.right / Math.max(1, total.n)).toFixed(3)}), ${total.wrong} wrong, unseen answered ${total.unseen}/${total.unseenN} (null ${(1 - total.unseen / Math.max(1, total.unseenN)).toFixed(3)})` }));
+  console.log(
+    JSON.stringify({
+      cv_total: `${total.right}/${total.n} right (${(total.right / Math.max(1, total.n)).toFixed(3)}), ${total.wrong} wrong, unseen answered ${total.unseen}/${total.unseenN} (null ${(1 - total.unseen / Math.max(1, total.unseenN)).toFixed(3)})`,
+    }),
+  );
 }
 process.exit(0);

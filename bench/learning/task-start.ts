@@ -29,7 +29,14 @@ are shared (bugfix, feature, …: several families per kind) and the evidence is
 --embeddings picks LORE_EMBEDDINGS for the in-process API (default: the product default, onnx
 where it runs; 'npx lore models install' fetches the model). 'none' is the lexical fallback.`;
 
-const { values: opts } = cli(USAGE, { mode: { type: 'string' }, noise: { type: 'string' }, seed: { type: 'string' }, embeddings: { type: 'string' }, 'text-kind': { type: 'boolean' }, 'max-jaccard': { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  mode: { type: 'string' },
+  noise: { type: 'string' },
+  seed: { type: 'string' },
+  embeddings: { type: 'string' },
+  'text-kind': { type: 'boolean' },
+  'max-jaccard': { type: 'string' },
+});
 const args = new Map(Object.entries(opts).map(([k, v]) => [k, String(v)]));
 const MODE = args.get('mode') ?? 'execution';
 const NOISE = Number(args.get('noise') ?? 2000);
@@ -98,11 +105,104 @@ function writeBody(e: Exec, id: { tenant_id: string; scope: string }) {
 }
 
 // loadgen.mjs's vocabulary (areas, modules, problems), with the shared kinds and the same tools.
-const AREAS = ['payments', 'auth', 'billing', 'search', 'export', 'ingest', 'scheduler', 'notifications', 'cache', 'metrics', 'cli', 'parser', 'storage', 'sync', 'webhooks', 'migrations', 'i18n', 'uploads', 'reporting', 'ratelimit', 'sessions', 'graphql', 'admin', 'email', 'inventory', 'checkout', 'flags', 'audit', 'geo', 'pdf'];
-const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware', 'model', 'repository', 'utils', 'schema', 'controller'];
-const PROBLEMS = ['retry backoff', 'pagination cursor', 'CSV export encoding', 'JWT refresh', 'cache invalidation', 'webhook signature check', 'rate limit headers', 'timezone date parsing', 'unicode normalization', 'N+1 query', 'memory leak', 'race condition', 'config defaults', 'upload size limit', 'connection pool exhaustion', 'flaky integration test', 'null dereference on empty list', 'migration ordering', 'locale fallback', 'idempotency keys', 'graceful shutdown', 'log redaction', 'currency rounding', 'slow full-text search', 'duplicate email sends', 'permission check bypass', 'PDF rendering overflow', 'feature flag evaluation'];
-const VERBS: [string, string][] = [['fix', 'bugfix'], ['debug', 'bugfix'], ['add', 'feature'], ['refactor', 'refactor'], ['speed up', 'perf'], ['remove', 'chore'], ['upgrade', 'chore'], ['add tests for', 'test']];
-const TOOLS = [['read', 'edit', 'run_tests'], ['bash', 'read', 'apply_patch', 'run_tests'], ['grep', 'read', 'edit', 'bash', 'run_tests'], ['read', 'run_tests', 'apply_patch', 'run_tests'], ['edit', 'run_tests']];
+const AREAS = [
+  'payments',
+  'auth',
+  'billing',
+  'search',
+  'export',
+  'ingest',
+  'scheduler',
+  'notifications',
+  'cache',
+  'metrics',
+  'cli',
+  'parser',
+  'storage',
+  'sync',
+  'webhooks',
+  'migrations',
+  'i18n',
+  'uploads',
+  'reporting',
+  'ratelimit',
+  'sessions',
+  'graphql',
+  'admin',
+  'email',
+  'inventory',
+  'checkout',
+  'flags',
+  'audit',
+  'geo',
+  'pdf',
+];
+const MODULES = [
+  'handler',
+  'service',
+  'client',
+  'retry',
+  'config',
+  'router',
+  'serializer',
+  'validator',
+  'worker',
+  'queue',
+  'adapter',
+  'middleware',
+  'model',
+  'repository',
+  'utils',
+  'schema',
+  'controller',
+];
+const PROBLEMS = [
+  'retry backoff',
+  'pagination cursor',
+  'CSV export encoding',
+  'JWT refresh',
+  'cache invalidation',
+  'webhook signature check',
+  'rate limit headers',
+  'timezone date parsing',
+  'unicode normalization',
+  'N+1 query',
+  'memory leak',
+  'race condition',
+  'config defaults',
+  'upload size limit',
+  'connection pool exhaustion',
+  'flaky integration test',
+  'null dereference on empty list',
+  'migration ordering',
+  'locale fallback',
+  'idempotency keys',
+  'graceful shutdown',
+  'log redaction',
+  'currency rounding',
+  'slow full-text search',
+  'duplicate email sends',
+  'permission check bypass',
+  'PDF rendering overflow',
+  'feature flag evaluation',
+];
+const VERBS: [string, string][] = [
+  ['fix', 'bugfix'],
+  ['debug', 'bugfix'],
+  ['add', 'feature'],
+  ['refactor', 'refactor'],
+  ['speed up', 'perf'],
+  ['remove', 'chore'],
+  ['upgrade', 'chore'],
+  ['add tests for', 'test'],
+];
+const TOOLS = [
+  ['read', 'edit', 'run_tests'],
+  ['bash', 'read', 'apply_patch', 'run_tests'],
+  ['grep', 'read', 'edit', 'bash', 'run_tests'],
+  ['read', 'run_tests', 'apply_patch', 'run_tests'],
+  ['edit', 'run_tests'],
+];
 const OUTCOMES = ['success', 'success', 'success', 'partial', 'failure'] as const;
 
 function noiseExec(i: number): Exec {
@@ -164,7 +264,8 @@ async function main() {
         const fa = await ask(text, withKind ? sharedKind(f.kind) : null);
         if (fa?.file_path === f.file) file += 1;
         if (fa?.selected_tool === toolName(f.first)) tool += 1;
-        if (process.env.BENCH_VERBOSE && fa?.file_path !== f.file) console.error(`miss${withKind ? ' [kind]' : ''}: ${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path}` : 'null'} (want ${f.file})`);
+        if (process.env.BENCH_VERBOSE && fa?.file_path !== f.file)
+          console.error(`miss${withKind ? ' [kind]' : ''}: ${text} -> ${fa ? `${fa.selected_tool} ${fa.file_path}` : 'null'} (want ${f.file})`);
       }
       return { file_at_1: round(file / qs.length), tool_at_1: round(tool / qs.length) };
     };
@@ -192,7 +293,10 @@ async function main() {
       mean_max_jaccard: round(overlap.reduce((a, b) => a + b, 0) / overlap.length),
       with_task_kind: await score(held, true),
       without_task_kind: await score(held, false),
-      trained_phrasing: await score(families.map((f) => ({ f, text: f.train[0]! })), false),
+      trained_phrasing: await score(
+        families.map((f) => ({ f, text: f.train[0]! })),
+        false,
+      ),
       unseen: { queries: unseen.length, null_with_kind: await nullRate(true), null_without_kind: await nullRate(false) },
       write_phase_s: Math.round(writeS),
     };

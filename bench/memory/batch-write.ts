@@ -13,7 +13,15 @@ per request; this is the path for importing many executions at once (docs/benchm
 Prints one JSON line: nodes/s, request latency percentiles, and with --pid the API process's
 CPU per node (from /proc).`;
 
-const { values: opts } = cli(USAGE, { 'base-url': { type: 'string' }, nodes: { type: 'string' }, batch: { type: 'string' }, concurrency: { type: 'string' }, seed: { type: 'string' }, scope: { type: 'string' }, pid: { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  'base-url': { type: 'string' },
+  nodes: { type: 'string' },
+  batch: { type: 'string' },
+  concurrency: { type: 'string' },
+  seed: { type: 'string' },
+  scope: { type: 'string' },
+  pid: { type: 'string' },
+});
 const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const baseUrl = opt('base-url', 'http://127.0.0.1:3001')!.replace(/\/+$/, '');
 const total = Number(opt('nodes', '3000'));

@@ -22,7 +22,14 @@ recall index is built from the store (or let catch-up find them).
 Then: node ../shared/bench/loadgen.mjs --base-url … --scope bench100k --nodes 100000 --seed 1
        --phases recall   (loadgen finds targets by the run-id marker in the text).`;
 
-const { values: opts } = cli(USAGE, { mongo: { type: 'string' }, scope: { type: 'string' }, tenant: { type: 'string' }, nodes: { type: 'string' }, from: { type: 'string' }, db: { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  mongo: { type: 'string' },
+  scope: { type: 'string' },
+  tenant: { type: 'string' },
+  nodes: { type: 'string' },
+  from: { type: 'string' },
+  db: { type: 'string' },
+});
 const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const mongo = opt('mongo', 'mongodb://127.0.0.1:21104')!;
 const scope = opt('scope');

@@ -17,7 +17,13 @@ loadgen's --pid), and stays up until Ctrl+C (then stops Lore and its children).
 (pick ports below 32768 so they cannot clash with ephemeral ports). --keep keeps the data dir.
 --log FILE writes Lore's output (API, worker, supervised servers) to FILE every 2 s.`;
 
-const { values: opts } = cli(USAGE, { 'data-dir': { type: 'string' }, port: { type: 'string' }, keep: { type: 'boolean', default: false }, env: { type: 'string', multiple: true, default: [] }, log: { type: 'string' } });
+const { values: opts } = cli(USAGE, {
+  'data-dir': { type: 'string' },
+  port: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  env: { type: 'string', multiple: true, default: [] },
+  log: { type: 'string' },
+});
 const env: Record<string, string> = {};
 for (const kv of opts.env) {
   const [k, ...v] = kv.split('=');
@@ -25,7 +31,9 @@ for (const kv of opts.env) {
 }
 const dataDir = opts['data-dir'] ?? mkdtempSync(join(tmpdir(), 'lore-bench-'));
 const base = opts.port ? Number(opts.port) : null;
-const ports = base ? { api: base, temporal: base + 1, temporalUi: base + 2, mongo: base + 3 } : { api: await freePort(), temporal: await freePort(), temporalUi: await freePort(), mongo: await freePort() };
+const ports = base
+  ? { api: base, temporal: base + 1, temporalUi: base + 2, mongo: base + 3 }
+  : { api: await freePort(), temporal: await freePort(), temporalUi: await freePort(), mongo: await freePort() };
 
 const t0 = Date.now();
 const proc = spawn(process.execPath, [...NODE_MEMORY_FLAGS, 'bin/lore.mjs', 'start'], {
@@ -64,7 +72,10 @@ for (;;) {
     proc.kill('SIGKILL');
     throw new Error(`lore was not ready within 600 s:\n${out.slice(-4000)}`);
   }
-  const up = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false);
+  const up = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then(
+    (r) => r.status === 200,
+    () => false,
+  );
   if (up) break;
   await new Promise((r) => setTimeout(r, 500));
 }

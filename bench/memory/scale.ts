@@ -42,7 +42,20 @@ const HELP = `Options:
   --label TEXT        copied into every line
 `;
 
-const { values: opts } = cli(`${HEADER}\n${HELP}`, { 'base-url': { type: 'string' }, pid: { type: 'string' }, 'server-pid': { type: 'string' }, scope: { type: 'string' }, phases: { type: 'string' }, nodes: { type: 'string' }, writes: { type: 'string' }, concurrency: { type: 'string' }, queries: { type: 'string' }, seconds: { type: 'string' }, seed: { type: 'string' }, label: { type: 'string' } });
+const { values: opts } = cli(`${HEADER}\n${HELP}`, {
+  'base-url': { type: 'string' },
+  pid: { type: 'string' },
+  'server-pid': { type: 'string' },
+  scope: { type: 'string' },
+  phases: { type: 'string' },
+  nodes: { type: 'string' },
+  writes: { type: 'string' },
+  concurrency: { type: 'string' },
+  queries: { type: 'string' },
+  seconds: { type: 'string' },
+  seed: { type: 'string' },
+  label: { type: 'string' },
+});
 const opt = (name: keyof typeof opts, def?: string) => opts[name] ?? def;
 const baseUrl = opt('base-url', 'http://127.0.0.1:3001')!.replace(/\/+$/, '');
 const pid = opt('pid');
@@ -87,12 +100,31 @@ async function post(path: string, body: unknown): Promise<{ ms: number; body: Re
 
 const nodeOf = (i: number, prefix: string) => {
   const item = makeItem(i);
-  return { client_id: `${prefix}:${scope}:${i}`, type: 'event', title: item.title, text_summary: item.summary, producer_agent_id: 'bench-agent', owner_agent_id: 'bench-agent', memory_lane: 'shared', slots: writeSlots(item) };
+  return {
+    client_id: `${prefix}:${scope}:${i}`,
+    type: 'event',
+    title: item.title,
+    text_summary: item.summary,
+    producer_agent_id: 'bench-agent',
+    owner_agent_id: 'bench-agent',
+    memory_lane: 'shared',
+    slots: writeSlots(item),
+  };
 };
 // loadgen.mjs writeBody (--payload plain).
 const writeBody = (i: number) => {
   const item = makeItem(i);
-  return { tenant_id: tenant, scope, actor: 'bench-agent', input_text: `${item.title}. ${item.summary}`, memory_lane: 'shared', producer_agent_id: 'bench-agent', owner_agent_id: 'bench-agent', nodes: [nodeOf(i, 'bench')], edges: [] };
+  return {
+    tenant_id: tenant,
+    scope,
+    actor: 'bench-agent',
+    input_text: `${item.title}. ${item.summary}`,
+    memory_lane: 'shared',
+    producer_agent_id: 'bench-agent',
+    owner_agent_id: 'bench-agent',
+    nodes: [nodeOf(i, 'bench')],
+    edges: [],
+  };
 };
 // A task of one of the preloaded executions, asked the way loadgen.mjs asks (a paraphrase, its goal and task_kind).
 const taskOf = (k: number) => {
@@ -100,7 +132,14 @@ const taskOf = (k: number) => {
   return { query_text: makeNlQuery(item, k), context: { goal: item.goal, task_kind: item.taskKind } };
 };
 const recallBody = (k: number) => ({ tenant_id: tenant, scope, consumer_agent_id: 'bench-agent', query_text: taskOf(k).query_text, limit: 10 });
-const planningBody = (k: number) => ({ tenant_id: tenant, scope, consumer_agent_id: 'bench-agent', ...taskOf(k), tool_candidates: ['read', 'edit', 'test', 'bash'], return_layered_context: false });
+const planningBody = (k: number) => ({
+  tenant_id: tenant,
+  scope,
+  consumer_agent_id: 'bench-agent',
+  ...taskOf(k),
+  tool_candidates: ['read', 'edit', 'test', 'bash'],
+  return_layered_context: false,
+});
 const kickoffBody = (k: number) => ({ tenant_id: tenant, scope, consumer_agent_id: 'bench-agent', ...taskOf(k), candidates: ['read', 'edit', 'test', 'bash'] });
 
 let preloadedCount = 0;
@@ -150,10 +189,20 @@ for (const phase of phases) {
     const m = await measured(async () => {
       const batches: number[][] = [];
       for (let at = from; at < target; at += 200) batches.push(Array.from({ length: Math.min(200, target - at) }, (_, k) => at + k));
-      return pool(batches.length, 2, async (b) => (await post('/v1/memory/write', { tenant_id: tenant, scope, actor: 'bench-agent', nodes: batches[b]!.map((i) => nodeOf(i, 'preload')) })).ms);
+      return pool(
+        batches.length,
+        2,
+        async (b) => (await post('/v1/memory/write', { tenant_id: tenant, scope, actor: 'bench-agent', nodes: batches[b]!.map((i) => nodeOf(i, 'preload')) })).ms,
+      );
     });
     preloadedCount = target;
-    emit('preload', { from, to: target, seconds: r2(m.seconds), nodes_per_s: Math.round((target - from) / Math.max(0.001, m.seconds)), api_cpu_ms_per_node: target > from ? r2(m.apiCpuMs / (target - from)) : null });
+    emit('preload', {
+      from,
+      to: target,
+      seconds: r2(m.seconds),
+      nodes_per_s: Math.round((target - from) / Math.max(0.001, m.seconds)),
+      api_cpu_ms_per_node: target > from ? r2(m.apiCpuMs / (target - from)) : null,
+    });
   } else {
     if (preloadedCount === 0) preloadedCount = await countPreloaded();
   }
@@ -187,7 +236,12 @@ for (const phase of phases) {
   if (phase === 'mixed') {
     const recallFor = async (ms: number, offset: number) => {
       const end = performance.now() + ms;
-      return pool(1_000_000, 1, async (k) => (await post('/v1/memory/recall_text', recallBody(offset + k))).ms, () => performance.now() > end);
+      return pool(
+        1_000_000,
+        1,
+        async (k) => (await post('/v1/memory/recall_text', recallBody(offset + k))).ms,
+        () => performance.now() > end,
+      );
     };
     const alone = await recallFor(seconds * 1000, 200_000);
     let stop = false;
@@ -223,7 +277,15 @@ for (const phase of phases) {
     const waited = (performance.now() - t0) / 1000;
     const first = await measured(() => post('/v1/memory/planning/context', planningBody(0)));
     const warm = await measured(() => pool(queries, 1, async (k) => (await post('/v1/memory/planning/context', planningBody(k + 1))).ms));
-    emit('first', { nodes: preloadedCount, waited_for_ready_s: r2(waited), first_ms: r2(first.value.ms), first_api_cpu_ms: first.apiCpuMs, warm_p50: pct(warm.value, 0.5), warm_p95: pct(warm.value, 0.95), warm_api_cpu_ms_per_request: r2(warm.apiCpuMs / queries) });
+    emit('first', {
+      nodes: preloadedCount,
+      waited_for_ready_s: r2(waited),
+      first_ms: r2(first.value.ms),
+      first_api_cpu_ms: first.apiCpuMs,
+      warm_p50: pct(warm.value, 0.5),
+      warm_p95: pct(warm.value, 0.95),
+      warm_api_cpu_ms_per_request: r2(warm.apiCpuMs / queries),
+    });
   }
   if (phase === 'rss') emit('rss', { nodes: preloadedCount, api_rss_mb: rssMb(pid), server_rss_mb: rssMb(serverPid) });
 }

@@ -31,6 +31,12 @@ for (let i = 0; i < n; i += 1) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const h = await (await fetch(`${base}/health`)).json();
-  const line = { ack_ms: ackMs, bm25_rank_at_once: hit?.score_breakdown.bm25?.rank ?? null, vector_after_ms: Date.now() - t0, pending: h.embeddings.pending, lag_ms: h.embeddings.lag_ms };
+  const line = {
+    ack_ms: ackMs,
+    bm25_rank_at_once: hit?.score_breakdown.bm25?.rank ?? null,
+    vector_after_ms: Date.now() - t0,
+    pending: h.embeddings.pending,
+    lag_ms: h.embeddings.lag_ms,
+  };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

@@ -57,7 +57,13 @@ const counts = await withMongo(lore.ports.mongo, async (db) => ({
   nodes: await db.collection(nodesCollection.name).countDocuments({}),
   cache_entries: await db.collection(vectorCacheCollection.name).countDocuments({}),
 }));
-const line = lore.output().split('\n').find((l) => l.includes('vectors complete')) ?? null;
+const line =
+  lore
+    .output()
+    .split('\n')
+    .find((l) => l.includes('vectors complete')) ?? null;
 await lore.stop();
-process.stdout.write(`${JSON.stringify({ ...counts, up_s: upS, full_vectors_s: vectorsS, max_pending: maxPending, log: line?.replace(/^.*vectors complete/, 'vectors complete') ?? null, loadavg: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ...counts, up_s: upS, full_vectors_s: vectorsS, max_pending: maxPending, log: line?.replace(/^.*vectors complete/, 'vectors complete') ?? null, loadavg: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)) })}\n`,
+);
 process.exit(0);

@@ -3,12 +3,12 @@
 // ` (image: ${blip_caption})`, evidence = normalised dia_ids, categories 1-4 only.
 // The data is read at run time from the shared folder; nothing is copied into the repo.
 
-import fs from "node:fs";
-import path from "node:path";
-import { sharedDir } from "../cli";
+import fs from 'node:fs';
+import path from 'node:path';
+import { sharedDir } from '../cli';
 
 // The shared folder sits beside the repository (LORE_SHARED_DIR overrides it); LOCOMO_DIR overrides both.
-export const defaultDataDir = (): string => process.env.LOCOMO_DIR ?? path.join(sharedDir(), "data", "locomo");
+export const defaultDataDir = (): string => process.env.LOCOMO_DIR ?? path.join(sharedDir(), 'data', 'locomo');
 
 export interface Turn {
   dia_id: string;
@@ -45,7 +45,7 @@ export function normalizeEvidence(raw: unknown): string[] {
 }
 
 export function loadConversation(convId: string, dataDir = defaultDataDir()): Conversation {
-  const d = JSON.parse(fs.readFileSync(path.join(dataDir, `${convId}.json`), "utf8")) as Record<string, unknown>;
+  const d = JSON.parse(fs.readFileSync(path.join(dataDir, `${convId}.json`), 'utf8')) as Record<string, unknown>;
   const sessionNums = Object.keys(d)
     .map((k) => /^session_(\d+)$/.exec(k))
     .filter((m): m is RegExpExecArray => m !== null && Array.isArray(d[m[0]]))
@@ -53,7 +53,7 @@ export function loadConversation(convId: string, dataDir = defaultDataDir()): Co
     .sort((a, b) => a - b);
   const turns: Turn[] = [];
   for (const n of sessionNums) {
-    const date = String(d[`session_${n}_date_time`] ?? "");
+    const date = String(d[`session_${n}_date_time`] ?? '');
     for (const t of d[`session_${n}`] as Array<Record<string, unknown>>) {
       const dia = normalizeEvidence([t.dia_id])[0] ?? String(t.dia_id);
       const speaker = String(t.speaker);
@@ -76,16 +76,27 @@ export function loadConversation(convId: string, dataDir = defaultDataDir()): Co
 }
 
 export function listConversations(dataDir = defaultDataDir()): string[] {
-  return fs.readdirSync(dataDir)
-    .map((f) => /^(\w+)\.json$/.exec(f)).filter((m): m is RegExpExecArray => m !== null).map((m) => m[1] as string)
+  return fs
+    .readdirSync(dataDir)
+    .map((f) => /^(\w+)\.json$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => m[1] as string)
     .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
 }
 
-export interface Agg { n: number; rr: number; hit: Record<number, number>; recall: Record<number, number> }
+export interface Agg {
+  n: number;
+  rr: number;
+  hit: Record<number, number>;
+  recall: Record<number, number>;
+}
 
 export function newAgg(ks: number[]): Agg {
   const a: Agg = { n: 0, rr: 0, hit: {}, recall: {} };
-  for (const k of ks) { a.hit[k] = 0; a.recall[k] = 0; }
+  for (const k of ks) {
+    a.hit[k] = 0;
+    a.recall[k] = 0;
+  }
   return a;
 }
 
@@ -93,7 +104,9 @@ export function newAgg(ks: number[]): Agg {
 export function scoreQuestion(q: Question, ranked: string[], ks: number[], agg: Agg): number | null {
   const maxK = Math.max(...ks);
   const first = new Map<string, number>();
-  ranked.forEach((id, i) => { if (!first.has(id)) first.set(id, i + 1); });
+  ranked.forEach((id, i) => {
+    if (!first.has(id)) first.set(id, i + 1);
+  });
   const ranks = q.evidence.map((e) => first.get(e) ?? null).filter((r): r is number => r !== null);
   const firstHit = ranks.length ? Math.min(...ranks) : null;
   agg.n += 1;
@@ -106,7 +119,8 @@ export function scoreQuestion(q: Question, ranked: string[], ks: number[], agg: 
 }
 
 export function mergeAgg(into: Agg, a: Agg): void {
-  into.n += a.n; into.rr += a.rr;
+  into.n += a.n;
+  into.rr += a.rr;
   for (const k of Object.keys(a.hit)) {
     const kk = Number(k);
     into.hit[kk] = (into.hit[kk] ?? 0) + (a.hit[kk] ?? 0);
@@ -123,4 +137,4 @@ export function finishAgg(a: Agg, ks: number[]): Record<string, number> {
   return out;
 }
 
-export const CAT_NAMES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
+export const CAT_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };

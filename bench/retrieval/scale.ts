@@ -1,10 +1,10 @@
-import crypto from "node:crypto";
-import { performance } from "node:perf_hooks";
-import { LexicalIndex, type SearchOptions } from "../../src/retrieval/lexical-index";
-import { VectorIndex } from "../../src/retrieval/vector-index";
-import { RECALL_DEFAULTS } from "../../src/retrieval/defaults";
-import { hashSeed, makeItem, makeNlQuery, mulberry32 } from "./loadgen-docs";
-import { cli } from "../cli";
+import crypto from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { LexicalIndex, type SearchOptions } from '../../src/retrieval/lexical-index';
+import { VectorIndex } from '../../src/retrieval/vector-index';
+import { RECALL_DEFAULTS } from '../../src/retrieval/defaults';
+import { hashSeed, makeItem, makeNlQuery, mulberry32 } from './loadgen-docs';
+import { cli } from '../cli';
 
 const USAGE = `Scale benchmark for the retrieval core: N loadgen-like documents in one LexicalIndex
 (one tenant+scope partition), then build time, memory, write latency and query latency.
@@ -17,15 +17,18 @@ UUID doc ids. Queries: loadgen's mix, alternating natural-language paraphrases a
 "exact" queries (the full summary), each targeting one random document; hit@10 is
 reported for the target. Vector search is measured on random unit vectors.`;
 
-const { values: opts } = cli(USAGE, { docs: { type: "string" }, queries: { type: "string" }, vectors: { type: "string" }, json: { type: "boolean" } });
+const { values: opts } = cli(USAGE, { docs: { type: 'string' }, queries: { type: 'string' }, vectors: { type: 'string' }, json: { type: 'boolean' } });
 const args = new Map(Object.entries(opts).map(([k, v]) => [k, String(v)]));
-const N = Number(args.get("docs") ?? 100_000);
-const Q = Number(args.get("queries") ?? 2000);
-const VDIMS = (args.get("vectors") ?? "384,1536").split(",").filter(Boolean).map(Number);
+const N = Number(args.get('docs') ?? 100_000);
+const Q = Number(args.get('queries') ?? 2000);
+const VDIMS = (args.get('vectors') ?? '384,1536').split(',').filter(Boolean).map(Number);
 const gc = (globalThis as { gc?: () => void }).gc;
 
 function mem(): { heapMB: number; externalMB: number; arrayBuffersMB: number; rssMB: number } {
-  if (gc) { gc(); gc(); }
+  if (gc) {
+    gc();
+    gc();
+  }
   const m = process.memoryUsage();
   const mb = (x: number): number => Math.round((x / 1048576) * 10) / 10;
   return { heapMB: mb(m.heapUsed), externalMB: mb(m.external), arrayBuffersMB: mb(m.arrayBuffers), rssMB: mb(m.rss) };
@@ -40,7 +43,7 @@ function stats(xs: number[]): { n: number; p50: number; p95: number; p99: number
 
 function uuidFor(i: number): string {
   // Deterministic UUID-shaped ids (v4 layout) so runs are comparable.
-  const h = crypto.createHash("sha1").update(`doc-${i}`).digest("hex");
+  const h = crypto.createHash('sha1').update(`doc-${i}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -49,8 +52,10 @@ function docFields(i: number): { title: string; text: string } {
   return { title: it.title, text: it.summary };
 }
 
-const out: Record<string, unknown> = { docs: N, queries: Q, node: process.version, loadavg_start: (await import("node:os")).loadavg() };
-const log = (s: string): void => { if (args.get("json") !== "true") process.stderr.write(`${s}\n`); };
+const out: Record<string, unknown> = { docs: N, queries: Q, node: process.version, loadavg_start: (await import('node:os')).loadavg() };
+const log = (s: string): void => {
+  if (args.get('json') !== 'true') process.stderr.write(`${s}\n`);
+};
 
 // ---------------------------------------------------------------- lexical build
 const ids: string[] = Array.from({ length: N + 5000 }, (_, i) => uuidFor(i));
@@ -108,10 +113,10 @@ function runQueries(label: string, opts: SearchOptions): Record<string, unknown>
   const hits: Record<string, number> = { nl: 0, exact: 0 };
   for (let w = 0; w < 200; w += 1) index.search(makeNlQuery(makeItem(w), 1000 + w), opts); // warm-up
   for (let j = 0; j < Q; j += 1) {
-    const target = Math.floor(mulberry32(hashSeed(1, "target", "recall", j))() * N);
+    const target = Math.floor(mulberry32(hashSeed(1, 'target', 'recall', j))() * N);
     const item = makeItem(target);
-    const mode = j % 2 === 0 ? "nl" : "exact";
-    const text = mode === "exact" ? item.summary : makeNlQuery(item, j);
+    const mode = j % 2 === 0 ? 'nl' : 'exact';
+    const text = mode === 'exact' ? item.summary : makeNlQuery(item, j);
     const c = process.cpuUsage();
     const s = performance.now();
     const res = index.search(text, { ...opts, limit: 10 });
@@ -132,11 +137,11 @@ function runQueries(label: string, opts: SearchOptions): Record<string, unknown>
   log(`query [${label}]: ${JSON.stringify(r)}`);
   return r;
 }
-out.query_bm25 = runQueries("bm25", {});
-out.query_bm25_context = runQueries("bm25+context", { context: RECALL_DEFAULTS.search.context });
-out.query_recall_defaults = runQueries("recall defaults (bm25+prf+context)", RECALL_DEFAULTS.search);
+out.query_bm25 = runQueries('bm25', {});
+out.query_bm25_context = runQueries('bm25+context', { context: RECALL_DEFAULTS.search.context });
+out.query_recall_defaults = runQueries('recall defaults (bm25+prf+context)', RECALL_DEFAULTS.search);
 const filterSet = new Set(ids.slice(0, N).filter((_, i) => i % 2 === 0));
-out.query_recall_defaults_filter_half = runQueries("recall defaults, filter keeps 50%", { ...RECALL_DEFAULTS.search, filter: (id) => filterSet.has(id) });
+out.query_recall_defaults_filter_half = runQueries('recall defaults, filter keeps 50%', { ...RECALL_DEFAULTS.search, filter: (id) => filterSet.has(id) });
 
 // ---------------------------------------------------------------- writes after build
 const addLat: number[] = [];
@@ -232,5 +237,5 @@ for (const dim of VDIMS) {
 }
 out.vectors = vres;
 out.final_memory = mem();
-out.loadavg_end = (await import("node:os")).loadavg();
+out.loadavg_end = (await import('node:os')).loadavg();
 process.stdout.write(`${JSON.stringify(out)}\n`);

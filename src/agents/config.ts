@@ -75,7 +75,8 @@ export function loadAgentConfig(env: Record<string, string | undefined>): AgentC
 
   const budgetRaw = get('LORE_HOOK_BUDGET_MS') ?? '900';
   const hookBudgetMs = Number(budgetRaw);
-  if (!/^\d+$/.test(budgetRaw) || hookBudgetMs < 200 || hookBudgetMs > 60_000) problems.push(`LORE_HOOK_BUDGET_MS=${JSON.stringify(budgetRaw)}: milliseconds between 200 and 60000`);
+  if (!/^\d+$/.test(budgetRaw) || hookBudgetMs < 200 || hookBudgetMs > 60_000)
+    problems.push(`LORE_HOOK_BUDGET_MS=${JSON.stringify(budgetRaw)}: milliseconds between 200 and 60000`);
 
   if (problems.length > 0) throw new AgentConfigError(problems);
   return Object.freeze({

@@ -22,7 +22,9 @@ export function projectRoot(cwd: string): string {
  * (docs/agents.md). A root without a name (`/`) is `default`.
  */
 export function projectScope(cwd: string): string {
-  const name = basename(projectRoot(cwd)).replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 256);
+  const name = basename(projectRoot(cwd))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .slice(0, 256);
   return name === '' ? 'default' : name;
 }
 

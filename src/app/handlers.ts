@@ -7,7 +7,11 @@ import type { Modules } from './modules';
 /** Every route's handler. A family added to the contract without its handlers fails to compile here. */
 export function createHandlers(deps: AppDeps, m: Modules): Handlers<Routes> {
   return {
-    ...createSystemHandlers(deps, () => m.memory.services.encoder().status, () => ({ recall: m.memory.readiness!(), forgetting: m.lifecycle.readiness!(), learning: m.learning.readiness!() })),
+    ...createSystemHandlers(
+      deps,
+      () => m.memory.services.encoder().status,
+      () => ({ recall: m.memory.readiness!(), forgetting: m.lifecycle.readiness!(), learning: m.learning.readiness!() }),
+    ),
     ...m.memory.handlers,
     ...m.sessions.handlers,
     ...m.handoff.handlers,

@@ -81,10 +81,7 @@ export async function checkHealth(
         ...(workerOk ? {} : { detail: reason(pollers) ?? 'no worker is polling the task queue; start one with `lore start --role worker`' }),
       },
     },
-    sandbox:
-      sandbox.status === 'fulfilled'
-        ? sandbox.value
-        : { enabled: config.sandbox.enabled, available: null, isolation: 'unknown', detail: reason(sandbox) },
+    sandbox: sandbox.status === 'fulfilled' ? sandbox.value : { enabled: config.sandbox.enabled, available: null, isolation: 'unknown', detail: reason(sandbox) },
     embeddings: embeddingsOf(encoder()),
     indexes: indexesOf(readiness()),
     data_dir: runtime.dataDir,

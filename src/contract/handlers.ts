@@ -19,9 +19,7 @@ type EchoKeys = 'tenant_id' | 'scope';
  * A handler returns the response body without the echo fields (tenant_id, scope): the transport
  * adds them to every success response of a scoped route, so no handler can forget them.
  */
-export type HandlerResult<R extends RouteDef> = R['scoped'] extends true
-  ? Omit<z.input<R['output']>, EchoKeys>
-  : z.input<R['output']>;
+export type HandlerResult<R extends RouteDef> = R['scoped'] extends true ? Omit<z.input<R['output']>, EchoKeys> : z.input<R['output']>;
 
 export type Handler<R extends RouteDef> = (input: RouteInput<R>, ctx: CallContext) => Promise<HandlerResult<R>>;
 

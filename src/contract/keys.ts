@@ -70,7 +70,9 @@ export function schemaAt(root: z.ZodType, path: readonly PropertyKey[]): z.ZodTy
     } else if (d.type === 'record') {
       cur = d.valueType as z.ZodType;
     } else {
-      const candidates = objectsOf(s).map((o) => fieldOf(o, String(seg))).filter((x): x is z.ZodType => !!x);
+      const candidates = objectsOf(s)
+        .map((o) => fieldOf(o, String(seg)))
+        .filter((x): x is z.ZodType => !!x);
       cur = candidates[0] ?? null;
     }
   }
@@ -104,7 +106,7 @@ export function fieldType(root: z.ZodType, key: string): string | null {
   const d = defOf(unwrap(at));
   if (d.type === 'union') {
     const kinds = new Set((d.options as z.ZodType[]).map((o) => defOf(unwrap(o)).type));
-    return kinds.has('array') ? 'array' : [...kinds][0] ?? null;
+    return kinds.has('array') ? 'array' : ([...kinds][0] ?? null);
   }
   return d.type;
 }

@@ -39,25 +39,23 @@ export function buildOpenApi(routes: Record<string, RouteDef>, version: string):
       const canonical = path === def.path && method === def.method;
       const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
       return {
-      operationId: canonical ? def.name : `${def.name}@${method} ${path}`,
-      summary: def.summary,
-      ...(canonical
-        ? {}
-        : {
-            description:
-              `Alias of ${def.method} ${def.path}, kept for existing clients.` +
-              (method === 'GET' && def.method === 'POST' ? ' The request fields are query parameters (and path segments).' : ''),
-          }),
-      tags: [def.name.split('.')[0]],
-      ...(params.length > 0 ? { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
-      ...(method === 'POST'
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(def.input, 'input') } } } }
-        : {}),
-      responses: {
-        '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(def.output, 'output') } } },
-        ...errorResponses,
-      },
-      'x-lore-scoped': def.scoped,
+        operationId: canonical ? def.name : `${def.name}@${method} ${path}`,
+        summary: def.summary,
+        ...(canonical
+          ? {}
+          : {
+              description:
+                `Alias of ${def.method} ${def.path}, kept for existing clients.` +
+                (method === 'GET' && def.method === 'POST' ? ' The request fields are query parameters (and path segments).' : ''),
+            }),
+        tags: [def.name.split('.')[0]],
+        ...(params.length > 0 ? { parameters: params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) } : {}),
+        ...(method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(def.input, 'input') } } } } : {}),
+        responses: {
+          '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(def.output, 'output') } } },
+          ...errorResponses,
+        },
+        'x-lore-scoped': def.scoped,
       };
     };
     for (const { method, path } of pathsOf(def)) {

@@ -64,9 +64,7 @@ function withWarnings<O extends z.ZodType>(output: O): WithWarnings<O> {
   return output as WithWarnings<O>;
 }
 
-export function route<I extends z.ZodType, O extends z.ZodType, S extends boolean = true>(
-  spec: RouteSpec<I, O, S>,
-): RouteDef<I, WithWarnings<O>, S> {
+export function route<I extends z.ZodType, O extends z.ZodType, S extends boolean = true>(spec: RouteSpec<I, O, S>): RouteDef<I, WithWarnings<O>, S> {
   return {
     method: 'POST',
     aliases: [],

@@ -8,12 +8,7 @@ import {
   WorkflowFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-} from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
 import { LoreError } from '../contract/errors';
 import { SA, SEARCH_ATTRIBUTE_NAMES } from '../model/search-attributes';
 import type { Engine, RunLabels, ScheduleDescription, ScheduleRequest, StartRequest, WorkflowDescription, WorkflowState } from './engine';

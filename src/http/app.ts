@@ -88,7 +88,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (err.code === 'overloaded') reply.header('retry-after', String(err.details.retry_after_s ?? 1));
     // Set here too: the router's own refusals (frameworkErrors) are answered before any hook runs.
     reply.header('x-request-id', req.id);
-    return reply.code(err.status).type('application/json').send(envelope(err, String(req.id)));
+    return reply
+      .code(err.status)
+      .type('application/json')
+      .send(envelope(err, String(req.id)));
   };
 
   const app = Fastify({

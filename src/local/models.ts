@@ -58,10 +58,7 @@ async function download(url: string, model: CatalogModel, log: Log, timeoutMs: n
  * Installs a catalog model (or finds it installed). Concurrent installs of the same model (two
  * processes starting at once) each write their own staging folder; the first rename wins.
  */
-export async function installModel(
-  model: CatalogModel,
-  opts: { modelsDir: string; repository: string; log: Log; timeoutMs?: number },
-): Promise<InstalledModel> {
+export async function installModel(model: CatalogModel, opts: { modelsDir: string; repository: string; log: Log; timeoutMs?: number }): Promise<InstalledModel> {
   const existing = findInstalledModel(opts.modelsDir, model);
   if (existing) return existing;
   const url = jarUrl(model, opts.repository);

@@ -105,7 +105,12 @@ function run(command: string, args: string[], cwd?: string): Promise<RunResult> 
 }
 
 function tail(text: string, lines = 30): string {
-  return text.replace(/\x1b\[[0-9;]*m/g, '').trimEnd().split('\n').slice(-lines).join('\n');
+  return text
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .trimEnd()
+    .split('\n')
+    .slice(-lines)
+    .join('\n');
 }
 
 /** Throws an Error that names Java (17+) or Maven when they are missing. */
@@ -197,9 +202,7 @@ export async function ensureMongoLauncherJar(options: { binDir?: string; log?: L
     const result = await run('mvn', ['-q', '-B', 'package', `-Dlore.buildDir=${buildDir}`, '-f', join(moduleCopy, 'pom.xml')], moduleCopy);
     const built = join(buildDir, 'lore-mongo-launcher.jar');
     if (result.code !== 0 || !existsSync(built)) {
-      throw new Error(
-        `building the MongoDB-compatible server failed (mvn exit ${result.code ?? result.signal ?? result.error?.message}):\n${tail(result.output)}`,
-      );
+      throw new Error(`building the MongoDB-compatible server failed (mvn exit ${result.code ?? result.signal ?? result.error?.message}):\n${tail(result.output)}`);
     }
     const temp = `${jarPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     await fsp.copyFile(built, temp);
@@ -251,18 +254,7 @@ export async function startMongoServer(options: StartMongoServerOptions): Promis
   const javaOptions = options.javaOptions ?? mongoJavaOptions() ?? DEFAULT_JAVA_OPTIONS;
   await fsp.mkdir(dirname(options.dbFile), { recursive: true });
 
-  const args = [
-    ...javaOptions,
-    '-jar',
-    options.jarPath,
-    '--host',
-    host,
-    '--port',
-    String(options.port),
-    '--db-file',
-    options.dbFile,
-    ...(options.extraArgs ?? []),
-  ];
+  const args = [...javaOptions, '-jar', options.jarPath, '--host', host, '--port', String(options.port), '--db-file', options.dbFile, ...(options.extraArgs ?? [])];
   // stdin stays an open pipe: when this process dies, the pipe closes and the server exits
   // Own process group: a terminal Ctrl+C reaches only Lore, which stops its children in order.
   const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -314,11 +306,7 @@ export async function startMongoServer(options: StartMongoServerOptions): Promis
       }
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      finish(
-        error.code === 'ENOENT'
-          ? new Error("Java 17+ is required for Lore's local MongoDB-compatible server, but `java` was not found on PATH.")
-          : error,
-      );
+      finish(error.code === 'ENOENT' ? new Error("Java 17+ is required for Lore's local MongoDB-compatible server, but `java` was not found on PATH.") : error);
     });
     child.on('exit', (code, signal) => {
       // let the last stderr chunk arrive before reporting
@@ -327,11 +315,7 @@ export async function startMongoServer(options: StartMongoServerOptions): Promis
         if (code === LAUNCHER_EXIT.portInUse || /already in use/.test(text)) {
           finish(new Error(`port ${options.port} on ${host} is already in use; cannot start the MongoDB-compatible server there`));
         } else {
-          finish(
-            new Error(
-              `the MongoDB-compatible server exited before it was ready (exit ${code ?? signal}); stderr:\n${text}`,
-            ),
-          );
+          finish(new Error(`the MongoDB-compatible server exited before it was ready (exit ${code ?? signal}); stderr:\n${text}`));
         }
       });
     });

@@ -47,7 +47,14 @@ export async function startLocalMongo(config: Config, log: Log, supervisor: Supe
     graceMs: 15_000,
     start: async () => {
       try {
-        handle = await startMongoServer({ jarPath, host, port, dbFile: join(config.dataDir, 'mongo.mv.db'), ...(config.mongo.javaOptions ? { javaOptions: config.mongo.javaOptions } : {}), onStderr: (l) => out.debug(l) });
+        handle = await startMongoServer({
+          jarPath,
+          host,
+          port,
+          dbFile: join(config.dataDir, 'mongo.mv.db'),
+          ...(config.mongo.javaOptions ? { javaOptions: config.mongo.javaOptions } : {}),
+          onStderr: (l) => out.debug(l),
+        });
       } catch (err) {
         const msg = (err as Error).message;
         if (/already in use/.test(msg)) throw new LocalServiceError(msg, 'stop the process using it, or set LORE_MONGO_PORT to a free port');

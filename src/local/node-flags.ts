@@ -36,13 +36,11 @@ export function inheritedMemoryFlags(execArgv: readonly string[] = process.execA
  * environment is this process's with the malloc settings (values set by the operator win) and `set`
  * on top.
  */
-export function workerChildCommand(o: {
-  loreBin: string;
+export function workerChildCommand(o: { loreBin: string; env: NodeJS.ProcessEnv; set: NodeJS.ProcessEnv; execPath?: string; execArgv?: readonly string[] }): {
+  command: string;
+  args: string[];
   env: NodeJS.ProcessEnv;
-  set: NodeJS.ProcessEnv;
-  execPath?: string;
-  execArgv?: readonly string[];
-}): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+} {
   return {
     command: o.execPath ?? process.execPath,
     args: [...inheritedMemoryFlags(o.execArgv), o.loreBin, 'start', '--role', 'worker'],

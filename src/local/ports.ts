@@ -12,10 +12,7 @@ export function isPortFree(host: string, port: number): Promise<boolean> {
 
 export async function assertPortFree(host: string, port: number, what: string, setting: string): Promise<void> {
   if (!(await isPortFree(host, port))) {
-    throw new LocalServiceError(
-      `port ${port} on ${host} (${what}) is already in use`,
-      `stop the process using it, or set ${setting} to a free port`,
-    );
+    throw new LocalServiceError(`port ${port} on ${host} (${what}) is already in use`, `stop the process using it, or set ${setting} to a free port`);
   }
 }
 

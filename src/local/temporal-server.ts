@@ -28,7 +28,13 @@ export function probeTemporalBinary(path: string): BinaryInfo | null {
 }
 
 export function findTemporalBinary(binDir: string): BinaryInfo | null {
-  const candidates = [join(binDir, 'temporal'), ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'temporal'))];
+  const candidates = [
+    join(binDir, 'temporal'),
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((d) => join(d, 'temporal')),
+  ];
   for (const c of candidates) {
     if (existsSync(c)) {
       const info = probeTemporalBinary(c);
@@ -73,9 +79,7 @@ export async function ensureTemporalBinary(binDir: string, log: Log): Promise<Bi
         }
       });
       proc.once('error', reject);
-      proc.once('exit', (code) =>
-        code === 0 ? resolve() : reject(new LocalServiceError(`go install ${TEMPORAL_CLI_MODULE} failed (exit ${code}):\n${tail.join('\n')}`)),
-      );
+      proc.once('exit', (code) => (code === 0 ? resolve() : reject(new LocalServiceError(`go install ${TEMPORAL_CLI_MODULE} failed (exit ${code}):\n${tail.join('\n')}`))));
     });
     renameSync(join(staging, 'temporal'), join(binDir, 'temporal'));
   } finally {

@@ -68,7 +68,7 @@ export function readZipEntries(zip: Buffer, names: readonly string[]): Map<strin
     if (e.method === 0) data = Buffer.from(raw);
     else if (e.method === 8) data = inflateRawSync(raw);
     else throw new ZipError(`${name}: compression method ${e.method} is not supported`);
-    if (data.length !== e.size || (crc32(data) >>> 0) !== e.crc) throw new ZipError(`${name}: size or CRC-32 does not match`);
+    if (data.length !== e.size || crc32(data) >>> 0 !== e.crc) throw new ZipError(`${name}: size or CRC-32 does not match`);
     out.set(name, data);
   }
   return out;

@@ -9,8 +9,8 @@
 // bigrams (a run of one character stays a unigram), the usual trick for scripts
 // written without spaces.
 
-import { porter2 } from "./stemmer";
-import { DEFAULT_STOPWORDS } from "./stopwords";
+import { porter2 } from './stemmer';
+import { DEFAULT_STOPWORDS } from './stopwords';
 
 export interface AnalyzerOptions {
   /** Porter2 stemming of a-z tokens (default true). */
@@ -35,7 +35,8 @@ const APOSTROPHES = /[\u2018\u2019\u02bc\u2032`]/g;
 const CHUNK = /[\p{L}\p{N}\p{M}]+(?:['\-_.][\p{L}\p{N}\p{M}]+)*/gu;
 // Han, Kana, Hangul, plus the prolonged-sound and iteration marks (script "Common").
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff70]/u;
-const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff70]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff70]+/gu;
+const CJK_RUNS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff70]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff70]+/gu;
 const CAMEL = /([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])/g;
 const HAS_CAMEL = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -57,7 +58,7 @@ export function stem(token: string): string {
 }
 
 function fold(s: string): string {
-  return s.normalize("NFKD").replace(LATIN_DIACRITICS, "$1").normalize("NFC").toLowerCase();
+  return s.normalize('NFKD').replace(LATIN_DIACRITICS, '$1').normalize('NFC').toLowerCase();
 }
 
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
@@ -71,7 +72,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     let t = raw;
     if (t.includes("'")) {
       if (t.endsWith("'s")) t = t.slice(0, -2);
-      t = t.replace(/'/g, "");
+      t = t.replace(/'/g, '');
     }
     if (!t || t.length > maxLen || stop.has(t)) return;
     out.push(doStem ? stem(t) : t);
@@ -79,7 +80,10 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
 
   const cjkBigrams = (out: string[], run: string): void => {
     const chars = Array.from(run);
-    if (chars.length === 1) { out.push(chars[0] as string); return; }
+    if (chars.length === 1) {
+      out.push(chars[0] as string);
+      return;
+    }
     for (let i = 0; i + 1 < chars.length; i += 1) out.push((chars[i] as string) + (chars[i + 1] as string));
   };
 
@@ -94,7 +98,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     const parts: string[] = [];
     for (const piece of pieces) {
       if (camel && HAS_CAMEL.test(piece)) {
-        for (const p of piece.replace(CAMEL, "$1$3 $2$4").split(" ")) if (p) parts.push(ascii ? p.toLowerCase() : fold(p));
+        for (const p of piece.replace(CAMEL, '$1$3 $2$4').split(' ')) if (p) parts.push(ascii ? p.toLowerCase() : fold(p));
       } else {
         parts.push(ascii ? piece.toLowerCase() : fold(piece));
       }
@@ -102,8 +106,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     for (const p of parts) emit(out, p);
     // Joined form of letter-only compounds ("de-stress" -> "destress", "parseDate" ->
     // "parsedate"); identifiers with digits (run ids, versions) are matched by their parts.
-    if (compounds && parts.length > 1 && parts.length <= 4 && !chunkRaw.includes(".") && parts.every((p) => LETTERS.test(p))) {
-      const joined = parts.join("").replace(/'/g, "");
+    if (compounds && parts.length > 1 && parts.length <= 4 && !chunkRaw.includes('.') && parts.every((p) => LETTERS.test(p))) {
+      const joined = parts.join('').replace(/'/g, '');
       if (joined.length <= maxLen && !stop.has(joined)) out.push(doStem ? stem(joined) : joined);
     }
   };

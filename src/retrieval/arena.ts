@@ -56,7 +56,7 @@ export function growFloat32(a: Float32Array, min: number): Float32Array {
  * the index stores terms for a long time and must not pin document texts.
  */
 export function ownString(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, "utf8").toString("utf8");
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
 /** Fixed-size top-k selection: min-heap on (score asc, slot desc) so ties keep the lower slot. */

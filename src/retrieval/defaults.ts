@@ -1,7 +1,7 @@
 // The configuration Lore's recall route uses, chosen on LoCoMo conversations 26 and 30,
 // confirmed on 41-43 and checked on 44, 47-50 (see bench/retrieval/README.md).
 
-import type { LexicalIndexOptions, SearchOptions } from "./lexical-index";
+import type { LexicalIndexOptions, SearchOptions } from './lexical-index';
 
 export const RECALL_DEFAULTS: { index: LexicalIndexOptions; search: SearchOptions; rrfK: number; rrfWeights: [number, number] } = {
   index: { k1: 1.2, b: 0.5, fieldWeights: { title: 2 } },

@@ -5,7 +5,7 @@
  * pseudo-relevance feedback. A removed slot's bytes stay as garbage until a compaction rewrites
  * the arena.
  */
-import { growUint32, growUint8 } from "./arena";
+import { growUint32, growUint8 } from './arena';
 
 export class ForwardIndex {
   private buf: Uint8Array;
@@ -67,12 +67,20 @@ export class ForwardIndex {
       let v = 0;
       let shift = 0;
       let byte: number;
-      do { byte = fwd[p] as number; p += 1; v += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
+      do {
+        byte = fwd[p] as number;
+        p += 1;
+        v += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (byte & 0x80);
       term += v;
       const tf = fwd[p] as number; // tf <= 255 fits one or two varint bytes
       p += 1;
       let c = tf & 0x7f;
-      if (tf & 0x80) { c += ((fwd[p] as number) & 0x7f) << 7; p += 1; }
+      if (tf & 0x80) {
+        c += ((fwd[p] as number) & 0x7f) << 7;
+        p += 1;
+      }
       fn(term, c);
     }
   }

@@ -33,9 +33,9 @@ export interface RrfOptions {
 
 export function rrfFuse(lists: RankedItem[][], options: RrfOptions = {}): FusedItem[] {
   const k = options.k ?? 60;
-  if (!(k >= 0)) throw new RangeError("rrfFuse: k must be >= 0");
+  if (!(k >= 0)) throw new RangeError('rrfFuse: k must be >= 0');
   const weights = options.weights ?? lists.map(() => 1);
-  if (weights.length !== lists.length) throw new RangeError("rrfFuse: weights must match lists");
+  if (weights.length !== lists.length) throw new RangeError('rrfFuse: weights must match lists');
   const byId = new Map<string, FusedItem>();
   lists.forEach((list, li) => {
     const w = weights[li] ?? 1;

@@ -2,10 +2,10 @@
 // cosine search, fused by reciprocal rank fusion, with a per-result score breakdown that
 // the recall API can return as `score_breakdown`.
 
-import { RECALL_DEFAULTS } from "./defaults";
-import { rrfFuse } from "./fuse";
-import type { LexicalIndex, SearchHit, SearchOptions } from "./lexical-index";
-import type { VectorIndex } from "./vector-index";
+import { RECALL_DEFAULTS } from './defaults';
+import { rrfFuse } from './fuse';
+import type { LexicalIndex, SearchHit, SearchOptions } from './lexical-index';
+import type { VectorIndex } from './vector-index';
 
 export interface HybridQuery {
   text: string;
@@ -26,7 +26,7 @@ export interface HybridOptions {
 }
 
 export interface ScoreBreakdown {
-  strategy: "bm25" | "hybrid_rrf";
+  strategy: 'bm25' | 'hybrid_rrf';
   bm25: { rank: number; score: number; bm25: number; context: number } | null;
   vector: { rank: number; score: number } | null;
   fused: number | null;
@@ -43,13 +43,13 @@ export function hybridSearch(lexical: LexicalIndex, vectors: VectorIndex | null,
   const depth = Math.max(limit, options.depth ?? 20);
   const search: SearchOptions = { ...(options.search ?? RECALL_DEFAULTS.search), limit: depth };
   if (query.filter) search.filter = query.filter;
-  const lexBreak = (h: SearchHit, rank: number): ScoreBreakdown["bm25"] => ({ rank, score: h.score, bm25: h.bm25 ?? h.score, context: h.context ?? 0 });
+  const lexBreak = (h: SearchHit, rank: number): ScoreBreakdown['bm25'] => ({ rank, score: h.score, bm25: h.bm25 ?? h.score, context: h.context ?? 0 });
   const useVectors = Boolean(vectors && query.vector && vectors.size > 0 && query.vector.length === vectors.dim);
   if (!useVectors) {
     return lexical.search(query.text, { ...search, limit }).map((h, i) => ({
       docId: h.docId,
       score: h.score,
-      breakdown: { strategy: "bm25", bm25: lexBreak(h, i + 1), vector: null, fused: null },
+      breakdown: { strategy: 'bm25', bm25: lexBreak(h, i + 1), vector: null, fused: null },
     }));
   }
 
@@ -66,7 +66,7 @@ export function hybridSearch(lexical: LexicalIndex, vectors: VectorIndex | null,
       docId: o.docId,
       score: o.score,
       breakdown: {
-        strategy: "hybrid_rrf",
+        strategy: 'hybrid_rrf',
         bm25: l ? lexBreak(l.h, l.rank) : null,
         vector: v && v.rank !== null && v.score !== null ? { rank: v.rank, score: v.score } : null,
         fused: o.score,

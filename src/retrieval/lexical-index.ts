@@ -31,12 +31,12 @@
 // postings.ts holds the posting lists (the arena, regions, free lists), forward-index.ts the
 // forward lists, and lexical-query.ts evaluates queries over them (TAAT, pruned, scratch).
 
-import { analyze as defaultAnalyze, type Analyzer } from "./analyze";
-import { growInt32, growUint32, growUint8, ownString, TermTable } from "./arena";
-import { contextRerank } from "./context";
-import { ForwardIndex } from "./forward-index";
-import { PostingLists } from "./postings";
-import { QueryEvaluator, type Corpus, type QueryTerm } from "./lexical-query";
+import { analyze as defaultAnalyze, type Analyzer } from './analyze';
+import { growInt32, growUint32, growUint8, ownString, TermTable } from './arena';
+import { contextRerank } from './context';
+import { ForwardIndex } from './forward-index';
+import { PostingLists } from './postings';
+import { QueryEvaluator, type Corpus, type QueryTerm } from './lexical-query';
 
 export interface LexicalIndexOptions {
   /** BM25 k1 (default 1.2). */
@@ -198,9 +198,9 @@ export class LexicalIndex {
    * A document whose fields analyse to no terms is still counted (it just never matches).
    */
   upsert(docId: string, fields: DocFields | string): void {
-    const tf = this.termFrequencies(typeof fields === "string" ? { text: fields } : fields);
+    const tf = this.termFrequencies(typeof fields === 'string' ? { text: fields } : fields);
     if (this.nextSlot >= MAX_SLOT) this.compact();
-    if (this.nextSlot >= MAX_SLOT) throw new RangeError("LexicalIndex: too many live documents (max 16M)");
+    if (this.nextSlot >= MAX_SLOT) throw new RangeError('LexicalIndex: too many live documents (max 16M)');
     const old = this.idToSlot.get(docId);
     let seq: number;
     if (old !== undefined) {
@@ -292,8 +292,12 @@ export class LexicalIndex {
   /** Drop everything. */
   clear(): void {
     const fresh = new LexicalIndex({
-      k1: this.k1, b: this.b, fieldWeights: this.fieldWeights, analyzer: this.analyzer,
-      compactGarbageRatio: this.compactRatio, taatMaxPostings: this.taatMax,
+      k1: this.k1,
+      b: this.b,
+      fieldWeights: this.fieldWeights,
+      analyzer: this.analyzer,
+      compactGarbageRatio: this.compactRatio,
+      taatMaxPostings: this.taatMax,
     });
     Object.assign(this, fresh);
   }
@@ -326,7 +330,7 @@ export class LexicalIndex {
   stats(): LexicalIndexStats {
     let stored = 0;
     // In a bulk load no posting is laid out yet: each live one is counted in its term's df.
-    for (let t = 0; t < this.termCount; t += 1) stored += (this.bulk ? (this.termDf[t] as number) : this.postings.lengthOf(t));
+    for (let t = 0; t < this.termCount; t += 1) stored += this.bulk ? (this.termDf[t] as number) : this.postings.lengthOf(t);
     return {
       docs: this.liveDocs,
       terms: this.termIds.size,
@@ -377,7 +381,10 @@ export class LexicalIndex {
 
     const ctx = options.context;
     if (!ctx || queryTerms > (ctx.maxQueryTerms ?? 16)) {
-      return this.evaluator.on(this.corpus()).evaluate(this.prepare(weights), limit, filter, seeds).map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
+      return this.evaluator
+        .on(this.corpus())
+        .evaluate(this.prepare(weights), limit, filter, seeds)
+        .map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
     }
     const depth = Math.max(limit, ctx.depth ?? 20);
     const terms = this.prepare(weights);
@@ -423,7 +430,7 @@ export class LexicalIndex {
   private termFrequencies(fields: DocFields): Map<string, number> {
     const tf = new Map<string, number>();
     for (const [name, value] of Object.entries(fields)) {
-      if (typeof value !== "string" || value.length === 0) continue;
+      if (typeof value !== 'string' || value.length === 0) continue;
       const w = this.fieldWeights[name] ?? 1;
       if (w === 0) continue;
       for (const t of this.analyzer(value)) tf.set(t, (tf.get(t) ?? 0) + w);
@@ -447,7 +454,7 @@ export class LexicalIndex {
       this.termMaxTf = growUint8(this.termMaxTf, this.termCount);
       this.termMinLen = growUint32(this.termMinLen, this.termCount);
     }
-    if (this.termIds.add(term) !== t) throw new Error("LexicalIndex: term dictionary out of step");
+    if (this.termIds.add(term) !== t) throw new Error('LexicalIndex: term dictionary out of step');
     this.postings.addTerm(t);
     this.termDf[t] = 0;
     this.termMaxTf[t] = 0;
@@ -498,7 +505,11 @@ export class LexicalIndex {
     const oldIds = this.slotIds;
     const newSlotOf = new Int32Array(this.nextSlot).fill(-1);
     let live = 0;
-    for (let s = 0; s < this.nextSlot; s += 1) if (oldIds[s] !== undefined) { newSlotOf[s] = live; live += 1; }
+    for (let s = 0; s < this.nextSlot; s += 1)
+      if (oldIds[s] !== undefined) {
+        newSlotOf[s] = live;
+        live += 1;
+      }
 
     // Terms: keep those with live postings, renumbered.
     const newTermOf = new Int32Array(this.termCount).fill(-1);
@@ -601,11 +612,11 @@ export class LexicalIndex {
   }
 
   /** Exposed for tests: force one evaluation strategy. */
-  searchWith(strategy: "taat" | "pruned", query: string, limit = 10, filter?: (docId: string) => boolean): SearchHit[] {
+  searchWith(strategy: 'taat' | 'pruned', query: string, limit = 10, filter?: (docId: string) => boolean): SearchHit[] {
     this.endBulk();
     const terms = this.prepare(this.queryWeights(query));
     const evaluator = this.evaluator.on(this.corpus());
-    const hits = strategy === "taat" ? evaluator.taat(terms, limit, filter) : evaluator.pruned(terms, limit, filter);
+    const hits = strategy === 'taat' ? evaluator.taat(terms, limit, filter) : evaluator.pruned(terms, limit, filter);
     evaluator.release();
     return hits.map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
   }

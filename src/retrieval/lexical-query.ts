@@ -4,7 +4,7 @@
  * evaluation for long lists. It reads the index through a Corpus (the postings arena, document
  * lengths and ids, as they are at the call) and owns only its scratch arrays.
  */
-import { TopK } from "./arena";
+import { TopK } from './arena';
 
 /** What evaluation reads of the index, as it is at the call (arrays are not copied). */
 export interface Corpus {
@@ -172,7 +172,7 @@ export class QueryEvaluator {
         heap.push(this.scoreSlot(terms, slot, k1 * (1 - b + (b * (docLen[slot] as number)) / (avg || 1))), slot);
       }
     }
-    const byLen = [...terms].sort((x, y) => (x.end - x.start) - (y.end - y.start));
+    const byLen = [...terms].sort((x, y) => x.end - x.start - (y.end - y.start));
     const avgdl = liveDocs ? totalLen / liveDocs : 1;
     const bl = b / (avgdl || 1);
     // Rarest lists first, until the posting budget is spent (the last list may be cut short:
@@ -189,7 +189,10 @@ export class QueryEvaluator {
         const slot = v >>> 8;
         const tf = v & 255;
         const cur = acc[slot] as number;
-        if (cur === 0) { touched[nt] = slot; nt += 1; }
+        if (cur === 0) {
+          touched[nt] = slot;
+          nt += 1;
+        }
         acc[slot] = cur + (w * tf * (k1 + 1)) / (tf + k1 * (1 - b + bl * (docLen[slot] as number)));
       }
     }
@@ -237,7 +240,10 @@ export class QueryEvaluator {
     const m = ts.length;
     const prefix = new Float64Array(m);
     let sum = 0;
-    for (let i = 0; i < m; i += 1) { sum += (ts[i] as QueryTerm).ub; prefix[i] = sum; }
+    for (let i = 0; i < m; i += 1) {
+      sum += (ts[i] as QueryTerm).ub;
+      prefix[i] = sum;
+    }
     const heap = new TopK(limit);
     this.prime(ts, heap, limit, filter, seeds);
     // Read the lists from the largest bound down while they are essential, i.e. while the

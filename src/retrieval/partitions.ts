@@ -7,9 +7,9 @@
 // partition's own; and dropping a scope drops its object. Filters remain for finer
 // restrictions inside a partition (types, tiers, archived).
 
-import { LexicalIndex, type LexicalIndexOptions } from "./lexical-index";
-import { VectorIndex } from "./vector-index";
-import { RECALL_DEFAULTS } from "./defaults";
+import { LexicalIndex, type LexicalIndexOptions } from './lexical-index';
+import { VectorIndex } from './vector-index';
+import { RECALL_DEFAULTS } from './defaults';
 
 export interface Partition {
   tenant: string;
@@ -61,7 +61,10 @@ export class PartitionedIndexes {
   stats(): { partitions: number; docs: number; vectors: number } {
     let docs = 0;
     let vectors = 0;
-    for (const p of this.parts.values()) { docs += p.lexical.size; vectors += p.vectors.size; }
+    for (const p of this.parts.values()) {
+      docs += p.lexical.size;
+      vectors += p.vectors.size;
+    }
     return { partitions: this.parts.size, docs, vectors };
   }
 }

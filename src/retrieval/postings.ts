@@ -5,7 +5,7 @@
  * (per-size free lists) or to the arena end. Dead postings (of removed slots) stay until a
  * compaction rewrites the arena; a bulk load lays every list out once, exactly sized.
  */
-import { growUint32 } from "./arena";
+import { growUint32 } from './arena';
 
 export class PostingLists {
   /** The arena, read directly by query evaluation (lexical-query.ts). */

@@ -5,7 +5,7 @@
 // Search is a brute-force dot product with a top-k heap: exact, simple, and linear in
 // documents x dimensions (see bench/retrieval/scale.ts for its cost at 100k documents).
 
-import { ownString, TopK } from "./arena";
+import { ownString, TopK } from './arena';
 
 export interface VectorSearchOptions {
   limit?: number;
@@ -50,7 +50,7 @@ export class VectorIndex {
     let norm = 0;
     for (let i = 0; i < vector.length; i += 1) {
       const x = vector[i] as number;
-      if (!Number.isFinite(x)) throw new RangeError("VectorIndex: vector contains a non-finite value");
+      if (!Number.isFinite(x)) throw new RangeError('VectorIndex: vector contains a non-finite value');
       norm += x * x;
     }
     norm = Math.sqrt(norm);
@@ -114,10 +114,11 @@ export class VectorIndex {
       let s = 0;
       let i = 0;
       for (; i + 3 < dim; i += 4) {
-        s += (q[i] as number) * (data[off + i] as number)
-          + (q[i + 1] as number) * (data[off + i + 1] as number)
-          + (q[i + 2] as number) * (data[off + i + 2] as number)
-          + (q[i + 3] as number) * (data[off + i + 3] as number);
+        s +=
+          (q[i] as number) * (data[off + i] as number) +
+          (q[i + 1] as number) * (data[off + i + 1] as number) +
+          (q[i + 2] as number) * (data[off + i + 2] as number) +
+          (q[i + 3] as number) * (data[off + i + 3] as number);
       }
       for (; i < dim; i += 1) s += (q[i] as number) * (data[off + i] as number);
       if (heap.size === limit && s <= heap.threshold()) return;
@@ -128,7 +129,10 @@ export class VectorIndex {
       const seen = new Set<number>();
       for (const id of options.candidates) {
         const row = this.idToRow.get(id);
-        if (row !== undefined && !seen.has(row)) { seen.add(row); scoreRow(row); }
+        if (row !== undefined && !seen.has(row)) {
+          seen.add(row);
+          scoreRow(row);
+        }
       }
     } else {
       for (let row = 0; row < this.ids.length; row += 1) scoreRow(row);

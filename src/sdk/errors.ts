@@ -17,7 +17,10 @@ export class ApiError extends Error {
 
 /** The request did not get a contract answer: network failure, timeout, or a non-JSON reply. */
 export class TransportError extends Error {
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'TransportError';
   }

@@ -59,7 +59,10 @@ export class Database {
    * fails as usual). `T` is the stored document's shape.
    */
   async findAll<T extends Document>(spec: CollectionSpec, q: WireFind): Promise<T[]> {
-    return traceStore(() => ({ collection: spec.name, operation: 'find', database: this.db.databaseName }), () => this.findAllNow<T>(spec, q));
+    return traceStore(
+      () => ({ collection: spec.name, operation: 'find', database: this.db.databaseName }),
+      () => this.findAllNow<T>(spec, q),
+    );
   }
 
   private async findAllNow<T extends Document>(spec: CollectionSpec, q: WireFind): Promise<T[]> {

@@ -1,14 +1,4 @@
-import type {
-  AnyBulkWriteOperation,
-  Collection,
-  Document,
-  Filter,
-  FindOneAndUpdateOptions,
-  OptionalUnlessRequiredId,
-  Sort,
-  UpdateFilter,
-  WithId,
-} from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Document, Filter, FindOneAndUpdateOptions, OptionalUnlessRequiredId, Sort, UpdateFilter, WithId } from 'mongodb';
 import { isDuplicateKey } from './mongo-errors';
 import type { ScopeRef } from './scope';
 import { traceStore, type StoreCall } from './tracing';
@@ -101,7 +91,13 @@ export class ScopedCollection<T extends Document> {
   }
 
   async insertMany(docs: T[]): Promise<void> {
-    if (docs.length > 0) await traceStore(this.call('insertMany'), () => this.coll.insertMany(docs.map((d) => this.stamp(d)), { ordered: true }));
+    if (docs.length > 0)
+      await traceStore(this.call('insertMany'), () =>
+        this.coll.insertMany(
+          docs.map((d) => this.stamp(d)),
+          { ordered: true },
+        ),
+      );
   }
 
   async updateOne(filter: Filter<T>, update: UpdateFilter<T>, options: { upsert?: boolean } = {}): Promise<{ matched: number; modified: number; upserted: boolean }> {

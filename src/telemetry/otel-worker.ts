@@ -1,6 +1,10 @@
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import { TRACING_WORKFLOW_INTERCEPTORS } from './workflow-module';
 import type { WorkerTracing } from './types';

@@ -15,11 +15,7 @@
  * Workflow code: deterministic, no I/O (spans leave through the sink Temporal's exporter reads).
  */
 // First: it sets up the globals OpenTelemetry needs in workflow code (performance, window).
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, SimpleSpanProcessor, type IdGenerator } from '@opentelemetry/sdk-trace-base';
 import { SpanExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/span-exporter.js';

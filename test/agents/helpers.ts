@@ -55,11 +55,7 @@ export async function ok(client: Client, name: string, args: Record<string, unkn
   return r.structuredContent;
 }
 
-export const TASK_FAMILY = [
-  'fix flaky retry in worker.ts',
-  'fix the flaky retry test for the worker',
-  'resolve flaky retries in the job worker',
-];
+export const TASK_FAMILY = ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'];
 export const PARAPHRASE = 'repair the intermittent retry failure in the worker';
 
 /**
@@ -94,7 +90,10 @@ export async function learnThroughMcp(client: Client, stranger: Client): Promise
   assert.equal(start.first_action.file_path, 'src/jobs/worker.ts');
   assert.equal(start.first_action.selected_tool, 'read');
   assert.equal(start.first_action.history_applied, true);
-  assert.ok(written.some((id) => start.first_action.evidence_ids.includes(id)), 'evidence names the writes it was learned from');
+  assert.ok(
+    written.some((id) => start.first_action.evidence_ids.includes(id)),
+    'evidence names the writes it was learned from',
+  );
 
   const recall = await ok(client, 'recall_memory', { query_text: 'flaky retry worker', limit: 10 });
   const found = recall.results.map((r: { id: string }) => r.id);

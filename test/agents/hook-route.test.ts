@@ -44,7 +44,10 @@ describe('HTTP hook route', () => {
       }
       const run = await api.post('/v1/memory/replay/runs/get', { tenant_id: tenant, scope, run_id: `claude-code:${sid}:1` }, { authorization: `Bearer ${key}` });
       assert.equal(run.status, 200, JSON.stringify(run.body));
-      assert.deepEqual(run.body.run.steps.map((s: any) => s.tool_name), ['Read', 'Edit', 'Bash']);
+      assert.deepEqual(
+        run.body.run.steps.map((s: any) => s.tool_name),
+        ['Read', 'Edit', 'Bash'],
+      );
     }
     const [start, prompt] = sessionEvents({ session_id: uniqueName('fourth'), cwd: project.dir, prompt: PARAPHRASE });
     assert.deepEqual((await hook(start, { scope })).body, {});

@@ -100,7 +100,13 @@ describe('hooks fail open', () => {
   it('proof 4: malformed hook JSON exits 0, is logged, and stores nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'lore-malformed-'));
     try {
-      const inputs = ['{"hook_event_name": "PreToolUse", "session_id": ', '[1,2,3]', '{"session_id": "s1"}', '{"hook_event_name": "PreToolUse", "session_id": "s1", "tool_input": "rm -rf /"}', ''];
+      const inputs = [
+        '{"hook_event_name": "PreToolUse", "session_id": ',
+        '[1,2,3]',
+        '{"session_id": "s1"}',
+        '{"hook_event_name": "PreToolUse", "session_id": "s1", "tool_input": "rm -rf /"}',
+        '',
+      ];
       for (const text of inputs) {
         const r = await runHook(text, { LORE_URL: countingUrl, LORE_DATA_DIR: dataDir });
         assert.equal(r.code, 0);
@@ -109,7 +115,10 @@ describe('hooks fail open', () => {
       }
       assert.equal(requests, 0, 'nothing was sent to Lore');
       assert.equal(existsSync(join(dataDir, 'hooks', 'sessions')) ? readdirSync(join(dataDir, 'hooks', 'sessions')).length : 0, 0, 'no session state');
-      const lines = readFileSync(join(dataDir, 'logs', 'hooks.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(join(dataDir, 'logs', 'hooks.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.equal(lines.length, inputs.length);
       assert.ok(lines.every((l) => /malformed hook input/.test(l.message)));
       assert.match(lines[0].message, /not JSON/);

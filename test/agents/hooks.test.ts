@@ -86,7 +86,10 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
       assert.match(written, /npm test/);
     }
     // The session ended: its state file is gone.
-    assert.deepEqual(readdirSync(join(dataDir, 'hooks', 'sessions')).filter((f) => f.endsWith('.json')), []);
+    assert.deepEqual(
+      readdirSync(join(dataDir, 'hooks', 'sessions')).filter((f) => f.endsWith('.json')),
+      [],
+    );
 
     const fourth = crypto.randomUUID();
     const out = await replaySession(fourth, PARAPHRASE, { stopAfter: 'UserPromptSubmit' });
@@ -127,20 +130,54 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
     assert.equal((await runHook({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'look around the billing module' }, env)).code, 0);
     const files = ['a.ts', 'b.ts', 'c.ts', 'd.ts'];
     const pre = await Promise.all(
-      files.map((f, i) => runHook({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_use_id: `t${i}`, tool_input: { file_path: `${project.dir}/billing/${f}` } }, env)),
+      files.map((f, i) =>
+        runHook({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_use_id: `t${i}`, tool_input: { file_path: `${project.dir}/billing/${f}` } }, env),
+      ),
     );
-    assert.deepEqual(pre.map((r) => r.code), [0, 0, 0, 0]);
+    assert.deepEqual(
+      pre.map((r) => r.code),
+      [0, 0, 0, 0],
+    );
     await Promise.all(
       files.map((f, i) =>
-        runHook({ ...base, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: `t${i}`, tool_input: { file_path: `${project.dir}/billing/${f}` }, tool_response: { type: 'text' } }, env),
+        runHook(
+          {
+            ...base,
+            hook_event_name: 'PostToolUse',
+            tool_name: 'Read',
+            tool_use_id: `t${i}`,
+            tool_input: { file_path: `${project.dir}/billing/${f}` },
+            tool_response: { type: 'text' },
+          },
+          env,
+        ),
       ),
     );
     // A failed command whose PreToolUse was never seen.
-    await runHook({ ...base, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_use_id: 'lost', tool_input: { command: 'npm run lint' }, error: 'Exit code 2\nerror: 3 problems found' }, env);
+    await runHook(
+      {
+        ...base,
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'Bash',
+        tool_use_id: 'lost',
+        tool_input: { command: 'npm run lint' },
+        error: 'Exit code 2\nerror: 3 problems found',
+      },
+      env,
+    );
     await runHook({ ...base, hook_event_name: 'Stop', stop_hook_active: false }, env);
     const { run } = await post('/v1/memory/replay/runs/get', { run_id: `claude-code:${sid}:1` });
-    assert.deepEqual(run.steps.map((s: any) => s.step_index), [0, 1, 2, 3, 4]);
-    assert.deepEqual(run.steps.slice(0, 4).map((s: any) => s.tool_input.file_path).sort(), files.map((f) => `${project.dir}/billing/${f}`));
+    assert.deepEqual(
+      run.steps.map((s: any) => s.step_index),
+      [0, 1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      run.steps
+        .slice(0, 4)
+        .map((s: any) => s.tool_input.file_path)
+        .sort(),
+      files.map((f) => `${project.dir}/billing/${f}`),
+    );
     assert.ok(run.steps.slice(0, 4).every((s: any) => s.status === 'success'));
     const lint = run.steps[4];
     assert.equal(lint.status, 'failed');
@@ -152,17 +189,36 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
   it('secrets in prompts, tool inputs and outputs are redacted before anything is stored', async () => {
     const sid = crypto.randomUUID();
     const base = { session_id: sid, cwd: project.dir };
-    const secrets = ['hunter2-very-secret', 'sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4', 'AKIAIOSFODNN7EXAMPLE', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'wJalrXUtnFEMIbPxRfiCYEXAMPLEKEY'];
+    const secrets = [
+      'hunter2-very-secret',
+      'sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4',
+      'AKIAIOSFODNN7EXAMPLE',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+      'wJalrXUtnFEMIbPxRfiCYEXAMPLEKEY',
+    ];
     await runHook({ ...base, hook_event_name: 'UserPromptSubmit', prompt: `deploy staging; the db password=${secrets[0]} if it asks` }, env);
     const curl = { command: `curl -H "Authorization: Bearer ${secrets[1]}" https://api.example.com/v1/deploy` };
     await runHook({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'c1', tool_input: curl }, env);
-    await runHook({ ...base, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_use_id: 'c1', tool_input: curl, error: `Exit code 22\ncurl: (22) 401 for token ${secrets[3]}` }, env);
+    await runHook(
+      { ...base, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_use_id: 'c1', tool_input: curl, error: `Exit code 22\ncurl: (22) 401 for token ${secrets[3]}` },
+      env,
+    );
     const write = { file_path: `${project.dir}/.env`, content: `AWS_ACCESS_KEY_ID=${secrets[2]}\nAWS_SECRET_ACCESS_KEY=${secrets[4]}\n` };
     await runHook({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_use_id: 'w1', tool_input: write }, env);
     // The state file between events holds nothing secret either.
     const stateFiles = readdirSync(join(dataDir, 'hooks', 'sessions')).filter((f) => f.endsWith('.json'));
     const state = stateFiles.map((f) => readFileSync(join(dataDir, 'hooks', 'sessions', f), 'utf8')).join('\n');
-    await runHook({ ...base, hook_event_name: 'PostToolUse', tool_name: 'Write', tool_use_id: 'w1', tool_input: write, tool_response: { type: 'create', filePath: write.file_path, content: write.content } }, env);
+    await runHook(
+      {
+        ...base,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Write',
+        tool_use_id: 'w1',
+        tool_input: write,
+        tool_response: { type: 'create', filePath: write.file_path, content: write.content },
+      },
+      env,
+    );
     await runHook({ ...base, hook_event_name: 'Stop' }, env);
 
     const { run } = await post('/v1/memory/replay/runs/get', { run_id: `claude-code:${sid}:1` });

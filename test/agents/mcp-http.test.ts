@@ -81,13 +81,19 @@ describe('MCP over streamable HTTP (/mcp)', () => {
     try {
       const w = await ok(a, 'write_memory', { input_text: 'the deploy script needs the staging flag', client_id: 'note-1' });
       const mine = await ok(a, 'recall_memory', { query_text: 'deploy staging flag' });
-      assert.deepEqual(mine.results.map((r: { id: string }) => r.id), [w.nodes[0].id]);
+      assert.deepEqual(
+        mine.results.map((r: { id: string }) => r.id),
+        [w.nodes[0].id],
+      );
       const theirs = await ok(b, 'recall_memory', { query_text: 'deploy staging flag' });
       assert.deepEqual(theirs.results, []);
       // A tenant_id argument is not the model's to give: it is ignored, the write lands in the key's tenant.
       const sneaky = await ok(b, 'write_memory', { input_text: 'planted note about staging deploy', tenant_id: tenantA, scope: 'elsewhere' });
       const stillMine = await ok(a, 'recall_memory', { query_text: 'planted note staging' });
-      assert.equal(stillMine.results.some((r: { id: string }) => r.id === sneaky.nodes[0].id), false);
+      assert.equal(
+        stillMine.results.some((r: { id: string }) => r.id === sneaky.nodes[0].id),
+        false,
+      );
       const resolved = await api.post('/v1/memory/resolve', { tenant_id: tenantB, scope, id: sneaky.nodes[0].id }, { authorization: `Bearer ${keys.b}` });
       assert.equal(resolved.status, 200, 'it is in the key’s own tenant and the connection’s scope');
     } finally {
@@ -156,7 +162,10 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       const w = (await a.callTool({ name: 'write_memory', arguments: { input_text: 'modern clients write here too' } })) as any;
       assert.notEqual(w.isError, true, JSON.stringify(w));
       const mine = (await a.callTool({ name: 'recall_memory', arguments: { query_text: 'modern clients write' } })) as any;
-      assert.deepEqual(mine.structuredContent.results.map((r: { id: string }) => r.id), [w.structuredContent.nodes[0].id]);
+      assert.deepEqual(
+        mine.structuredContent.results.map((r: { id: string }) => r.id),
+        [w.structuredContent.nodes[0].id],
+      );
       const theirs = (await b.callTool({ name: 'recall_memory', arguments: { query_text: 'modern clients write' } })) as any;
       assert.deepEqual(theirs.structuredContent.results, []);
       const bad = (await a.callTool({ name: 'recall_memory', arguments: { query_text: 'x', limit: 'ten' } })) as any;

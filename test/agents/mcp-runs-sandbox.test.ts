@@ -27,18 +27,28 @@ describe('MCP tools on automation runs and the sandbox (a real worker)', () => {
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const run_id = started.body.run_id as string;
 
-    const paused = await pollFor('the run to pause', async () => {
-      const r = await ok(client, 'get_run', { run_id });
-      return r.run.status === 'paused' ? r : null;
-    }, 90_000, 200);
+    const paused = await pollFor(
+      'the run to pause',
+      async () => {
+        const r = await ok(client, 'get_run', { run_id });
+        return r.run.status === 'paused' ? r : null;
+      },
+      90_000,
+      200,
+    );
     assert.deepEqual(paused.run.paused_nodes, ['approve']);
 
     const resumed = await ok(client, 'resume_run', { run_id, reason: 'approved by the user in chat' });
     assert.deepEqual(resumed.resumed_node_ids, ['approve']);
-    const done = await pollFor('the run to succeed', async () => {
-      const r = await ok(client, 'get_run', { run_id, include_nodes: true });
-      return r.run.status === 'succeeded' ? r : null;
-    }, 90_000, 200);
+    const done = await pollFor(
+      'the run to succeed',
+      async () => {
+        const r = await ok(client, 'get_run', { run_id, include_nodes: true });
+        return r.run.status === 'succeeded' ? r : null;
+      },
+      90_000,
+      200,
+    );
     assert.equal(done.run.resumes[0].actor, 'mcp');
     assert.equal(done.run.resumes[0].reason, 'approved by the user in chat');
 

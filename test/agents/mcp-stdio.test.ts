@@ -51,7 +51,11 @@ describe('MCP over stdio (npx lore mcp)', () => {
     const client = await spawnMcp({ LORE_MCP_TENANT: tenant, LORE_MCP_SCOPE: scope });
     const stranger = await spawnMcp({ LORE_MCP_TENANT: tenant, LORE_MCP_SCOPE: uniqueName('other') });
     const { tools } = await client.listTools();
-    assert.equal(tools.some((t) => t.name === 'execute_command'), false, 'execute_command is listed only when the sandbox is on');
+    assert.equal(
+      tools.some((t) => t.name === 'execute_command'),
+      false,
+      'execute_command is listed only when the sandbox is on',
+    );
     assert.ok(tools.some((t) => t.name === 'start_task'));
     await learnThroughMcp(client, stranger);
     // What stdio wrote is in the bound tenant and scope, as the HTTP API sees it.

@@ -74,7 +74,10 @@ describe('reject', () => {
     // The Temporal UI says the same: the memo's decisions, the final status and reason.
     const ui = await describeWorkflow(run.workflow_id);
     assert.equal(ui.memo.lore_status, 'failed');
-    assert.deepEqual(ui.memo.lore_decisions.map((d: any) => [d.decision, d.actor, d.reason]), [['reject', 'carol', 'too risky on a Friday']]);
+    assert.deepEqual(
+      ui.memo.lore_decisions.map((d: any) => [d.decision, d.actor, d.reason]),
+      [['reject', 'carol', 'too risky on a Friday']],
+    );
     assert.match(ui.memo.lore_summary, /rejected by carol/);
     assert.match(ui.current, /failed/);
   });
@@ -105,10 +108,13 @@ describe('reject', () => {
     assert.equal(nodeOf(run, 'b').state, 'succeeded');
     assert.equal(nodeOf(run, 'b').approval.decision, 'approve');
     assert.equal(nodeOf(run, 'b').output.approved, true);
-    assert.deepEqual(run.resumes.map((x: any) => [x.node_ids, x.decision, x.reason]), [
-      [['a'], 'reject', null],
-      [['b'], 'approve', null],
-    ]);
+    assert.deepEqual(
+      run.resumes.map((x: any) => [x.node_ids, x.decision, x.reason]),
+      [
+        [['a'], 'reject', null],
+        [['b'], 'approve', null],
+      ],
+    );
   });
 
   it('bad decisions and reasons are invalid_request; a finished run is invalid_state', async () => {
@@ -148,10 +154,16 @@ describe('timeout', () => {
     assert.equal(gate.approval.decided_by, 'lore');
     assert.equal(gate.approval.timed_out, true);
     assert.match(gate.approval.reason, /no decision within PT2S/);
-    assert.deepEqual(run.resumes.map((x: any) => [x.node_ids, x.decision, x.actor, x.timed_out]), [[['gate'], 'reject', 'lore', true]]);
+    assert.deepEqual(
+      run.resumes.map((x: any) => [x.node_ids, x.decision, x.actor, x.timed_out]),
+      [[['gate'], 'reject', 'lore', true]],
+    );
     // The deadline is a Temporal timer, visible in the history.
     const history = await api.engine.client.workflow.getHandle(run.workflow_id).fetchHistory();
-    assert.ok(history.events?.some((e) => e.timerFiredEventAttributes), 'a timer fired');
+    assert.ok(
+      history.events?.some((e) => e.timerFiredEventAttributes),
+      'a timer fired',
+    );
   });
 
   it('on_timeout fail: the node fails approval_timeout with no decision recorded', async () => {

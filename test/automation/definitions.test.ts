@@ -94,7 +94,16 @@ describe('validate', () => {
     const res = await api.post('/v1/automations/create', {
       automation_id: id,
       name: 'bad',
-      graph: { nodes: [{ node_id: 'a', kind: 'approval' }, { node_id: 'b', kind: 'condition', condition: { op: 'gt', left: true, right: 1 } }], edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] },
+      graph: {
+        nodes: [
+          { node_id: 'a', kind: 'approval' },
+          { node_id: 'b', kind: 'condition', condition: { op: 'gt', left: true, right: 1 } },
+        ],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a' },
+        ],
+      },
     });
     const body = assertError(res, 422, 'validation_failed');
     const paths = issuePaths(body);
@@ -145,7 +154,10 @@ describe('definitions', () => {
     const graph = branchGraph('yes');
     const res = await api.post('/v1/automations/create', { automation_id: id, name: 'Ship', status: 'draft', graph, extra_field: 1 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.warnings.map((w: { field: string }) => w.field), ['extra_field']);
+    assert.deepEqual(
+      res.body.warnings.map((w: { field: string }) => w.field),
+      ['extra_field'],
+    );
     assert.equal(res.body.created, true);
     assert.equal(res.body.tenant_id, 'default');
     assert.equal(res.body.automation.status, 'draft');
@@ -218,7 +230,10 @@ describe('definitions', () => {
     }
     assert.deepEqual(seen, ids);
     const active = await api.post('/v1/automations/list', { scope, status: 'active', include_graph: true });
-    assert.deepEqual(active.body.automations.map((a: { automation_id: string }) => a.automation_id), ['auto-3']);
+    assert.deepEqual(
+      active.body.automations.map((a: { automation_id: string }) => a.automation_id),
+      ['auto-3'],
+    );
     assert.equal(active.body.automations[0].graph.nodes.length, 4);
     assertError(await api.post('/v1/automations/list', { scope, cursor: 'garbage' }), 400, 'invalid_request');
     assertError(await api.post('/v1/automations/list', { scope, limit: 0 }), 400, 'invalid_request');

@@ -10,8 +10,7 @@ export const TERMINAL = ['succeeded', 'failed', 'cancelled'];
 export { sleep } from '../helpers/wait';
 
 /** Polls fn until it returns a truthy value or the (generous) deadline passes. */
-export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, everyMs = 150): Promise<T> =>
-  pollFor(what, fn, timeoutMs, everyMs);
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 90_000, everyMs = 150): Promise<T> => pollFor(what, fn, timeoutMs, everyMs);
 
 export async function createAutomation(api: TestApi, automation_id: string, graph: unknown, who: Partial<Identity> = {}, extra: Record<string, unknown> = {}) {
   const res = await api.post('/v1/automations/create', { ...who, automation_id, name: automation_id, graph, ...extra });
@@ -38,10 +37,14 @@ export function nodeOf(run: { nodes: { node_id: string }[] }, id: string): any {
 }
 
 export async function waitForStatus(api: TestApi, run_id: string, statuses: string[], timeoutMs = 90_000, who: Partial<Identity> = {}) {
-  return waitFor(`run ${run_id} to be ${statuses.join('|')}`, async () => {
-    const r = await getRun(api, run_id, who);
-    return statuses.includes(r.status) ? r : null;
-  }, timeoutMs);
+  return waitFor(
+    `run ${run_id} to be ${statuses.join('|')}`,
+    async () => {
+      const r = await getRun(api, run_id, who);
+      return statuses.includes(r.status) ? r : null;
+    },
+    timeoutMs,
+  );
 }
 
 /**
@@ -78,11 +81,15 @@ export const branchGraph = (expected: string) => ({
 
 /** Waits until the run is paused at exactly these approval nodes (the store may lag a resume by a write). */
 export async function waitForPausedAt(api: TestApi, run_id: string, nodeIds: string[], who: Partial<Identity> = {}, timeoutMs = 90_000) {
-  return waitFor(`run ${run_id} to be paused at ${nodeIds.join(', ')}`, async () => {
-    const r = await getRun(api, run_id, who);
-    if (TERMINAL.includes(r.status)) throw new Error(`run ${run_id} ended ${r.status} before pausing at ${nodeIds.join(', ')}: ${JSON.stringify(r)}`);
-    return r.status === 'paused' && [...r.paused_nodes].sort().join() === [...nodeIds].sort().join() ? r : null;
-  }, timeoutMs);
+  return waitFor(
+    `run ${run_id} to be paused at ${nodeIds.join(', ')}`,
+    async () => {
+      const r = await getRun(api, run_id, who);
+      if (TERMINAL.includes(r.status)) throw new Error(`run ${run_id} ended ${r.status} before pausing at ${nodeIds.join(', ')}: ${JSON.stringify(r)}`);
+      return r.status === 'paused' && [...r.paused_nodes].sort().join() === [...nodeIds].sort().join() ? r : null;
+    },
+    timeoutMs,
+  );
 }
 
 /**
@@ -90,7 +97,14 @@ export async function waitForPausedAt(api: TestApi, run_id: string, nodeIds: str
  * matched: `output_match: none`), compiled with `parameters` (each default written literally in the
  * commands becomes {{name}}), promoted active.
  */
-export async function makePlaybook(api: TestApi, playbook_id: string, commands: string[], parameters: Record<string, string> = {}, who: Partial<Identity> = {}, compileExtra: Record<string, unknown> = {}) {
+export async function makePlaybook(
+  api: TestApi,
+  playbook_id: string,
+  commands: string[],
+  parameters: Record<string, string> = {},
+  who: Partial<Identity> = {},
+  compileExtra: Record<string, unknown> = {},
+) {
   const run_id = `rec-${playbook_id}-${Math.random().toString(16).slice(2, 8)}`;
   const call = async (path: string, body: Record<string, unknown>) => {
     const res = await api.post(path, { ...who, ...body });

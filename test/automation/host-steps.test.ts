@@ -63,11 +63,15 @@ const graph = (mode?: string) => ({
 });
 
 const waitingAt = (runId: string) =>
-  waitFor(`run ${runId} to wait for the host`, async () => {
-    const r = (await api.post('/v1/automations/runs/get', { run_id: runId, include_nodes: true })).body.run;
-    if (['succeeded', 'failed', 'cancelled'].includes(r.status)) throw new Error(`run ${runId} ended ${r.status}: ${JSON.stringify(r)}`);
-    return r.waiting_for_host.length > 0 ? r : null;
-  }, 240_000);
+  waitFor(
+    `run ${runId} to wait for the host`,
+    async () => {
+      const r = (await api.post('/v1/automations/runs/get', { run_id: runId, include_nodes: true })).body.run;
+      if (['succeeded', 'failed', 'cancelled'].includes(r.status)) throw new Error(`run ${runId} ended ${r.status}: ${JSON.stringify(r)}`);
+      return r.waiting_for_host.length > 0 ? r : null;
+    },
+    240_000,
+  );
 
 describe('guided playbook nodes', () => {
   before(async () => {
@@ -79,16 +83,27 @@ describe('guided playbook nodes', () => {
     const strict = assertError(await api.post('/v1/automations/create', { automation_id: 'needs-guided', graph: graph() }), 422, 'validation_failed');
     assert.match(JSON.stringify(strict.error.details.issues), /needs the host; strict mode runs command steps only/);
     const bad = assertError(await api.post('/v1/automations/create', { automation_id: 'bad-mode', graph: graph('fast') }), 422, 'validation_failed');
-    assert.ok(bad.error.details.issues.some((i: any) => i.path === 'graph.nodes[0].mode' && /'strict'.*'guided'/.test(i.message)), JSON.stringify(bad.error.details.issues));
+    assert.ok(
+      bad.error.details.issues.some((i: any) => i.path === 'graph.nodes[0].mode' && /'strict'.*'guided'/.test(i.message)),
+      JSON.stringify(bad.error.details.issues),
+    );
     const created = await createAutomation(api, 'guided-flow', graph('guided'));
     assert.equal(created.graph.nodes[0].mode, 'guided');
     // strict spelled out is the default and is not stored: the same content hash as without it.
-    const a = await createAutomation(api, 'plain-1', { nodes: [{ node_id: 'x', kind: 'playbook', playbook_id: 'echo-color', version: 1, mode: 'strict' }], edges: [] }, {}, { name: 'same' });
+    const a = await createAutomation(
+      api,
+      'plain-1',
+      { nodes: [{ node_id: 'x', kind: 'playbook', playbook_id: 'echo-color', version: 1, mode: 'strict' }], edges: [] },
+      {},
+      { name: 'same' },
+    );
     const b = await createAutomation(api, 'plain-2', { nodes: [{ node_id: 'x', kind: 'playbook', playbook_id: 'echo-color', version: 1 }], edges: [] }, {}, { name: 'same' });
     assert.equal(a.content_hash, b.content_hash);
   });
 
-  it('the run shows the node waiting for the host; it survives kill -9 of the worker; the host step answered, it completes through the approval', { timeout: 900_000 }, async () => {
+  it('the run shows the node waiting for the host; it survives kill -9 of the worker; the host step answered, it completes through the approval', {
+    timeout: 900_000,
+  }, async () => {
     const worker1 = await procs.start('worker');
     await startRun(api, 'guided-flow', {}, {}, { run_id: 'g-run' });
     const waiting = await waitingAt('g-run');
@@ -124,10 +139,19 @@ describe('guided playbook nodes', () => {
     assert.equal(paused.waiting_for_host.length, 0);
     const review = nodeOf(paused, 'review');
     assert.equal(review.state, 'succeeded');
-    assert.deepEqual(review.output.steps.map((s: any) => s.status), ['success', 'success']);
+    assert.deepEqual(
+      review.output.steps.map((s: any) => s.status),
+      ['success', 'success'],
+    );
     assert.equal(review.output.outputs['1'], 'stamped');
     const judged = (await post('/v1/memory/replay/runs/get', { run_id: 'g-run:review' })).run.steps[0];
-    assert.deepEqual(judged.match.checks.map((c: any) => [c.check, c.passed]), [['status', true], ['marker', true]]);
+    assert.deepEqual(
+      judged.match.checks.map((c: any) => [c.check, c.passed]),
+      [
+        ['status', true],
+        ['marker', true],
+      ],
+    );
 
     assert.equal((await api.post('/v1/automations/runs/resume', { run_id: 'g-run', reason: 'blue' })).status, 200);
     const done = await waitForStatus(api, 'g-run', ['succeeded', 'failed', 'cancelled'], 240_000);
@@ -150,9 +174,16 @@ describe('guided playbook nodes', () => {
     });
     assert.equal(pbRun.status, 'cancelled');
     assert.equal(pbRun.pending_step, null);
-    assert.deepEqual(pbRun.steps.map((s: any) => s.status), ['skipped', 'skipped']);
+    assert.deepEqual(
+      pbRun.steps.map((s: any) => s.status),
+      ['skipped', 'skipped'],
+    );
     assert.match(pbRun.steps[0].error, /cancelled while this step waited for the host/);
-    const late = assertError(await api.post('/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'g-cancel:review', step_index: 0, status: 'success' }), 409, 'invalid_state');
+    const late = assertError(
+      await api.post('/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'g-cancel:review', step_index: 0, status: 'success' }),
+      409,
+      'invalid_state',
+    );
     assert.equal(late.error.details.state, 'ended');
     await procs.kill9(worker2, { tree: true });
   });

@@ -68,27 +68,37 @@ describe('parallel runs', () => {
 
     // Every run reaches its approval, then each gets its own resume.
     const pending = new Set(ids);
-    await waitFor(`all ${RUNS} runs to pause at the approval`, async () => {
-      const page = await api.post('/v1/automations/runs/list', { automation_id: id, status: ['paused', 'failed', 'cancelled'], limit: 100 });
-      const bad = page.body.runs.filter((r: { status: string }) => r.status !== 'paused');
-      if (bad.length > 0) {
-        const why = await getRun(api, bad[0].run_id);
-        const failed = why.nodes.find((n: { state: string }) => n.state === 'failed');
-        const sb = failed?.output?.sandbox_run_ids?.[0] ? (await api.post('/v1/memory/sandbox/runs/get', { run_id: failed.output.sandbox_run_ids[0] })).body.run : null;
-        assert.fail(`${bad.length} runs ended early, e.g. ${bad[0].run_id}: ${JSON.stringify(failed)}\nsandbox run: ${JSON.stringify(sb)}`);
-      }
-      return page.body.runs.length === RUNS;
-    }, 600_000, 1000);
+    await waitFor(
+      `all ${RUNS} runs to pause at the approval`,
+      async () => {
+        const page = await api.post('/v1/automations/runs/list', { automation_id: id, status: ['paused', 'failed', 'cancelled'], limit: 100 });
+        const bad = page.body.runs.filter((r: { status: string }) => r.status !== 'paused');
+        if (bad.length > 0) {
+          const why = await getRun(api, bad[0].run_id);
+          const failed = why.nodes.find((n: { state: string }) => n.state === 'failed');
+          const sb = failed?.output?.sandbox_run_ids?.[0] ? (await api.post('/v1/memory/sandbox/runs/get', { run_id: failed.output.sandbox_run_ids[0] })).body.run : null;
+          assert.fail(`${bad.length} runs ended early, e.g. ${bad[0].run_id}: ${JSON.stringify(failed)}\nsandbox run: ${JSON.stringify(sb)}`);
+        }
+        return page.body.runs.length === RUNS;
+      },
+      600_000,
+      1000,
+    );
     console.log(`# all paused after ${Date.now() - t0} ms`);
     await pool(ids, 20, async (run_id) => {
       const r = await resume(api, run_id, `approve ${run_id}`);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       pending.delete(run_id);
     });
-    await waitFor(`all ${RUNS} runs to succeed`, async () => {
-      const page = await api.post('/v1/automations/runs/list', { automation_id: id, status: 'succeeded', limit: 100 });
-      return page.body.runs.length === RUNS;
-    }, 600_000, 1000);
+    await waitFor(
+      `all ${RUNS} runs to succeed`,
+      async () => {
+        const page = await api.post('/v1/automations/runs/list', { automation_id: id, status: 'succeeded', limit: 100 });
+        return page.body.runs.length === RUNS;
+      },
+      600_000,
+      1000,
+    );
     console.log(`# all succeeded after ${Date.now() - t0} ms`);
 
     const runs = await pool(ids, 10, (run_id) => getRun(api, run_id));

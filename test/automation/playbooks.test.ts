@@ -60,11 +60,14 @@ describe('proof 1: playbook → approval → playbook', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const done = await waitForEnd(api, runId);
     assert.equal(done.status, 'succeeded', JSON.stringify(done));
-    assert.deepEqual(done.nodes.map((n: { node_id: string; state: string }) => [n.node_id, n.state]), [
-      ['build', 'succeeded'],
-      ['approve', 'succeeded'],
-      ['deploy', 'succeeded'],
-    ]);
+    assert.deepEqual(
+      done.nodes.map((n: { node_id: string; state: string }) => [n.node_id, n.state]),
+      [
+        ['build', 'succeeded'],
+        ['approve', 'succeeded'],
+        ['deploy', 'succeeded'],
+      ],
+    );
     const deploy = nodeOf(done, 'deploy');
     assert.deepEqual(deploy.inputs, { color: 'beta' });
     assert.equal(deploy.output.outputs['0'], 'beta', 'the resume reason reached the second playbook');
@@ -79,11 +82,14 @@ describe('proof 1: playbook → approval → playbook', () => {
     // record_run: the automation run itself, recorded as a replay run with one step per node.
     const recorded = await replayRun(done.replay_run_id);
     assert.equal(recorded.status, 'success');
-    assert.deepEqual(recorded.steps.map((s: { tool_name: string; status: string }) => [s.tool_name, s.status]), [
-      ['automation.playbook', 'success'],
-      ['automation.approval', 'success'],
-      ['automation.playbook', 'success'],
-    ]);
+    assert.deepEqual(
+      recorded.steps.map((s: { tool_name: string; status: string }) => [s.tool_name, s.status]),
+      [
+        ['automation.playbook', 'success'],
+        ['automation.approval', 'success'],
+        ['automation.playbook', 'success'],
+      ],
+    );
     assert.equal(recorded.steps[2].tool_input.inputs.color, 'beta');
   });
 

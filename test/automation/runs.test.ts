@@ -53,10 +53,13 @@ describe('approval and condition', () => {
     const done = await waitForStatus(api, runId, ['succeeded', 'failed', 'cancelled']);
     assert.equal(done.status, 'succeeded', JSON.stringify(done));
     assert.deepEqual(done.node_counts, { pending: 0, running: 0, succeeded: 3, failed: 0, skipped: 1, paused: 0, cancelled: 0 });
-    assert.deepEqual(done.resumes.map((x: { node_ids: string[]; reason: string; actor: string }) => [x.node_ids, x.reason, x.actor]), [
-      [['approve'], 'ship it', 'alice'],
-      [['yes'], 'done', 'local-user'],
-    ]);
+    assert.deepEqual(
+      done.resumes.map((x: { node_ids: string[]; reason: string; actor: string }) => [x.node_ids, x.reason, x.actor]),
+      [
+        [['approve'], 'ship it', 'alice'],
+        [['yes'], 'done', 'local-user'],
+      ],
+    );
     assert.ok(done.finished_at);
     assert.match(done.reason, /3 succeeded, 1 skipped/);
 
@@ -116,10 +119,14 @@ describe('cancel', () => {
     assert.equal(after.error.details.state, 'cancelled');
     assert.equal(assertError(await api.post('/v1/automations/runs/cancel', { run_id: runId }), 409, 'invalid_state').error.details.state, 'cancelled');
     // The store shows the end first (the workflow's last write); the workflow closes right after.
-    const wf = await waitFor('the workflow to close', async () => {
-      const d = await api.engine.describe(run.workflow_id);
-      return d && d.state !== 'running' ? d : null;
-    }, 30_000);
+    const wf = await waitFor(
+      'the workflow to close',
+      async () => {
+        const d = await api.engine.describe(run.workflow_id);
+        return d && d.state !== 'running' ? d : null;
+      },
+      30_000,
+    );
     assert.equal(wf.state, 'cancelled', 'the Temporal workflow itself is cancelled');
   });
 });
@@ -190,17 +197,32 @@ describe('runs/list and the workflow', () => {
 
     const all = await api.post('/v1/automations/runs/list', { scope });
     assert.equal(all.status, 200, JSON.stringify(all.body));
-    assert.deepEqual(all.body.runs.map((r: { run_id: string }) => r.run_id), ['s-0', 'q-2', 'q-1', 'q-0']);
+    assert.deepEqual(
+      all.body.runs.map((r: { run_id: string }) => r.run_id),
+      ['s-0', 'q-2', 'q-1', 'q-0'],
+    );
     assert.equal(all.body.runs[0].nodes, undefined);
     const byAutomation = await api.post('/v1/automations/runs/list', { scope, automation_id: 'quick', limit: 2 });
-    assert.deepEqual(byAutomation.body.runs.map((r: { run_id: string }) => r.run_id), ['q-2', 'q-1']);
+    assert.deepEqual(
+      byAutomation.body.runs.map((r: { run_id: string }) => r.run_id),
+      ['q-2', 'q-1'],
+    );
     const next = await api.post('/v1/automations/runs/list', { scope, automation_id: 'quick', limit: 2, cursor: byAutomation.body.next_cursor });
-    assert.deepEqual(next.body.runs.map((r: { run_id: string }) => r.run_id), ['q-0']);
+    assert.deepEqual(
+      next.body.runs.map((r: { run_id: string }) => r.run_id),
+      ['q-0'],
+    );
     assert.equal(next.body.next_cursor, null);
     const paused = await api.post('/v1/automations/runs/list', { scope, status: 'paused' });
-    assert.deepEqual(paused.body.runs.map((r: { run_id: string }) => r.run_id), ['s-0']);
+    assert.deepEqual(
+      paused.body.runs.map((r: { run_id: string }) => r.run_id),
+      ['s-0'],
+    );
     const either = await api.post('/v1/automations/runs/list', { scope, status: ['paused', 'succeeded'], limit: 3 });
-    assert.deepEqual(either.body.runs.map((r: { run_id: string }) => r.run_id), ['s-0', 'q-2', 'q-1']);
+    assert.deepEqual(
+      either.body.runs.map((r: { run_id: string }) => r.run_id),
+      ['s-0', 'q-2', 'q-1'],
+    );
     assertError(await api.post('/v1/automations/runs/list', { scope, status: 'sleeping' }), 400, 'invalid_request');
 
     // The same run_id again with the same automation and options is the same run; otherwise a conflict.

@@ -22,7 +22,19 @@ describe('references', () => {
 
   it('resolve to any JSON value, deep inside objects and arrays; missing ones are listed', () => {
     const missing: string[] = [];
-    const v = resolveValue({ s: '$nodes.build.summary.status', n: '$nodes.build.summary.count', second: '$nodes.build.items.1.name', whole: ['$nodes.build.summary'], lit: 'plain $nodes text', gone: '$nodes.build.nope', other: '$nodes.x.y' }, outputs, missing);
+    const v = resolveValue(
+      {
+        s: '$nodes.build.summary.status',
+        n: '$nodes.build.summary.count',
+        second: '$nodes.build.items.1.name',
+        whole: ['$nodes.build.summary'],
+        lit: 'plain $nodes text',
+        gone: '$nodes.build.nope',
+        other: '$nodes.x.y',
+      },
+      outputs,
+      missing,
+    );
     assert.deepEqual(v, { s: 'green', n: 3, second: 'b', whole: [{ status: 'green', count: 3 }], lit: 'plain $nodes text', gone: null, other: null });
     assert.deepEqual(missing, ['$nodes.build.nope', '$nodes.x.y']);
   });
@@ -84,13 +96,36 @@ describe('graph order', () => {
     edges: edges.map(([from, to]) => ({ from, to, type: 'on_success' as const })),
   });
   it('finds every cycle, self-edges included', () => {
-    assert.deepEqual(cyclesOf(g([['a', 'b'], ['b', 'c']])), []);
-    const cycles = cyclesOf(g([['a', 'b'], ['b', 'a'], ['c', 'c'], ['c', 'd']]));
+    assert.deepEqual(
+      cyclesOf(
+        g([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+      [],
+    );
+    const cycles = cyclesOf(
+      g([
+        ['a', 'b'],
+        ['b', 'a'],
+        ['c', 'c'],
+        ['c', 'd'],
+      ]),
+    );
     assert.equal(cycles.length, 2);
     assert.deepEqual(cycles.map((c) => [...c].sort().join()).sort(), ['a,b', 'c']);
   });
   it('orders topologically, ties by position in the graph', () => {
-    assert.deepEqual(topologicalOrder(g([['d', 'a'], ['c', 'a']])), ['b', 'c', 'd', 'a']);
+    assert.deepEqual(
+      topologicalOrder(
+        g([
+          ['d', 'a'],
+          ['c', 'a'],
+        ]),
+      ),
+      ['b', 'c', 'd', 'a'],
+    );
   });
   it('a 200-node chain validates (no recursion limits)', () => {
     const nodes = Array.from({ length: 200 }, (_, i) => ({ node_id: `n${i}`, kind: 'approval', approval_key: 'k', inputs: i > 0 ? { prev: `$nodes.n${i - 1}.reason` } : {} }));

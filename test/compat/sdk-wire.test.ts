@@ -89,9 +89,15 @@ describe('existing SDK wire calls against a real Lore', () => {
 
   it('memory.find by node_ids, anchor_ids and query_text; an unknown filter is validation_failed', async () => {
     const byId = await post('/v1/memory/find', { node_ids: [ids.noteA], limit: 10 });
-    assert.deepEqual(byId.nodes.map((n: { id: string }) => n.id), [ids.noteA]);
+    assert.deepEqual(
+      byId.nodes.map((n: { id: string }) => n.id),
+      [ids.noteA],
+    );
     const byAnchor = await post('/v1/memory/find', { anchor_ids: [ids.noteB] });
-    assert.deepEqual(byAnchor.nodes.map((n: { id: string }) => n.id), [ids.noteB]);
+    assert.deepEqual(
+      byAnchor.nodes.map((n: { id: string }) => n.id),
+      [ids.noteB],
+    );
     const byText = await post('/v1/memory/find', { query_text: 'flaky test retry count', limit: 5 });
     assert.equal(byText.nodes[0].id, ids.noteB);
     const bad = await refused('/v1/memory/find', { node_ids: [ids.noteA], memory_lane: 'shared' }, 422, 'validation_failed');
@@ -119,7 +125,11 @@ describe('existing SDK wire calls against a real Lore', () => {
           goal,
           task_kind: 'fix_flaky_test',
           run_id: r,
-          steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test', command: 'npm test -- worker' }],
+          steps: [
+            { tool: 'read', file_path: 'src/jobs/worker.ts' },
+            { tool: 'edit', file_path: 'src/jobs/worker.ts' },
+            { tool: 'test', command: 'npm test -- worker' },
+          ],
           target_files: ['src/jobs/worker.ts'],
           outcome: 'success',
           next_action: 'read src/jobs/worker.ts',
@@ -179,7 +189,11 @@ describe('existing SDK wire calls against a real Lore', () => {
     const runId = started.run_id as string;
     assert.equal(typeof runId, 'string');
     const steps = [
-      { tool_name: 'edit', tool_input: { file_path: 'src/services/publish.ts' }, output_signature: { summary: 'Patched publish visibility path', target_files: ['src/services/publish.ts'] } },
+      {
+        tool_name: 'edit',
+        tool_input: { file_path: 'src/services/publish.ts' },
+        output_signature: { summary: 'Patched publish visibility path', target_files: ['src/services/publish.ts'] },
+      },
       { tool_name: 'bash', tool_input: { argv: ['echo', 'publish visibility tests passed'] }, output_signature: { summary: 'publish visibility tests passed' } },
     ];
     for (const [i, s] of steps.entries()) {
@@ -188,7 +202,13 @@ describe('existing SDK wire calls against a real Lore', () => {
       const after = await post('/v1/memory/replay/step/after', { run_id: runId, step_index: i + 1, status: 'success', output_signature: s.output_signature, artifact_refs: [] });
       assert.equal(after.step.status, 'success');
     }
-    const ended = await post('/v1/memory/replay/run/end', { run_id: runId, status: 'success', summary: 'visibility repair passed', success_criteria: { target_files: ['src/services/publish.ts'] }, metrics: {} });
+    const ended = await post('/v1/memory/replay/run/end', {
+      run_id: runId,
+      status: 'success',
+      summary: 'visibility repair passed',
+      success_criteria: { target_files: ['src/services/publish.ts'] },
+      metrics: {},
+    });
     assert.equal(ended.run.status, 'success');
     const fetched = await post('/v1/memory/replay/runs/get', { run_id: runId, include_steps: true, include_artifacts: true });
     assert.equal(fetched.run.steps.length, 2);
@@ -207,7 +227,15 @@ describe('existing SDK wire calls against a real Lore', () => {
     assert.equal(simulated.status, 'simulated');
     assert.equal(simulated.version, 1);
     assert.match(simulated.message, /no active version/);
-    row('memory.storeExecutionOutcome', 'memory.replay.run.start', 'memory.replay.step.before', 'memory.replay.step.after', 'memory.replay.run.end', 'memory.replay.run.get', 'memory.replay.playbooks.compileFromRun');
+    row(
+      'memory.storeExecutionOutcome',
+      'memory.replay.run.start',
+      'memory.replay.step.before',
+      'memory.replay.step.after',
+      'memory.replay.run.end',
+      'memory.replay.run.get',
+      'memory.replay.playbooks.compileFromRun',
+    );
   });
 
   it('playbooks get, candidate, promote, run, dispatch, repair (step_patches, steps_override), repair review', async () => {
@@ -283,7 +311,13 @@ describe('existing SDK wire calls against a real Lore', () => {
   });
 
   it('sessions: create on POST /v1/memory/sessions, list on GET, events written on /v1/memory/events and read on GET …/{id}/events', async () => {
-    const created = await post('/v1/memory/sessions', { session_id: 'sess-sdk', title: 'Runtime repair session', input_text: 'A working session.', text_summary: 'repair session', memory_lane: 'shared' });
+    const created = await post('/v1/memory/sessions', {
+      session_id: 'sess-sdk',
+      title: 'Runtime repair session',
+      input_text: 'A working session.',
+      text_summary: 'repair session',
+      memory_lane: 'shared',
+    });
     assert.equal(created.session.session_id, 'sess-sdk');
     assert.equal(created.session.summary, 'repair session');
     const event = await post('/v1/memory/events', { session_id: 'sess-sdk', title: 'Observed success', input_text: 'Validated replay repair success.', memory_lane: 'shared' });
@@ -313,7 +347,9 @@ describe('existing SDK wire calls against a real Lore', () => {
         return_count: 1,
         artifact_routing_count: 0,
         missing_record_types: [],
-        delegation_packets: [{ version: 1, role: 'reviewer', mission: 'Review the export route change', working_set: ['src/routes/export.ts'], acceptance_checks: ['npm test -- export'] }],
+        delegation_packets: [
+          { version: 1, role: 'reviewer', mission: 'Review the export route change', working_set: ['src/routes/export.ts'], acceptance_checks: ['npm test -- export'] },
+        ],
         delegation_returns: [{ version: 1, role: 'reviewer', status: 'passed', summary: 'The export route is correct' }],
         artifact_routing_records: [],
       },
@@ -326,7 +362,10 @@ describe('existing SDK wire calls against a real Lore', () => {
     assert.equal(written.record.metadata.handoff_anchor, 'resume:src/routes/export.ts');
     assert.equal(written.record.metadata.delegation_records_v1.record_mode, 'packet_backed');
     const found = await post('/v1/memory/delegation/records/find', { route_role: 'reviewer', limit: 10 });
-    assert.deepEqual(found.records.map((r: { record_id: string }) => r.record_id), [written.record.record_id]);
+    assert.deepEqual(
+      found.records.map((r: { record_id: string }) => r.record_id),
+      [written.record.record_id],
+    );
     const bad = await refused('/v1/memory/delegation/records/find', { route_role: 'reviewer', record_mode: 'packet_backed' }, 422, 'validation_failed');
     assert.equal((bad.error.details.issues as { key: string }[])[0]!.key, 'record_mode');
     await notApplicable('/v1/memory/delegation/records/aggregate', { limit: 10 });
@@ -371,14 +410,23 @@ describe('existing SDK wire calls against a real Lore', () => {
   });
 
   it('rules: state by {rule_id (the node id), state, note}; evaluate', async () => {
-    const made = await post('/v1/memory/rules/state', { rule_id: 'prefer-edit', state: 'draft', rule: { conditions: { task_kind: ['fix_flaky_test'] }, effects: [{ effect: 'prefer', tool: 'edit' }] } });
+    const made = await post('/v1/memory/rules/state', {
+      rule_id: 'prefer-edit',
+      state: 'draft',
+      rule: { conditions: { task_kind: ['fix_flaky_test'] }, effects: [{ effect: 'prefer', tool: 'edit' }] },
+    });
     const nodeId = made.rule.rule_node_id as string;
     const moved = await post('/v1/memory/rules/state', { rule_id: nodeId, state: 'active', note: 'reviewed by ops' });
     assert.equal(moved.rule.state, 'active');
     assert.equal(moved.rule.history.at(-1).reason, 'reviewed by ops');
     const evaluated = await post('/v1/memory/rules/evaluate', { context: { goal, task_kind: 'fix_flaky_test' }, include_shadow: true, limit: 10 });
     assert.ok(evaluated.evaluation.matched.some((m: { rule_id: string }) => m.rule_id === 'prefer-edit'));
-    const unknown = await refused('/v1/memory/rules/state', { rule_id: 'r2', state: 'draft', rule: { conditions: { tool_strict: true }, effects: [{ effect: 'prefer', tool: 'edit' }] } }, 422, 'validation_failed');
+    const unknown = await refused(
+      '/v1/memory/rules/state',
+      { rule_id: 'r2', state: 'draft', rule: { conditions: { tool_strict: true }, effects: [{ effect: 'prefer', tool: 'edit' }] } },
+      422,
+      'validation_failed',
+    );
     assert.equal((unknown.error.details.issues as { key: string }[])[0]!.key, 'tool_strict');
     // Leave no active rule behind for the tool tests below.
     await post('/v1/memory/rules/state', { rule_id: 'prefer-edit', state: 'disabled' });
@@ -390,7 +438,16 @@ describe('existing SDK wire calls against a real Lore', () => {
     assert.equal(selected.decision.decision_id, selected.decision_id);
     let last: any;
     for (const r of ['fb-1', 'fb-2', 'fb-3']) {
-      last = await post('/v1/memory/tools/feedback', { outcome: 'positive', context: task.context, candidates: task.candidates, selected_tool: 'edit', target: 'tool', input_text: goal, run_id: r, ...(r === 'fb-1' ? { decision_id: selected.decision_id } : {}) });
+      last = await post('/v1/memory/tools/feedback', {
+        outcome: 'positive',
+        context: task.context,
+        candidates: task.candidates,
+        selected_tool: 'edit',
+        target: 'tool',
+        input_text: goal,
+        run_id: r,
+        ...(r === 'fb-1' ? { decision_id: selected.decision_id } : {}),
+      });
     }
     assert.equal(last.pattern.state, 'trusted');
     const suppressed = await post('/v1/memory/patterns/suppress', { anchor_id: last.pattern.pattern_id, reason: 'noisy', mode: 'shadow_learn' });
@@ -399,11 +456,25 @@ describe('existing SDK wire calls against a real Lore', () => {
     const lifted = await post('/v1/memory/patterns/unsuppress', { anchor_id: last.pattern.pattern_id });
     assert.notEqual(lifted.pattern.state, 'suppressed');
     assert.ok(last.policy_memory?.node_id, 'a policy memory materialised');
-    const retired = await post('/v1/memory/policies/governance/apply', { policy_memory_id: last.policy_memory.node_id, action: 'retire', reason: 'edit touches generated code', query_text: goal });
+    const retired = await post('/v1/memory/policies/governance/apply', {
+      policy_memory_id: last.policy_memory.node_id,
+      action: 'retire',
+      reason: 'edit touches generated code',
+      query_text: goal,
+    });
     assert.equal(retired.previous_state, 'active');
     await refused('/v1/memory/policies/governance/apply', { policy_memory_id: last.policy_memory.node_id, action: 'refresh' }, 400, 'invalid_request');
     for (const p of ['decision', 'run', 'runs/list']) await notApplicable(`/v1/memory/tools/${p}`, { decision_id: selected.decision_id, run_id: 'sel-1' });
-    row('memory.tools.select', 'memory.tools.feedback', 'memory.patterns.suppress', 'memory.patterns.unsuppress', 'memory.policies.governanceApply', 'memory.tools.decision', 'memory.tools.run', 'memory.tools.runsList');
+    row(
+      'memory.tools.select',
+      'memory.tools.feedback',
+      'memory.patterns.suppress',
+      'memory.patterns.unsuppress',
+      'memory.policies.governanceApply',
+      'memory.tools.decision',
+      'memory.tools.run',
+      'memory.tools.runsList',
+    );
   });
 
   it('memory.reviewPacks.evolution reads evolution_inspect at the top level', async () => {
@@ -427,10 +498,15 @@ describe('existing SDK wire calls against a real Lore', () => {
     assert.ok(listed.automations.some((a: { automation_id: string }) => a.automation_id === 'auto-sdk'));
     const run = await post('/v1/automations/run', { automation_id: 'auto-sdk', options: { execution_mode: 'default', record_run: true, stop_on_failure: true } });
     const runId = run.run_id as string;
-    const done = await pollFor('the automation run to succeed', async () => {
-      const r = await post('/v1/automations/runs/get', { run_id: runId, include_nodes: true });
-      return r.run.status === 'succeeded' ? r.run : null;
-    }, 120_000, 250);
+    const done = await pollFor(
+      'the automation run to succeed',
+      async () => {
+        const r = await post('/v1/automations/runs/get', { run_id: runId, include_nodes: true });
+        return r.run.status === 'succeeded' ? r.run : null;
+      },
+      120_000,
+      250,
+    );
     assert.equal(done.nodes[0].state, 'succeeded');
     const runs = await post('/v1/automations/runs/list', { automation_id: 'auto-sdk', limit: 10, actionable_only: false });
     assert.ok(runs.runs.some((r: { run_id: string }) => r.run_id === runId));
@@ -469,7 +545,13 @@ describe('existing SDK wire calls against a real Lore', () => {
     const session = await post('/v1/memory/sandbox/sessions', { profile: 'default', ttl_seconds: 600, metadata: { source: 'sdk' } });
     assert.ok(warned(session).includes('ttl_seconds'));
     const sid = session.session_id as string;
-    const executed = await post('/v1/memory/sandbox/execute', { session_id: sid, mode: 'sync', timeout_ms: 20_000, planner_run_id: 'plan-1', action: { kind: 'command', argv: ['echo', 'hello from the sandbox'] } });
+    const executed = await post('/v1/memory/sandbox/execute', {
+      session_id: sid,
+      mode: 'sync',
+      timeout_ms: 20_000,
+      planner_run_id: 'plan-1',
+      action: { kind: 'command', argv: ['echo', 'hello from the sandbox'] },
+    });
     assert.equal(executed.run.status, 'succeeded');
     assert.match(executed.run.stdout_tail, /hello from the sandbox/);
     const runId = executed.run_id as string;
@@ -483,14 +565,29 @@ describe('existing SDK wire calls against a real Lore', () => {
     await post('/v1/memory/sandbox/runs/cancel', { run_id: long.run_id, reason: 'stop' });
     await pollFor('the run to be cancelled', async () => (await post('/v1/memory/sandbox/runs/get', { run_id: long.run_id })).run.status === 'cancelled', 120_000, 250);
     await refused('/v1/memory/sandbox/sessions', { profile: 'restricted' }, 400, 'invalid_request');
-    row('memory.sandbox.sessions.create', 'memory.sandbox.execute', 'memory.sandbox.runs.get', 'memory.sandbox.runs.logs', 'memory.sandbox.runs.artifact', 'memory.sandbox.runs.cancel');
+    row(
+      'memory.sandbox.sessions.create',
+      'memory.sandbox.execute',
+      'memory.sandbox.runs.get',
+      'memory.sandbox.runs.logs',
+      'memory.sandbox.runs.artifact',
+      'memory.sandbox.runs.cancel',
+    );
   });
 
   it('every row of docs/compatibility.md was exercised above', () => {
     const doc = readFileSync(new URL('../../docs/compatibility.md', import.meta.url), 'utf8');
     const rows = [...doc.matchAll(/^\| `([A-Za-z.]+)` \|/gm)].map((m) => m[1]!);
     assert.ok(rows.length > 60, `the table has ${rows.length} rows`);
-    assert.deepEqual(rows.filter((r) => !covered.has(r)), [], 'rows without a wire test');
-    assert.deepEqual([...covered].filter((c) => !rows.includes(c)), [], 'tested methods missing from the table');
+    assert.deepEqual(
+      rows.filter((r) => !covered.has(r)),
+      [],
+      'rows without a wire test',
+    );
+    assert.deepEqual(
+      [...covered].filter((c) => !rows.includes(c)),
+      [],
+      'tested methods missing from the table',
+    );
   });
 });

@@ -22,11 +22,23 @@ describe('delegation records: write and find', () => {
     assert.equal(w1.body.record.status, 'requested');
     const w2 = await api.post('/v1/memory/delegation/records/write', base);
     assert.equal(w2.body.outcome, 'deduplicated');
-    const w3 = await api.post('/v1/memory/delegation/records/write', { ...base, actor: 'coder', from_agent: 'planner', status: 'completed', result: 'BOM written once; tests pass' });
+    const w3 = await api.post('/v1/memory/delegation/records/write', {
+      ...base,
+      actor: 'coder',
+      from_agent: 'planner',
+      status: 'completed',
+      result: 'BOM written once; tests pass',
+    });
     assert.equal(w3.body.outcome, 'updated');
     assert.equal(w3.body.record.revision, 2);
     assert.equal(w3.body.record.result, 'BOM written once; tests pass');
-    assert.deepEqual(w3.body.record.history.map((h: { status: string; actor: string }) => [h.status, h.actor]), [['requested', 'planner'], ['completed', 'coder']]);
+    assert.deepEqual(
+      w3.body.record.history.map((h: { status: string; actor: string }) => [h.status, h.actor]),
+      [
+        ['requested', 'planner'],
+        ['completed', 'coder'],
+      ],
+    );
     // A final status stays final.
     const back = await api.post('/v1/memory/delegation/records/write', { ...base, from_agent: 'planner', status: 'in_progress' });
     const err = assertError(back, 409, 'invalid_state');
@@ -52,7 +64,10 @@ describe('delegation records: write and find', () => {
     assert.deepEqual(await ids({ record_id: 'missing' }), []);
     const p1 = await api.post('/v1/memory/delegation/records/find', { ...id, limit: 2 });
     const p2 = await api.post('/v1/memory/delegation/records/find', { ...id, limit: 2, cursor: p1.body.next_cursor });
-    assert.deepEqual([...p1.body.records, ...p2.body.records].map((r: { record_id: string }) => r.record_id), ['r1', 'r2', 'r3']);
+    assert.deepEqual(
+      [...p1.body.records, ...p2.body.records].map((r: { record_id: string }) => r.record_id),
+      ['r1', 'r2', 'r3'],
+    );
     assert.equal(p2.body.next_cursor, null);
   });
 

@@ -49,7 +49,12 @@ describe('durability: kill -9 after 1,000 acknowledged writes', () => {
     const seen = new Set<string>();
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { nodes: { id: string }[]; next_cursor: string | null } } = await post(lore.url, '/v1/memory/find', { ...scope, limit: 100, include_text: false, ...(cursor ? { cursor } : {}) });
+      const page: { status: number; body: { nodes: { id: string }[]; next_cursor: string | null } } = await post(lore.url, '/v1/memory/find', {
+        ...scope,
+        limit: 100,
+        include_text: false,
+        ...(cursor ? { cursor } : {}),
+      });
       assert.equal(page.status, 200);
       for (const n of page.body.nodes) seen.add(n.id);
       cursor = page.body.next_cursor;

@@ -93,7 +93,12 @@ after(async () => {
 });
 
 async function call(lore: LoreChild, path: string, body: unknown) {
-  const res = await fetch(`${lore.url!}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(`${lore.url!}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 

@@ -113,8 +113,7 @@ function casesFor(name: string, def: RouteDef, at: RouteAlias): Case[] {
   const base = sample(schema) as Json;
   const out: Case[] = [];
   const pathWith = (values: Record<string, string>) => at.path.replace(/:([A-Za-z_]+)/g, (_m, p: string) => encodeURIComponent(values[p] ?? 'sample-id'));
-  const post = (family: string, payload: string, contentType = 'application/json') =>
-    out.push({ route: name, family, method: 'POST', url: pathWith({}), payload, contentType });
+  const post = (family: string, payload: string, contentType = 'application/json') => out.push({ route: name, family, method: 'POST', url: pathWith({}), payload, contentType });
   const get = (family: string, query: Record<string, string> | string, values: Record<string, string> = {}) => {
     const qs = typeof query === 'string' ? query : new URLSearchParams(query).toString();
     out.push({ route: name, family, method: 'GET', url: `${pathWith(values)}${qs ? `?${qs}` : ''}` });
@@ -124,7 +123,11 @@ function casesFor(name: string, def: RouteDef, at: RouteAlias): Case[] {
   const objects = Object.keys(props).filter((k) => ['object', undefined].includes(typeOf(props[k])) && !params.includes(k));
 
   if (at.method === 'GET') {
-    const query = Object.fromEntries(Object.entries(base).filter(([, v]) => typeof v !== 'object').map(([k, v]) => [k, String(v)]));
+    const query = Object.fromEntries(
+      Object.entries(base)
+        .filter(([, v]) => typeof v !== 'object')
+        .map(([k, v]) => [k, String(v)]),
+    );
     get('empty query', {});
     for (const k of Object.keys(props)) {
       const t = typeOf(props[k]);

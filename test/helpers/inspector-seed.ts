@@ -35,7 +35,10 @@ async function ok(api: TestApi, path: string, body: Record<string, unknown>, id:
 }
 
 const NOTES = [
-  ['Release train 42 rolled back', 'The payments release train 42 was rolled back after the canary showed 3% 502s from the ledger proxy. Root cause: connection pool exhausted under retry storms.'],
+  [
+    'Release train 42 rolled back',
+    'The payments release train 42 was rolled back after the canary showed 3% 502s from the ledger proxy. Root cause: connection pool exhausted under retry storms.',
+  ],
   ['Ledger proxy pool size', 'The ledger proxy keeps 64 pooled connections; retries multiply load. Bounded exponential backoff fixed the storm.'],
   ['Webhook signature check', 'Webhook signatures are HMAC-SHA256 over the raw body with the per-merchant secret; compare in constant time.'],
   ['Invoice CSV export is slow', 'The invoice CSV export streams 200k rows; the slow part was a per-row currency lookup. Caching the rates made it 9x faster.'],
@@ -69,7 +72,17 @@ export async function seedInspectorScope(
     }
   }
   // A note rewritten (two revisions) and derived evidence linked to it.
-  await ok(api, '/v1/memory/write', { client_id: 'note-1', title: 'Ledger proxy pool size', input_text: 'The ledger proxy keeps 128 pooled connections since train 43; retries use bounded exponential backoff with jitter.', tags: ['payments'] }, id);
+  await ok(
+    api,
+    '/v1/memory/write',
+    {
+      client_id: 'note-1',
+      title: 'Ledger proxy pool size',
+      input_text: 'The ledger proxy keeps 128 pooled connections since train 43; retries use bounded exponential backoff with jitter.',
+      tags: ['payments'],
+    },
+    id,
+  );
   await ok(
     api,
     '/v1/memory/write',
@@ -83,14 +96,42 @@ export async function seedInspectorScope(
 
   // Executions: agents doing tasks (workflows are learned from them).
   const exec = (goal: string, task_kind: string, steps: { tool: string; file_path?: string }[], run_id: string) =>
-    ok(api, '/v1/memory/write', { execution: { goal, task_kind, run_id, steps, target_files: steps.map((s) => s.file_path).filter(Boolean), outcome: 'success', next_action: `${steps[0]!.tool} ${steps[0]!.file_path ?? ''}`.trim() } }, id);
+    ok(
+      api,
+      '/v1/memory/write',
+      {
+        execution: {
+          goal,
+          task_kind,
+          run_id,
+          steps,
+          target_files: steps.map((s) => s.file_path).filter(Boolean),
+          outcome: 'success',
+          next_action: `${steps[0]!.tool} ${steps[0]!.file_path ?? ''}`.trim(),
+        },
+      },
+      id,
+    );
   const retry = [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test' }];
-  for (const [i, g] of ['fix the flaky retry in the job worker', 'repair flaky retries of the job worker', 'flaky job worker retry fails again', 'the job worker retry is flaky'].entries()) {
+  for (const [i, g] of [
+    'fix the flaky retry in the job worker',
+    'repair flaky retries of the job worker',
+    'flaky job worker retry fails again',
+    'the job worker retry is flaky',
+  ].entries()) {
     await exec(g, 'fix_flaky_test', retry, `exec-retry-${i}`);
     clock.advance(DAY / 4);
   }
   for (const [i, g] of ['speed up the invoice CSV export', 'make the invoice CSV export faster'].entries()) {
-    await exec(g, 'perf', [{ tool: 'grep', file_path: 'src/reports/export.ts' }, { tool: 'edit', file_path: 'src/reports/export.ts' }], `exec-export-${i}`);
+    await exec(
+      g,
+      'perf',
+      [
+        { tool: 'grep', file_path: 'src/reports/export.ts' },
+        { tool: 'edit', file_path: 'src/reports/export.ts' },
+      ],
+      `exec-export-${i}`,
+    );
   }
   for (const [i, g] of ['add a dark mode toggle to settings', 'dark mode switch for the settings page'].entries()) {
     await exec(g, 'ui', [{ tool: 'edit', file_path: 'web/settings/Theme.tsx' }, { tool: 'test' }], `exec-theme-${i}`);
@@ -100,14 +141,27 @@ export async function seedInspectorScope(
   // Tool feedback: a trusted pattern with its policy; a pattern that went contested (its policy
   // then retired by an operator); a suppressed one.
   const feedback = (tool: string, run: string, outcome: string, text: string, kind: string) =>
-    ok(api, '/v1/memory/tools/feedback', { outcome, selected_tool: tool, run_id: run, input_text: text, context: { task_kind: kind, goal: text, file_path: kind === 'fix_flaky_test' ? 'src/jobs/worker.ts' : undefined }, candidates: ['read', 'edit', 'test'] }, id);
+    ok(
+      api,
+      '/v1/memory/tools/feedback',
+      {
+        outcome,
+        selected_tool: tool,
+        run_id: run,
+        input_text: text,
+        context: { task_kind: kind, goal: text, file_path: kind === 'fix_flaky_test' ? 'src/jobs/worker.ts' : undefined },
+        candidates: ['read', 'edit', 'test'],
+      },
+      id,
+    );
   for (const run of ['fb-1', 'fb-2', 'fb-3']) await feedback('edit', run, 'positive', 'fix flaky retry in worker.ts', 'fix_flaky_test');
   for (const run of ['fb-4', 'fb-5', 'fb-6']) await feedback('test', run, 'positive', 'migrate the billing schema', 'migration');
   for (const run of ['fb-7', 'fb-8']) await feedback('test', run, 'negative', 'migrate the billing schema', 'migration');
   const sup = await feedback('read', 'fb-9', 'positive', 'rename the logger module', 'refactor');
   await ok(api, '/v1/memory/patterns/suppress', { pattern_id: sup.pattern.pattern_id, reason: 'reads everything; not a real signal' }, id);
   const contested = (await ok(api, '/v1/memory/policies/list', { state: 'contested' }, id)).policies[0];
-  if (contested) await ok(api, '/v1/memory/policies/governance/apply', { policy_memory_id: contested.node_id, action: 'retire', reason: 'migrations now go through the runbook' }, id);
+  if (contested)
+    await ok(api, '/v1/memory/policies/governance/apply', { policy_memory_id: contested.node_id, action: 'retire', reason: 'migrations now go through the runbook' }, id);
 
   // A playbook: recorded run → compiled → promoted; a repair reviewed and rejected.
   const playbookId = 'rotate-webhook-secret';
@@ -146,10 +200,15 @@ export async function seedInspectorScope(
   );
   const finishedRunId = (await ok(api, '/v1/automations/run', { automation_id: 'nightly-ledger-check', run_id: 'ledger-check-1' }, id)).run_id as string;
   const waitFor = (runId: string, statuses: string[]) =>
-    pollFor(`automation run ${runId} to be ${statuses.join('|')}`, async () => {
-      const r = await ok(api, '/v1/automations/runs/get', { run_id: runId }, id);
-      return statuses.includes(r.run.status) ? r.run : null;
-    }, 120_000, 200);
+    pollFor(
+      `automation run ${runId} to be ${statuses.join('|')}`,
+      async () => {
+        const r = await ok(api, '/v1/automations/runs/get', { run_id: runId }, id);
+        return statuses.includes(r.run.status) ? r.run : null;
+      },
+      120_000,
+      200,
+    );
   await waitFor(finishedRunId, ['paused']);
   await ok(api, '/v1/automations/runs/resume', { run_id: finishedRunId, reason: 'go' }, id);
   await waitFor(finishedRunId, ['succeeded']);
@@ -159,7 +218,12 @@ export async function seedInspectorScope(
   let sandboxRunId: string | null = null;
   if (opts.sandbox !== false) {
     const session = await ok(api, '/v1/memory/sandbox/sessions', { profile: 'default' }, id);
-    const r = await ok(api, '/v1/memory/sandbox/execute', { session_id: session.session_id, mode: 'sync', action: { kind: 'command', argv: ['sh', '-c', 'echo ledger rows: 1204; echo checksum ok'] } }, id);
+    const r = await ok(
+      api,
+      '/v1/memory/sandbox/execute',
+      { session_id: session.session_id, mode: 'sync', action: { kind: 'command', argv: ['sh', '-c', 'echo ledger rows: 1204; echo checksum ok'] } },
+      id,
+    );
     sandboxRunId = r.run.run_id as string;
   }
 

@@ -23,11 +23,7 @@ export function identities(): { owner: Identity; otherTenant: Identity; otherSco
  * The owner must see it (otherwise the check proves nothing); another tenant with the same
  * scope name and the same tenant in another scope must not.
  */
-export async function assertIsolated(opts: {
-  seed: (owner: Identity) => Promise<void>;
-  sees: (viewer: Identity) => Promise<boolean>;
-  what: string;
-}): Promise<void> {
+export async function assertIsolated(opts: { seed: (owner: Identity) => Promise<void>; sees: (viewer: Identity) => Promise<boolean>; what: string }): Promise<void> {
   const { owner, otherTenant, otherScope } = identities();
   await opts.seed(owner);
   assert.equal(await opts.sees(owner), true, `${opts.what}: the owner must see its own data, or this check proves nothing`);

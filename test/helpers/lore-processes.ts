@@ -80,10 +80,15 @@ export class LoreProcesses {
     child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
     // Role all starts its worker child first and says "is up (role all)" once both are ready.
     const ready = role === 'worker' ? WORKER_READY_MARKER : `is up (role ${role})`;
-    await pollFor(`lore ${role} to be ready`, async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`lore ${role} exited:\n${out}`);
-      return out.includes(ready);
-    }, timeoutMs, 100);
+    await pollFor(
+      `lore ${role} to be ready`,
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`lore ${role} exited:\n${out}`);
+        return out.includes(ready);
+      },
+      timeoutMs,
+      100,
+    );
     return { child, role, url: port ? `http://127.0.0.1:${port}` : null, output: () => out };
   }
 
@@ -107,9 +112,7 @@ export class LoreProcesses {
    */
   async kill9(p: LoreChild | ChildProcess, opts: { tree: boolean }): Promise<NodeJS.Signals | null> {
     const child = 'child' in p ? p.child : p;
-    const exited = new Promise<NodeJS.Signals | null>((r) =>
-      child.exitCode !== null || child.signalCode !== null ? r(child.signalCode) : child.once('exit', (_c, s) => r(s)),
-    );
+    const exited = new Promise<NodeJS.Signals | null>((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.signalCode) : child.once('exit', (_c, s) => r(s))));
     this.signal(child, 'SIGKILL', opts.tree);
     return exited;
   }

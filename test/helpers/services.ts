@@ -15,10 +15,7 @@ export interface TestServices {
 
 /** One MongoDB-compatible server and one Temporal dev server on free loopback ports, data in dir. */
 export async function startTestServices(config: Config, log: Log, dir: string): Promise<TestServices> {
-  const [jarPath, binary] = await Promise.all([
-    ensureMongoLauncherJar({ binDir: config.binDir, log: (m: string) => log.info(m) }),
-    ensureTemporalBinary(config.binDir, log),
-  ]);
+  const [jarPath, binary] = await Promise.all([ensureMongoLauncherJar({ binDir: config.binDir, log: (m: string) => log.info(m) }), ensureTemporalBinary(config.binDir, log)]);
   const mongo = await startMongoServer({
     jarPath,
     host: '127.0.0.1',

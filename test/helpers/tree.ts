@@ -21,4 +21,3 @@ export function treeDigest(dir: string, times = true): Record<string, string> {
   walk('');
   return out;
 }
-

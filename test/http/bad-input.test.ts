@@ -37,10 +37,7 @@ async function send(c: Case) {
     timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms`)), HANG_MS);
   });
   try {
-    const res = await Promise.race([
-      api.app.inject({ method: c.method, url: c.url, headers, ...(c.payload !== undefined ? { payload: c.payload } : {}) }),
-      hang,
-    ]);
+    const res = await Promise.race([api.app.inject({ method: c.method, url: c.url, headers, ...(c.payload !== undefined ? { payload: c.payload } : {}) }), hang]);
     return res;
   } finally {
     clearTimeout(timer);
@@ -74,7 +71,22 @@ describe('bad input on every route of the contract: 2xx or a 4xx in the envelope
   it('the generated cases cover every route and every mutation family', () => {
     const covered = new Set(cases.map((c) => c.route));
     for (const name of Object.keys(routes)) assert.ok(covered.has(name), `no case for ${name}`);
-    for (const f of ['malformed JSON', 'wrong content type', 'empty body', 'null body', 'wrong type', 'unknown enum', 'huge strings', 'deep nesting', 'prototype key', 'prototype word', 'duplicate keys', 'path traversal', 'unicode', 'odd keys']) {
+    for (const f of [
+      'malformed JSON',
+      'wrong content type',
+      'empty body',
+      'null body',
+      'wrong type',
+      'unknown enum',
+      'huge strings',
+      'deep nesting',
+      'prototype key',
+      'prototype word',
+      'duplicate keys',
+      'path traversal',
+      'unicode',
+      'odd keys',
+    ]) {
       assert.ok(families.includes(f), `no ${f} case`);
     }
   });
@@ -154,7 +166,10 @@ describe('the cases the fuzzer found', () => {
     for (const path of ['/v1/memory/planning/context', '/v1/memory/experience/intelligence']) {
       for (const body of [{}, { query_text: '   ' }, { context: { goal: 'fix the build' } }]) {
         const env = await expectCode(await raw(path, JSON.stringify(body)), 400, 'invalid_request');
-        assert.ok((env.error.details.issues as { path: string }[]).some((i) => i.path === 'query_text'), path);
+        assert.ok(
+          (env.error.details.issues as { path: string }[]).some((i) => i.path === 'query_text'),
+          path,
+        );
       }
     }
   });

@@ -19,7 +19,9 @@ const KEY = 'inspector-test-key';
 const TEMPORAL_UI = 'http://127.0.0.1:8233';
 const WAIT = { timeout: 60_000 };
 
-describe('inspector in the browser', { skip: !chromiumInstalled() && process.env.LORE_REQUIRE_TOOLS !== '1' ? 'chromium is not installed (apt-get install chromium)' : false }, () => {
+describe('inspector in the browser', {
+  skip: !chromiumInstalled() && process.env.LORE_REQUIRE_TOOLS !== '1' ? 'chromium is not installed (apt-get install chromium)' : false,
+}, () => {
   let api: TestApi;
   let browser: Browser;
   let base = '';
@@ -37,7 +39,9 @@ describe('inspector in the browser', { skip: !chromiumInstalled() && process.env
     seeded = await seedInspectorScope(api, id, clock, { apiKey: KEY });
     browser = await launchBrowser();
     // The Temporal UI is not running here: its pages are answered by a stub, so following a link proves where it goes.
-    await browser.context.route(`${TEMPORAL_UI}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Temporal UI stub</title><p>temporal ui stub</p>' }));
+    await browser.context.route(`${TEMPORAL_UI}/**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Temporal UI stub</title><p>temporal ui stub</p>' }),
+    );
     browser.context.on('request', (req) => {
       const url = new URL(req.url());
       if (url.origin === base && (url.pathname.startsWith('/v1/') || url.pathname === '/health')) calls.push({ path: url.pathname, body: req.postDataJSON() });
@@ -79,8 +83,14 @@ describe('inspector in the browser', { skip: !chromiumInstalled() && process.env
   it('asks for the key, then searches and shows why each hit was recalled', async () => {
     const page = await openWithKey(`/memory?${q()}`);
     // The pickers list the seeded tenant and scope.
-    await page.locator('#tenant option', { hasText: 'acme' }).first().waitFor({ state: 'attached', ...WAIT });
-    await page.locator('#scope option', { hasText: 'payments-service' }).first().waitFor({ state: 'attached', ...WAIT });
+    await page
+      .locator('#tenant option', { hasText: 'acme' })
+      .first()
+      .waitFor({ state: 'attached', ...WAIT });
+    await page
+      .locator('#scope option', { hasText: 'payments-service' })
+      .first()
+      .waitFor({ state: 'attached', ...WAIT });
     // The charts show the count history.
     await page.locator('svg.chart-svg path[data-series="archive"]').waitFor({ state: 'attached', ...WAIT });
 
@@ -91,7 +101,8 @@ describe('inspector in the browser', { skip: !chromiumInstalled() && process.env
     const why = firstHit.locator('[data-testid=why]');
     await why.waitFor(WAIT);
     const text = await why.innerText();
-    for (const part of ['lexical (BM25)', 'dense (vectors)', 'fused', 'weight', 'importance', 'tier', 'score']) assert.ok(text.includes(part), `the breakdown shows ${part}: ${text}`);
+    for (const part of ['lexical (BM25)', 'dense (vectors)', 'fused', 'weight', 'importance', 'tier', 'score'])
+      assert.ok(text.includes(part), `the breakdown shows ${part}: ${text}`);
     assert.match(text, /rank 1 · score \d/);
     // The inspector looks without counting a use.
     const recall = calls.find((c) => c.path === '/v1/memory/recall_text');

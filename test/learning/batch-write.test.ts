@@ -15,8 +15,18 @@ describe('learning from a batch write', () => {
   after(async () => api?.close());
 
   const FAMILIES = {
-    retry: { task_kind: 'fix_flaky_test', file: 'src/jobs/worker.ts', tools: ['read', 'edit'], goals: ['fix flaky retry in the job worker', 'worker retry test fails at random', 'flaky retry logic in worker.ts', 'retry in the worker is nondeterministic'] },
-    export: { task_kind: 'add_export', file: 'src/billing/export.py', tools: ['edit', 'test'], goals: ['add CSV export for invoices', 'invoices should be exportable as CSV', 'export invoice data to CSV files', 'CSV download of billing invoices'] },
+    retry: {
+      task_kind: 'fix_flaky_test',
+      file: 'src/jobs/worker.ts',
+      tools: ['read', 'edit'],
+      goals: ['fix flaky retry in the job worker', 'worker retry test fails at random', 'flaky retry logic in worker.ts', 'retry in the worker is nondeterministic'],
+    },
+    export: {
+      task_kind: 'add_export',
+      file: 'src/billing/export.py',
+      tools: ['edit', 'test'],
+      goals: ['add CSV export for invoices', 'invoices should be exportable as CSV', 'export invoice data to CSV files', 'CSV download of billing invoices'],
+    },
   };
   const execution = (i: number, family: keyof typeof FAMILIES) => {
     const f = FAMILIES[family];
@@ -56,10 +66,7 @@ describe('learning from a batch write', () => {
       assert.equal(res.nodes.length, 12);
 
       // Read straight from the store: what a restarted process would load.
-      const stored = await api.db.db
-        .collection('memory_nodes')
-        .find({ tenant_id: id.tenant_id, scope: id.scope, kind: 'workflow' })
-        .toArray();
+      const stored = await api.db.db.collection('memory_nodes').find({ tenant_id: id.tenant_id, scope: id.scope, kind: 'workflow' }).toArray();
       assert.equal(stored.length, 2, 'one workflow per family');
       const ids = new Map((res.nodes as { id: string; client_id: string }[]).map((w) => [w.client_id, w.id]));
       for (const wf of stored) {

@@ -78,7 +78,8 @@ describe('contested patterns', () => {
     const pid = last.pattern.pattern_id;
     const s = await ok(api, '/v1/memory/patterns/suppress', { ...id, pattern_id: pid, reason: 'tests are quarantined' });
     assert.equal(s.pattern.state, 'suppressed');
-    for (const r of ['r4', 'r5']) assert.equal((await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'test', run_id: r, ...task })).pattern.state, 'suppressed');
+    for (const r of ['r4', 'r5'])
+      assert.equal((await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'test', run_id: r, ...task })).pattern.state, 'suppressed');
     const pack = (await ok(api, '/v1/memory/evolution/review-pack', { ...id, ...review })).evolution_review_pack;
     assert.equal(pack.suppressed_patterns[0].pattern_id, pid);
     const sel = await ok(api, '/v1/memory/tools/select', { ...id, ...review });

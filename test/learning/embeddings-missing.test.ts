@@ -39,7 +39,14 @@ describe('LORE_EMBEDDINGS=local without the optional packages', () => {
 
     const id = { tenant_id: 'acme', scope: uniqueName('noenc') };
     for (const [i, goal] of ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'].entries()) {
-      await writeExecution(api, id, { goal, run_id: `r${i}`, steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }] });
+      await writeExecution(api, id, {
+        goal,
+        run_id: `r${i}`,
+        steps: [
+          { tool: 'read', file_path: 'src/jobs/worker.ts' },
+          { tool: 'edit', file_path: 'src/jobs/worker.ts' },
+        ],
+      });
     }
     const body = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'repair the intermittent retry failure in the worker', candidates: ['read', 'edit'] });
     assert.equal(body.first_action?.file_path, 'src/jobs/worker.ts');

@@ -52,7 +52,12 @@ describe('learning: other processes, and a start with learned scopes', () => {
     await pollFor('the follower to load the other process’s nodes', async () => a.modules.learning.services.stats().follower!.loaded >= loadedBefore + 3, 60_000, 100);
     const loaded = a.modules.learning.services.stats().follower!.loaded - loadedBefore;
     assert.ok(loaded <= 6, `only the other process's nodes were loaded (${loaded}: two executions and the workflow's versions), none of this process's ${goals.length}`);
-    const plan = await a.post('/v1/memory/kickoff/recommendation', { ...id, query_text: 'repair the intermittent retry backoff in the payments worker', context: { task_kind: 'bugfix' }, candidates: ['read', 'edit', 'test'] });
+    const plan = await a.post('/v1/memory/kickoff/recommendation', {
+      ...id,
+      query_text: 'repair the intermittent retry backoff in the payments worker',
+      context: { task_kind: 'bugfix' },
+      candidates: ['read', 'edit', 'test'],
+    });
     assert.equal(plan.status, 200);
     assert.equal(plan.body.first_action?.file_path, 'src/payments/worker.ts');
   });
@@ -60,7 +65,12 @@ describe('learning: other processes, and a start with learned scopes', () => {
   it('a process starting on a store with learned scopes loads them in the background; /health says when it is done', async () => {
     const learned = uniqueName('warm');
     const plain = uniqueName('plain');
-    for (const run of ['w-1', 'w-2']) await a.post('/v1/memory/write', { tenant_id: 'default', scope: learned, execution: execution('fix the stale cache entries after billing updates', run, 'src/billing/cache.ts') });
+    for (const run of ['w-1', 'w-2'])
+      await a.post('/v1/memory/write', {
+        tenant_id: 'default',
+        scope: learned,
+        execution: execution('fix the stale cache entries after billing updates', run, 'src/billing/cache.ts'),
+      });
     await a.post('/v1/memory/write', { tenant_id: 'default', scope: plain, input_text: 'Notes from the planning meeting.' });
     const c = await startTestApi({ env: { MONGODB_DB: a.config.mongo.database } });
     try {
@@ -72,7 +82,13 @@ describe('learning: other processes, and a start with learned scopes', () => {
       assert.match(h.indexes.learning.detail, /^\d+ of \d+ scopes had learned state/);
       // Loaded before any request to it: every scope with learned state of this database (the one above and the first test's).
       assert.equal(c.modules.learning.services.stats().scopes_loaded, 2, 'the learned scopes, not the plain one');
-      const plan = await c.post('/v1/memory/kickoff/recommendation', { tenant_id: 'default', scope: learned, query_text: 'stale billing cache after an update', context: { task_kind: 'bugfix' }, candidates: ['read', 'edit', 'test'] });
+      const plan = await c.post('/v1/memory/kickoff/recommendation', {
+        tenant_id: 'default',
+        scope: learned,
+        query_text: 'stale billing cache after an update',
+        context: { task_kind: 'bugfix' },
+        candidates: ['read', 'edit', 'test'],
+      });
       assert.equal(plan.body.first_action?.file_path, 'src/billing/cache.ts');
       assert.equal(c.modules.learning.services.stats().scopes_loaded, 2, 'served from the warmed state');
     } finally {

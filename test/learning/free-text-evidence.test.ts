@@ -46,7 +46,12 @@ async function busyWork(api: TestApi, id: Scope) {
   ] as const;
   for (const [k, [task, file]] of others.entries()) {
     for (let i = 0; i < 2; i += 1) {
-      await writeExecution(api, id, { goal: task, task_kind: 'bugfix', run_id: `busy-${k}-${i}`, steps: [{ tool: 'read', file_path: file }, { tool: 'apply_patch', file_path: file }, { tool: 'run_tests' }] });
+      await writeExecution(api, id, {
+        goal: task,
+        task_kind: 'bugfix',
+        run_id: `busy-${k}-${i}`,
+        steps: [{ tool: 'read', file_path: file }, { tool: 'apply_patch', file_path: file }, { tool: 'run_tests' }],
+      });
       await writeText(api, id, `${task}: read ${file}, then edited it with apply_patch; run_tests gave ${5 + i} passed.`);
     }
   }
@@ -75,7 +80,13 @@ describe('free-text evidence and recorded replay runs teach task start', () => {
     assert.equal(wf.nodes.length, 1);
     const slot = wf.nodes[0].slots.workflow_v1;
     assert.equal(slot.distillation_origin, 'execution_write_projection');
-    assert.deepEqual(slot.steps.map((s: { tool: string; file_path: string | null }) => [s.tool, s.file_path]), [['apply_patch', FILE], ['run_tests', null]]);
+    assert.deepEqual(
+      slot.steps.map((s: { tool: string; file_path: string | null }) => [s.tool, s.file_path]),
+      [
+        ['apply_patch', FILE],
+        ['run_tests', null],
+      ],
+    );
     assert.ok(slot.provenance_ids.includes(first.nodes[0].id) && slot.provenance_ids.includes(second.nodes[0].id), JSON.stringify(slot.provenance_ids));
     // The workflow's goal is the task the text describes, not its report of tools and results.
     assert.doesNotMatch(slot.goal, /apply_patch|run_tests|passed/);
@@ -109,7 +120,10 @@ describe('free-text evidence and recorded replay runs teach task start', () => {
     assert.equal(fa.file_path, FILE);
     assert.equal(fa.selected_tool, 'apply_patch');
     assert.equal(fa.history_applied, true);
-    assert.ok(written.some((w) => fa.evidence_ids.includes(w)), `evidence names the text writes: ${JSON.stringify(fa.evidence_ids)}`);
+    assert.ok(
+      written.some((w) => fa.evidence_ids.includes(w)),
+      `evidence names the text writes: ${JSON.stringify(fa.evidence_ids)}`,
+    );
   });
 
   it('text evidence alone is enough', async () => {

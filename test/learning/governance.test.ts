@@ -21,7 +21,8 @@ describe('policy governance loop', () => {
 
   async function materialise(id: { tenant_id: string; scope: string }): Promise<string> {
     let last: any;
-    for (const run of ['r1', 'r2', 'r3']) last = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: run, ...task('fix flaky retry in worker.ts') });
+    for (const run of ['r1', 'r2', 'r3'])
+      last = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: run, ...task('fix flaky retry in worker.ts') });
     assert.equal(last.policy_memory.policy_contract.policy_memory_state, 'active');
     return last.policy_memory.node_id;
   }
@@ -30,7 +31,13 @@ describe('policy governance loop', () => {
     const id = { tenant_id: 'acme', scope: uniqueName('gov') };
     const pmId = await materialise(id);
 
-    const retired = await ok(api, '/v1/memory/policies/governance/apply', { ...id, actor: 'ops-alice', policy_memory_id: pmId, action: 'retire', reason: 'edit keeps touching generated code' });
+    const retired = await ok(api, '/v1/memory/policies/governance/apply', {
+      ...id,
+      actor: 'ops-alice',
+      policy_memory_id: pmId,
+      action: 'retire',
+      reason: 'edit keeps touching generated code',
+    });
     assert.equal(retired.previous_state, 'active');
     assert.equal(retired.policy_memory.policy_contract.policy_memory_state, 'retired');
 
@@ -75,6 +82,10 @@ describe('policy governance loop', () => {
     assertError(await api.post('/v1/memory/policies/governance/apply', { ...id, policy_memory_id: pmId, action: 'delete' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/policies/governance/apply', { ...id, action: 'retire' }), 400, 'invalid_request');
     // A policy of another scope is unknown here.
-    assertError(await api.post('/v1/memory/policies/governance/apply', { tenant_id: 'acme', scope: uniqueName('other'), policy_memory_id: pmId, action: 'reactivate' }), 404, 'not_found');
+    assertError(
+      await api.post('/v1/memory/policies/governance/apply', { tenant_id: 'acme', scope: uniqueName('other'), policy_memory_id: pmId, action: 'reactivate' }),
+      404,
+      'not_found',
+    );
   });
 });

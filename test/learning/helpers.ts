@@ -12,7 +12,15 @@ export interface Scope {
 export async function writeExecution(
   api: TestApi,
   id: Scope,
-  e: { goal: string; task_kind?: string; steps: { tool: string; file_path?: string; command?: string }[]; outcome?: 'success' | 'failure' | 'partial'; run_id?: string; next_action?: string; target_files?: string[] },
+  e: {
+    goal: string;
+    task_kind?: string;
+    steps: { tool: string; file_path?: string; command?: string }[];
+    outcome?: 'success' | 'failure' | 'partial';
+    run_id?: string;
+    next_action?: string;
+    target_files?: string[];
+  },
 ) {
   const res = await api.post('/v1/memory/write', {
     ...id,

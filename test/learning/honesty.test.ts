@@ -33,7 +33,10 @@ describe('recommendations are honest about what they rest on', () => {
     const w = await writeExecution(api, id, {
       goal: 'rotate the signing keys of the webhook sender',
       run_id: 'once',
-      steps: [{ tool: 'read', file_path: 'src/webhooks/signer.ts' }, { tool: 'edit', file_path: 'src/webhooks/signer.ts' }],
+      steps: [
+        { tool: 'read', file_path: 'src/webhooks/signer.ts' },
+        { tool: 'edit', file_path: 'src/webhooks/signer.ts' },
+      ],
     });
     assert.deepEqual(w.learning.workflows_updated, [], 'one execution is not a workflow');
     const body = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'rotate the webhook signing keys', candidates });
@@ -51,7 +54,15 @@ describe('recommendations are honest about what they rest on', () => {
     const id = { tenant_id: 'acme', scope: uniqueName('honest') };
     let last: any;
     for (const r of ['r1', 'r2', 'r3']) {
-      last = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: r, input_text: 'fix flaky retry in worker.ts', context: { task_kind: 'fix_flaky_test', file_path: 'src/jobs/worker.ts' }, candidates });
+      last = await ok(api, '/v1/memory/tools/feedback', {
+        ...id,
+        outcome: 'positive',
+        selected_tool: 'edit',
+        run_id: r,
+        input_text: 'fix flaky retry in worker.ts',
+        context: { task_kind: 'fix_flaky_test', file_path: 'src/jobs/worker.ts' },
+        candidates,
+      });
     }
     const pmId = last.policy_memory.node_id;
     const patternId = last.pattern.pattern_id;

@@ -22,7 +22,8 @@ describe('learning routes: isolation and bad input', () => {
   }
   async function trustPattern(owner: Identity): Promise<{ pattern_id: string; policy_id: string }> {
     let last: any;
-    for (const r of ['a', 'b', 'c']) last = await post('/v1/memory/tools/feedback', { ...owner, outcome: 'positive', selected_tool: 'edit', run_id: r, input_text: task.query_text, context: task.context });
+    for (const r of ['a', 'b', 'c'])
+      last = await post('/v1/memory/tools/feedback', { ...owner, outcome: 'positive', selected_tool: 'edit', run_id: r, input_text: task.query_text, context: task.context });
     return { pattern_id: last.pattern.pattern_id, policy_id: last.policy_memory.node_id };
   }
 
@@ -47,7 +48,9 @@ describe('learning routes: isolation and bad input', () => {
     await assertIsolated({
       what: 'tools/feedback',
       seed: async (o) => void (ids = await trustPattern(o)),
-      sees: async (v) => (await post('/v1/memory/tools/feedback', { ...v, outcome: 'neutral', selected_tool: 'edit', input_text: task.query_text, context: task.context })).pattern.distinct_positive_runs > 0,
+      sees: async (v) =>
+        (await post('/v1/memory/tools/feedback', { ...v, outcome: 'neutral', selected_tool: 'edit', input_text: task.query_text, context: task.context })).pattern
+          .distinct_positive_runs > 0,
     });
     await assertIsolated({
       what: 'patterns/suppress',

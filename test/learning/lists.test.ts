@@ -16,7 +16,15 @@ describe('learning listings', () => {
   after(async () => api?.close());
 
   const feedback = (id: Identity, tool: string, run: string, outcome: 'positive' | 'negative', text: string, kind: string) =>
-    ok(api, '/v1/memory/tools/feedback', { ...id, outcome, selected_tool: tool, run_id: run, input_text: text, context: { task_kind: kind, goal: text }, candidates: ['read', 'edit', 'test'] });
+    ok(api, '/v1/memory/tools/feedback', {
+      ...id,
+      outcome,
+      selected_tool: tool,
+      run_id: run,
+      input_text: text,
+      context: { task_kind: kind, goal: text },
+      candidates: ['read', 'edit', 'test'],
+    });
 
   /** Three task families: two candidate workflows and one stable; a trusted pattern with its policy; a contested and a suppressed pattern; one retired policy. */
   async function seed(id: Identity) {
@@ -24,10 +32,24 @@ describe('learning listings', () => {
       await writeExecution(api, id, { goal: g, task_kind: 'ui', steps: [{ tool: 'edit', file_path: 'web/settings/Theme.tsx' }, { tool: 'test' }] });
     }
     for (const g of ['speed up the invoice CSV export', 'make the invoice CSV export faster']) {
-      await writeExecution(api, id, { goal: g, task_kind: 'perf', steps: [{ tool: 'grep', file_path: 'src/reports/export.ts' }, { tool: 'edit', file_path: 'src/reports/export.ts' }] });
+      await writeExecution(api, id, {
+        goal: g,
+        task_kind: 'perf',
+        steps: [
+          { tool: 'grep', file_path: 'src/reports/export.ts' },
+          { tool: 'edit', file_path: 'src/reports/export.ts' },
+        ],
+      });
     }
     for (const g of ['fix the flaky retry in the job worker', 'repair flaky retries of the job worker', 'flaky job worker retry fails again', 'the job worker retry is flaky']) {
-      await writeExecution(api, id, { goal: g, task_kind: 'fix_flaky_test', steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }] });
+      await writeExecution(api, id, {
+        goal: g,
+        task_kind: 'fix_flaky_test',
+        steps: [
+          { tool: 'read', file_path: 'src/jobs/worker.ts' },
+          { tool: 'edit', file_path: 'src/jobs/worker.ts' },
+        ],
+      });
     }
     for (const run of ['r1', 'r2', 'r3']) await feedback(id, 'edit', run, 'positive', 'fix flaky retry in worker.ts', 'fix_flaky_test');
     for (const run of ['c1', 'c2', 'c3']) await feedback(id, 'test', run, 'positive', 'migrate the billing schema', 'migration');
@@ -70,7 +92,10 @@ describe('learning listings', () => {
     assert.deepEqual(patterns.counts.patterns, { observed: 0, trusted: 1, contested: 1, suppressed: 1 });
     for (const state of ['trusted', 'contested', 'suppressed']) {
       const one = await ok(api, '/v1/memory/patterns/list', { ...id, state });
-      assert.deepEqual(one.patterns.map((p: any) => p.state), [state]);
+      assert.deepEqual(
+        one.patterns.map((p: any) => p.state),
+        [state],
+      );
     }
     const suppressed = (await ok(api, '/v1/memory/patterns/list', { ...id, state: 'suppressed' })).patterns[0];
     assert.equal(suppressed.suppressed.reason, 'noisy');
@@ -84,9 +109,15 @@ describe('learning listings', () => {
     const retired = await ok(api, '/v1/memory/policies/list', { ...id, state: 'retired' });
     const r = retired.policies.find((p: any) => p.node_id === policy.node_id);
     assert.ok(r);
-    assert.deepEqual(r.policy_contract.history.map((h: any) => h.action), ['materialize', 'retire']);
+    assert.deepEqual(
+      r.policy_contract.history.map((h: any) => h.action),
+      ['materialize', 'retire'],
+    );
     assert.equal(r.policy_contract.history[1].reason, 'superseded by the new runbook');
-    assert.equal((await ok(api, '/v1/memory/policies/list', { ...id, state: 'active' })).policies.some((p: any) => p.node_id === policy.node_id), false);
+    assert.equal(
+      (await ok(api, '/v1/memory/policies/list', { ...id, state: 'active' })).policies.some((p: any) => p.node_id === policy.node_id),
+      false,
+    );
   });
 
   it('pages with a cursor: every item once, in order', async () => {

@@ -18,10 +18,25 @@ describe('10,000 unrelated writes do not hide what was learned', () => {
   it('the workflow and the trusted pattern are still applied', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('window') };
     for (const [i, goal] of ['fix flaky retry in worker.ts', 'flaky retry test in the job worker', 'worker retry logic is nondeterministic'].entries()) {
-      await writeExecution(api, id, { goal, task_kind: 'fix_flaky_test', run_id: `r${i}`, steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }] });
+      await writeExecution(api, id, {
+        goal,
+        task_kind: 'fix_flaky_test',
+        run_id: `r${i}`,
+        steps: [
+          { tool: 'read', file_path: 'src/jobs/worker.ts' },
+          { tool: 'edit', file_path: 'src/jobs/worker.ts' },
+        ],
+      });
     }
     for (const r of ['f1', 'f2', 'f3']) {
-      await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: r, input_text: 'fix flaky retry in worker.ts', context: { task_kind: 'fix_flaky_test' } });
+      await ok(api, '/v1/memory/tools/feedback', {
+        ...id,
+        outcome: 'positive',
+        selected_tool: 'edit',
+        run_id: r,
+        input_text: 'fix flaky retry in worker.ts',
+        context: { task_kind: 'fix_flaky_test' },
+      });
     }
     const query = { ...id, query_text: 'repair the intermittent retry failure in the worker', candidates: ['read', 'edit', 'test'] };
     const before = await ok(api, '/v1/memory/kickoff/recommendation', query);

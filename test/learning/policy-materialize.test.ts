@@ -14,25 +14,51 @@ describe('positive feedback materialises policy memory', () => {
   });
   after(async () => api?.close());
 
-  const task = (text: string) => ({ input_text: text, context: { task_kind: 'fix_flaky_test', goal: text, file_path: 'src/jobs/worker.ts' }, candidates: ['read', 'edit', 'test'] });
+  const task = (text: string) => ({
+    input_text: text,
+    context: { task_kind: 'fix_flaky_test', goal: text, file_path: 'src/jobs/worker.ts' },
+    candidates: ['read', 'edit', 'test'],
+  });
 
   it('three distinct positive runs make the pattern trusted and persist an active policy', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('policy') };
-    const before = await ok(api, '/v1/memory/experience/intelligence', { ...id, query_text: 'fix flaky retry in worker.ts', context: { task_kind: 'fix_flaky_test' }, candidates: ['read', 'edit', 'test'] });
+    const before = await ok(api, '/v1/memory/experience/intelligence', {
+      ...id,
+      query_text: 'fix flaky retry in worker.ts',
+      context: { task_kind: 'fix_flaky_test' },
+      candidates: ['read', 'edit', 'test'],
+    });
     assert.equal(before.policy_contract.materialization_state, 'computed');
     assert.equal(before.policy_memory, null);
     assert.equal(before.selected_tool, null);
 
     // The same run reporting three times counts once.
     for (let i = 0; i < 3; i += 1) {
-      const r = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', target: 'tool', run_id: 'run-a', ...task('fix flaky retry in worker.ts') });
+      const r = await ok(api, '/v1/memory/tools/feedback', {
+        ...id,
+        outcome: 'positive',
+        selected_tool: 'edit',
+        target: 'tool',
+        run_id: 'run-a',
+        ...task('fix flaky retry in worker.ts'),
+      });
       assert.equal(r.policy_memory, null);
       assert.equal(r.pattern.state, 'observed');
       assert.equal(r.pattern.counts.positive, i + 1);
       assert.equal(r.pattern.distinct_positive_runs, 1);
     }
-    const second = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: 'run-b', ...task('repair the intermittent retry failure in the worker') });
-    assert.equal(second.pattern.pattern_id, (await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'neutral', selected_tool: 'edit', ...task('fix flaky retry in worker.ts') })).pattern.pattern_id, 'paraphrases land on one pattern');
+    const second = await ok(api, '/v1/memory/tools/feedback', {
+      ...id,
+      outcome: 'positive',
+      selected_tool: 'edit',
+      run_id: 'run-b',
+      ...task('repair the intermittent retry failure in the worker'),
+    });
+    assert.equal(
+      second.pattern.pattern_id,
+      (await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'neutral', selected_tool: 'edit', ...task('fix flaky retry in worker.ts') })).pattern.pattern_id,
+      'paraphrases land on one pattern',
+    );
     const third = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: 'run-c', ...task('flaky worker retries again') });
     assert.equal(third.pattern.state, 'trusted');
     assert.equal(third.pattern.distinct_positive_runs, 3);
@@ -48,7 +74,12 @@ describe('positive feedback materialises policy memory', () => {
     assert.ok(pm.policy_contract.supporting_anchor_ids.includes(third.pattern.pattern_id));
     assert.equal(pm.policy_contract.history[0].action, 'materialize');
 
-    const ei = await ok(api, '/v1/memory/experience/intelligence', { ...id, query_text: 'the worker retry is intermittent', context: { task_kind: 'fix_flaky_test' }, candidates: ['read', 'edit', 'test'] });
+    const ei = await ok(api, '/v1/memory/experience/intelligence', {
+      ...id,
+      query_text: 'the worker retry is intermittent',
+      context: { task_kind: 'fix_flaky_test' },
+      candidates: ['read', 'edit', 'test'],
+    });
     assert.equal(ei.policy_contract.policy_memory_id, pm.node_id);
     assert.equal(ei.policy_contract.materialization_state, 'persisted');
     assert.equal(ei.policy_memory.node_id, pm.node_id);

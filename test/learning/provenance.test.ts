@@ -40,7 +40,13 @@ describe('workflow provenance survives promotion', () => {
         session_id: s,
         event_type: 'step',
         input_text: 'profiled the exporter',
-        execution: { steps: [{ tool: 'grep', file_path: 'src/reports/export.ts' }, { tool: 'edit', file_path: 'src/reports/export.ts' }], outcome: 'success' },
+        execution: {
+          steps: [
+            { tool: 'grep', file_path: 'src/reports/export.ts' },
+            { tool: 'edit', file_path: 'src/reports/export.ts' },
+          ],
+          outcome: 'success',
+        },
       });
     }
     // 3. Writes: two executions.
@@ -67,13 +73,30 @@ describe('workflow provenance survives promotion', () => {
     // Promotion by observations from other carriers keeps the founding origin.
     await writeExecution(api, id, { goal: 'dark theme toggle in settings', steps: [{ tool: 'edit', file_path: 'web/settings/Theme.tsx' }, { tool: 'test' }] });
     await ok(api, '/v1/memory/sessions/create', { ...id, session_id: 'sess-3', title: 'invoice CSV export is too slow' });
-    await ok(api, '/v1/memory/sessions/events/append', { ...id, session_id: 'sess-3', event_type: 'step', input_text: 'sped it up', execution: { steps: [{ tool: 'grep', file_path: 'src/reports/export.ts' }], outcome: 'success' } });
+    await ok(api, '/v1/memory/sessions/events/append', {
+      ...id,
+      session_id: 'sess-3',
+      event_type: 'step',
+      input_text: 'sped it up',
+      execution: { steps: [{ tool: 'grep', file_path: 'src/reports/export.ts' }], outcome: 'success' },
+    });
     await writeExecution(api, id, { goal: 'speed up the invoice CSV export', steps: [{ tool: 'grep', file_path: 'src/reports/export.ts' }] });
 
     // Promotion by a playbook: a replay episode of the handoff task, then its playbook goes active.
     const learning = api.modules.learning.services;
     const ref = { tenant_id: id.tenant_id, scope: id.scope };
-    const ep = await learning.recordReplayEpisode(ref, { run_id: 'rr-1', playbook_id: 'pb-retry', goal: 'stabilise the retry loop of the job worker', status: 'success', steps: [{ tool_name: 'read', tool_input: { path: 'src/jobs/worker.ts' } }], at: new Date().toISOString() }, 'replayer');
+    const ep = await learning.recordReplayEpisode(
+      ref,
+      {
+        run_id: 'rr-1',
+        playbook_id: 'pb-retry',
+        goal: 'stabilise the retry loop of the job worker',
+        status: 'success',
+        steps: [{ tool_name: 'read', tool_input: { path: 'src/jobs/worker.ts' } }],
+        at: new Date().toISOString(),
+      },
+      'replayer',
+    );
     assert.deepEqual(ep.workflows_updated, [handoffWf.workflow_id]);
     const promoted = await learning.playbookStatusChanged(ref, { playbook_id: 'pb-retry', status: 'active', source_run_id: 'rr-1' });
     assert.deepEqual(promoted.workflows_updated, [handoffWf.workflow_id]);
@@ -107,7 +130,13 @@ describe('workflow provenance survives promotion', () => {
     // Candidate workflows carry their origin in the planner packet too (before promotion).
     const id2 = { tenant_id: 'acme', scope: uniqueName('prov') };
     for (const anchor of ['x1', 'x2']) {
-      await ok(api, '/v1/memory/handoff/store', { ...id2, anchor, summary: 'rotate the signing keys of the webhook sender', target_files: ['src/webhooks/signer.ts'], next_action: 'open src/webhooks/signer.ts' });
+      await ok(api, '/v1/memory/handoff/store', {
+        ...id2,
+        anchor,
+        summary: 'rotate the signing keys of the webhook sender',
+        target_files: ['src/webhooks/signer.ts'],
+        next_action: 'open src/webhooks/signer.ts',
+      });
     }
     const p4 = await plan(id2, 'rotate webhook signing keys');
     assert.equal(p4.planner_packet.sections.candidate_workflows[0]?.distillation_origin, 'handoff_continuity_carrier');

@@ -60,7 +60,10 @@ describe('a retired policy and the pattern behind it', () => {
     const edit = s.ei.tool_ranking.find((t: any) => t.tool === 'edit');
     assert.equal(edit.score, 0);
     assert.deepEqual(edit.source_kinds, []);
-    assert.ok(edit.reasons.some((r: string) => r.includes(`trusted pattern ${patternId} backs retired policy memory ${pmId}`)), edit.reasons.join(' | '));
+    assert.ok(
+      edit.reasons.some((r: string) => r.includes(`trusted pattern ${patternId} backs retired policy memory ${pmId}`)),
+      edit.reasons.join(' | '),
+    );
     assert.notEqual(s.planning.kickoff_recommendation.selected_tool, 'edit');
     assert.equal(s.planning.planning_summary.selected_tool, null);
     assert.ok(!s.planning.planner_packet.sections.trusted_patterns.some((e: any) => e.id === patternId), 'the held pattern is not offered as guidance');
@@ -84,7 +87,10 @@ describe('a retired policy and the pattern behind it', () => {
     await ok(api, '/v1/memory/policies/governance/apply', { ...id, actor: 'ops', policy_memory_id: last.policy_memory.node_id, action: 'retire', reason: 'x' });
     // Three consistent successful executions: a stable workflow that starts with edit.
     for (const [i, goal] of ['fix flaky retry in worker.ts', 'flaky retry test in the job worker', 'worker retry is nondeterministic'].entries()) {
-      await ok(api, '/v1/memory/write', { ...id, execution: { goal, task_kind: 'fix_flaky_test', run_id: `w${i}`, steps: [{ tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test' }], outcome: 'success' } });
+      await ok(api, '/v1/memory/write', {
+        ...id,
+        execution: { goal, task_kind: 'fix_flaky_test', run_id: `w${i}`, steps: [{ tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test' }], outcome: 'success' },
+      });
     }
     const k = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, ...ask });
     assert.equal(k.first_action.source_kind, 'stable_workflow', 'the workflow is its own evidence, not the retired policy');
@@ -92,7 +98,12 @@ describe('a retired policy and the pattern behind it', () => {
     assert.ok(!k.first_action.evidence_ids.includes(last.policy_memory.node_id));
     assert.ok(k.first_action.evidence_ids.length > 0);
 
-    const unseen = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'translate the onboarding emails into German', context: { task_kind: 'docs' }, candidates: ['read', 'edit', 'test'] });
+    const unseen = await ok(api, '/v1/memory/kickoff/recommendation', {
+      ...id,
+      query_text: 'translate the onboarding emails into German',
+      context: { task_kind: 'docs' },
+      candidates: ['read', 'edit', 'test'],
+    });
     assert.equal(unseen.first_action, null);
     assert.equal(unseen.uncertainty.level, 'high');
     assert.deepEqual(unseen.uncertainty.recommended_actions, ['widen_recall', 'inspect_context']);

@@ -24,7 +24,13 @@ describe('review packs from what exists', () => {
     await ok(api, '/v1/memory/replay/run/start', { ...id, run_id: runId, goal, ...(metadata ? { metadata } : {}) });
     for (const [i, s] of steps.entries()) {
       await ok(api, '/v1/memory/replay/step/before', { ...id, run_id: runId, step_index: i, tool_name: s.tool, tool_input: { file_path: s.file } });
-      await ok(api, '/v1/memory/replay/step/after', { ...id, run_id: runId, step_index: i, status: status === 'failure' && i === steps.length - 1 ? 'failed' : 'success', ...(status === 'failure' ? { error: 'AssertionError: totals differ by 0.01' } : {}) });
+      await ok(api, '/v1/memory/replay/step/after', {
+        ...id,
+        run_id: runId,
+        step_index: i,
+        status: status === 'failure' && i === steps.length - 1 ? 'failed' : 'success',
+        ...(status === 'failure' ? { error: 'AssertionError: totals differ by 0.01' } : {}),
+      });
     }
     await ok(api, '/v1/memory/replay/run/end', { ...id, run_id: runId, status, summary: `${goal}: ${status}` });
   }
@@ -37,7 +43,17 @@ describe('review packs from what exists', () => {
     await ok(api, '/v1/memory/write', { ...id, input_text: `Progress on ${ANCHOR}: the ledger sync job now reconciles cents; next check the nightly export.` });
     tick();
     // A replay run of the task, tied to it by its metadata.
-    await replayRun(id, 'ledger-run-1', 'fix rounding in the ledger sync', [{ tool: 'apply_patch', file: 'src/payments/ledger_sync.ts' }, { tool: 'run_tests', file: 'test/payments/ledger_sync.test.ts' }], 'success', { anchor: ANCHOR });
+    await replayRun(
+      id,
+      'ledger-run-1',
+      'fix rounding in the ledger sync',
+      [
+        { tool: 'apply_patch', file: 'src/payments/ledger_sync.ts' },
+        { tool: 'run_tests', file: 'test/payments/ledger_sync.test.ts' },
+      ],
+      'success',
+      { anchor: ANCHOR },
+    );
     tick();
     // Newer, lexically close work of another task: never this anchor's evidence or latest run.
     await ok(api, '/v1/memory/write', { ...id, input_text: 'ledger-export-7: edited src/payments/ledger_export.ts; the ledger sync tests failed with AssertionError.' });
@@ -64,7 +80,10 @@ describe('review packs from what exists', () => {
     // The evidence: both writes and the replay run, nothing of the other task.
     const kinds = pack.anchor_evidence.map((e: any) => `${e.source_kind}:${e.run_id ?? e.summary.slice(0, 20)}`);
     assert.equal(pack.anchor_evidence.filter((e: any) => e.source_kind === 'memory').length, 2, kinds.join(', '));
-    assert.ok(pack.anchor_evidence.some((e: any) => e.id === 'replay_run:ledger-run-1'), kinds.join(', '));
+    assert.ok(
+      pack.anchor_evidence.some((e: any) => e.id === 'replay_run:ledger-run-1'),
+      kinds.join(', '),
+    );
     assert.ok(!pack.anchor_evidence.some((e: any) => e.run_id === 'export-run-1' || /ledger-export-7/.test(e.summary)), kinds.join(', '));
     for (const e of pack.anchor_evidence) assert.ok(rc.evidence_ids.includes(e.id));
 
@@ -78,7 +97,14 @@ describe('review packs from what exists', () => {
   it('a handoff’s latest terminal run is a run of its task, not the newest lexical hit', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('cont') };
     await replayRun(id, 'retry-run-1', 'bound the worker retries', [{ tool: 'edit', file: 'src/jobs/worker.ts' }], 'failure', { anchor: 'retry-fix' });
-    await ok(api, '/v1/memory/handoff/store', { ...id, anchor: 'retry-fix', summary: 'bounded backoff half done', target_files: ['src/jobs/worker.ts'], next_action: 'finish the jitter', acceptance_checks: ['npm test -- worker'] });
+    await ok(api, '/v1/memory/handoff/store', {
+      ...id,
+      anchor: 'retry-fix',
+      summary: 'bounded backoff half done',
+      target_files: ['src/jobs/worker.ts'],
+      next_action: 'finish the jitter',
+      acceptance_checks: ['npm test -- worker'],
+    });
     // A newer terminal write that shares the handoff's words but is another task's.
     await writeExecution(api, id, { goal: 'bounded backoff in the mailer', steps: [{ tool: 'edit', file_path: 'src/mail/backoff.ts' }], outcome: 'success', run_id: 'mail-1' });
     const pack = (await ok(api, '/v1/memory/continuity/review-pack', { ...id, anchor: 'retry-fix' })).continuity_review_pack;
@@ -107,11 +133,25 @@ describe('review packs from what exists', () => {
     const review = {};
     // A promotion-ready candidate workflow (two consistent successes) …
     for (const [i, goal] of ['round ledger totals half-even', 'ledger totals rounding is off by a cent'].entries()) {
-      await writeExecution(api, id, { goal, task_kind: 'bugfix', run_id: `w${i}`, steps: [{ tool: 'read', file_path: 'src/payments/ledger.ts' }, { tool: 'edit', file_path: 'src/payments/ledger.ts' }] });
+      await writeExecution(api, id, {
+        goal,
+        task_kind: 'bugfix',
+        run_id: `w${i}`,
+        steps: [
+          { tool: 'read', file_path: 'src/payments/ledger.ts' },
+          { tool: 'edit', file_path: 'src/payments/ledger.ts' },
+        ],
+      });
     }
     // … and one with a failure after its last success.
     for (const [i, outcome] of (['success', 'success', 'failure'] as const).entries()) {
-      await writeExecution(api, id, { goal: 'thumbnail resize crops portrait photos', task_kind: 'feature', run_id: `f${i}`, outcome, steps: [{ tool: 'edit', file_path: 'src/media/thumbnail.ts' }, { tool: 'test' }] });
+      await writeExecution(api, id, {
+        goal: 'thumbnail resize crops portrait photos',
+        task_kind: 'feature',
+        run_id: `f${i}`,
+        outcome,
+        steps: [{ tool: 'edit', file_path: 'src/media/thumbnail.ts' }, { tool: 'test' }],
+      });
     }
     // A trusted pattern and its policy, then negative feedback: both contested, retire proposed.
     for (const r of ['r1', 'r2', 'r3']) await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', run_id: r, ...task });
@@ -120,7 +160,8 @@ describe('review packs from what exists', () => {
     let pack = (await ok(api, '/v1/memory/evolution/review-pack', { ...id, ...review })).evolution_review_pack;
     const recs = pack.learning_recommendations;
     const actions = recs.map((r: any) => r.action);
-    for (const a of ['observe_or_promote_workflow', 'review_contested_pattern', 'inspect_unresolved_failure', 'retire_policy_memory']) assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
+    for (const a of ['observe_or_promote_workflow', 'review_contested_pattern', 'inspect_unresolved_failure', 'retire_policy_memory'])
+      assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
     assert.equal(pack.policy_governance_apply_result, undefined, 'no apply yet');
     for (const r of recs) {
       assert.equal(typeof r.route, 'string');

@@ -20,7 +20,14 @@ describe('rules and tool selection', () => {
       ...id,
       rule_id: 'no-bash-deploys',
       state: 'shadow',
-      rule: { description: 'deploys go through the pipeline', conditions: { terms_any: ['deploy'] }, effects: [{ effect: 'deny', tool: 'bash' }, { effect: 'prefer', tool: 'test' }] },
+      rule: {
+        description: 'deploys go through the pipeline',
+        conditions: { terms_any: ['deploy'] },
+        effects: [
+          { effect: 'deny', tool: 'bash' },
+          { effect: 'prefer', tool: 'test' },
+        ],
+      },
     });
     assert.equal(created.created, true);
     assert.equal(created.rule.state, 'shadow');
@@ -52,18 +59,34 @@ describe('rules and tool selection', () => {
     assertError(await api.post('/v1/memory/rules/state', { ...id, state: 'active' }), 400, 'invalid_request');
     assertError(await api.post('/v1/memory/rules/state', { ...id, rule_id: 'y', state: 'active', rule: { effects: [{ effect: 'maybe', tool: 'bash' }] } }), 400, 'invalid_request');
     const history = (await ok(api, '/v1/memory/rules/state', { ...id, rule_id: 'no-bash-deploys', state: 'shadow' })).rule.history;
-    assert.deepEqual(history.map((h: any) => h.to), ['shadow', 'active', 'disabled', 'shadow']);
+    assert.deepEqual(
+      history.map((h: any) => h.to),
+      ['shadow', 'active', 'disabled', 'shadow'],
+    );
   });
 
   it('feedback citing a decision lands on the decision’s task; an unknown decision is not_found', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('decide') };
-    const sel = await ok(api, '/v1/memory/tools/select', { ...id, query_text: 'fix flaky retry in worker.ts', context: { task_kind: 'fix_flaky_test' }, tool_candidates: ['read', 'edit'] });
+    const sel = await ok(api, '/v1/memory/tools/select', {
+      ...id,
+      query_text: 'fix flaky retry in worker.ts',
+      context: { task_kind: 'fix_flaky_test' },
+      tool_candidates: ['read', 'edit'],
+    });
     const fb = await ok(api, '/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', decision_id: sel.decision_id });
     assert.equal(fb.decision_id, sel.decision_id);
     assert.equal(fb.run_key, `decision:${sel.decision_id}`);
     assert.equal(fb.pattern.task_kind, 'fix_flaky_test');
-    assertError(await api.post('/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', decision_id: '019b0000-0000-7000-8000-000000000000' }), 404, 'not_found');
+    assertError(
+      await api.post('/v1/memory/tools/feedback', { ...id, outcome: 'positive', selected_tool: 'edit', decision_id: '019b0000-0000-7000-8000-000000000000' }),
+      404,
+      'not_found',
+    );
     // A decision of another scope is unknown here.
-    assertError(await api.post('/v1/memory/tools/feedback', { tenant_id: 'acme', scope: uniqueName('x'), outcome: 'positive', selected_tool: 'edit', decision_id: sel.decision_id }), 404, 'not_found');
+    assertError(
+      await api.post('/v1/memory/tools/feedback', { tenant_id: 'acme', scope: uniqueName('x'), outcome: 'positive', selected_tool: 'edit', decision_id: sel.decision_id }),
+      404,
+      'not_found',
+    );
   });
 });

@@ -30,11 +30,7 @@ describe('second task start is better', () => {
 
   it('after three successful runs a paraphrase gets the learned file and tool, with evidence', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('warm') };
-    const runs = [
-      'fix flaky retry in worker.ts',
-      'fix the flaky retry test for the worker',
-      'resolve flaky retries in the job worker',
-    ];
+    const runs = ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'];
     const written: string[] = [];
     for (const [i, goal] of runs.entries()) {
       const w = await writeExecution(api, id, {
@@ -65,7 +61,10 @@ describe('second task start is better', () => {
     assert.equal(fa.history_applied, true);
     assert.equal(fa.source_kind, 'stable_workflow');
     assert.ok(fa.evidence_ids.length >= 2);
-    assert.ok(written.some((w) => fa.evidence_ids.includes(w)), 'evidence names the executions it was learned from');
+    assert.ok(
+      written.some((w) => fa.evidence_ids.includes(w)),
+      'evidence names the executions it was learned from',
+    );
     assert.equal(body.kickoff_recommendation.history_applied, true);
     assert.equal(body.kickoff_recommendation.file_path, 'src/jobs/worker.ts');
     assert.notEqual(body.uncertainty.level, 'high');

@@ -11,9 +11,18 @@ describe('planning surfaces', () => {
   before(async () => {
     api = await startTestApi();
     for (const [i, goal] of ['fix flaky retry in worker.ts', 'flaky retry test in the job worker', 'worker retry is nondeterministic'].entries()) {
-      await writeExecution(api, id, { goal, task_kind: 'fix_flaky_test', run_id: `r${i}`, steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test' }] });
+      await writeExecution(api, id, {
+        goal,
+        task_kind: 'fix_flaky_test',
+        run_id: `r${i}`,
+        steps: [{ tool: 'read', file_path: 'src/jobs/worker.ts' }, { tool: 'edit', file_path: 'src/jobs/worker.ts' }, { tool: 'test' }],
+      });
     }
-    for (let i = 0; i < 8; i += 1) await ok(api, '/v1/memory/write', { ...id, input_text: `Retry notes ${i}: the worker retry loop uses exponential backoff with jitter; see src/jobs/worker.ts and the retry policy document.` });
+    for (let i = 0; i < 8; i += 1)
+      await ok(api, '/v1/memory/write', {
+        ...id,
+        input_text: `Retry notes ${i}: the worker retry loop uses exponential backoff with jitter; see src/jobs/worker.ts and the retry policy document.`,
+      });
   });
   after(async () => api?.close());
 
@@ -41,7 +50,13 @@ describe('planning surfaces', () => {
   });
 
   it('kickoff/recommendation answers the loadgen body', async () => {
-    const body = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'previous attempt to resolve flaky retry touching worker.ts', context: { goal: 'fix flaky retry', task_kind: 'fix_flaky_test' }, candidates: ['read', 'edit', 'test', 'bash'], consumer_agent_id: 'x' });
+    const body = await ok(api, '/v1/memory/kickoff/recommendation', {
+      ...id,
+      query_text: 'previous attempt to resolve flaky retry touching worker.ts',
+      context: { goal: 'fix flaky retry', task_kind: 'fix_flaky_test' },
+      candidates: ['read', 'edit', 'test', 'bash'],
+      consumer_agent_id: 'x',
+    });
     assert.equal(body.kickoff_recommendation.history_applied, true);
     assert.equal(body.kickoff_recommendation.selected_tool, 'read');
     assert.equal(body.first_action.action_kind, 'file_step');
@@ -80,7 +95,13 @@ describe('planning surfaces', () => {
     const sid = { tenant_id: 'acme', scope: uniqueName('cont') };
     await ok(api, '/v1/memory/sessions/create', { ...sid, session_id: 's-1', title: 'retry fix' });
     await ok(api, '/v1/memory/sessions/events/append', { ...sid, session_id: 's-1', event_type: 'resume', input_text: 'resumed from handoff retry-fix' });
-    await ok(api, '/v1/memory/sessions/events/append', { ...sid, session_id: 's-1', event_type: 'step', input_text: 'ran npm test -- worker', execution: { steps: [{ tool: 'test' }], outcome: 'failure', error_signature: 'AssertionError: expected 3 retries' } });
+    await ok(api, '/v1/memory/sessions/events/append', {
+      ...sid,
+      session_id: 's-1',
+      event_type: 'step',
+      input_text: 'ran npm test -- worker',
+      execution: { steps: [{ tool: 'test' }], outcome: 'failure', error_signature: 'AssertionError: expected 3 retries' },
+    });
     await ok(api, '/v1/memory/handoff/store', {
       ...sid,
       anchor: 'retry-fix',

@@ -103,7 +103,10 @@ describe('lifecycle reads and access statistics', () => {
     assert.equal(c0.archived_at, old0.slots.archive_relocation_v1.relocated_at);
     assert.equal(c0.payload_bytes, Buffer.byteLength(oldText, 'utf8'));
     const searched = await services.rehydrationCandidates(ref, 'note 1 deployment', { limit: 3 });
-    assert.ok(searched.some((c) => c.client_id === 'old-1'), JSON.stringify(searched));
+    assert.ok(
+      searched.some((c) => c.client_id === 'old-1'),
+      JSON.stringify(searched),
+    );
     for (const c of searched) assert.equal(c.score > 0, true);
 
     const payload = await ok('/v1/memory/anchor/payload/rehydrate', { ...id, client_id: 'old-0', mode: 'full' });

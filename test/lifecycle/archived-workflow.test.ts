@@ -70,7 +70,10 @@ describe('archived workflows and planning', () => {
     assert.notEqual(cold.first_action?.source_kind, 'stable_workflow', 'task start does not use an archived workflow');
 
     const r = await ok(api, '/v1/memory/archive/rehydrate', { ...id, ids: [workflowId], target_tier: 'warm', reason: 'planning offered it' });
-    assert.deepEqual(r.nodes.map((n: any) => [n.id, n.from_tier, n.to_tier, n.payload_restored]), [[workflowId, 'archive', 'warm', true]]);
+    assert.deepEqual(
+      r.nodes.map((n: any) => [n.id, n.from_tier, n.to_tier, n.payload_restored]),
+      [[workflowId, 'archive', 'warm', true]],
+    );
 
     const again = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: TASK, candidates: ['read', 'edit', 'test'] });
     const fa = again.first_action;

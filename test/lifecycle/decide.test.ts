@@ -43,7 +43,13 @@ describe('retention score', () => {
     assert.ok(fresh > idle30 && idle30 > idle120);
     assert.equal(bandOf(fresh), 'hot');
     assert.equal(bandOf(idle120), 'archive');
-    const used = retentionScore(node({ activation: { count: 3, last_activated_at: at(120).toISOString() }, feedback: { positive: 3, negative: 0, quality: 1, last_outcome: 'positive', last_at: at(120).toISOString() } }), at(120)).score;
+    const used = retentionScore(
+      node({
+        activation: { count: 3, last_activated_at: at(120).toISOString() },
+        feedback: { positive: 3, negative: 0, quality: 1, last_outcome: 'positive', last_at: at(120).toISOString() },
+      }),
+      at(120),
+    ).score;
     assert.equal(bandOf(used), 'hot');
     const bad = retentionScore(node({ feedback: { positive: 0, negative: 4, quality: -1, last_outcome: 'negative', last_at: at(0).toISOString() } }), at(5)).score;
     assert.ok(bad < retentionScore(node(), at(5)).score);
@@ -53,7 +59,9 @@ describe('retention score', () => {
   it('ignores the operator’s own slot writes as use, but counts a rehydration', () => {
     const decided = node({
       updated_at: at(10).toISOString(),
-      slots: { semantic_forgetting_v1: { action: 'retain', lifecycle_state: 'active', decided_at: at(10).toISOString(), target_tier: 'hot', tier_changed_at: at(0).toISOString() } },
+      slots: {
+        semantic_forgetting_v1: { action: 'retain', lifecycle_state: 'active', decided_at: at(10).toISOString(), target_tier: 'hot', tier_changed_at: at(0).toISOString() },
+      },
     });
     assert.equal(retentionScore(decided, at(40)).idleMs, 40 * DAY);
     const rewritten = node({ ...decided, updated_at: at(20).toISOString() });
@@ -75,7 +83,9 @@ describe('decisions', () => {
     const demoted = node({
       tier: 'warm',
       updated_at: at(25).toISOString(),
-      slots: { semantic_forgetting_v1: { action: 'demote', lifecycle_state: 'active', decided_at: at(25).toISOString(), target_tier: 'warm', tier_changed_at: at(25).toISOString() } },
+      slots: {
+        semantic_forgetting_v1: { action: 'demote', lifecycle_state: 'active', decided_at: at(25).toISOString(), target_tier: 'warm', tier_changed_at: at(25).toISOString() },
+      },
     });
     const held = decide(demoted, at(26));
     assert.equal(held.action, 'retain');
@@ -102,7 +112,13 @@ describe('decisions', () => {
   });
 
   it('contested feedback goes to review; feedback that says it is wrong retires it', () => {
-    const fb = (positive: number, negative: number) => ({ positive, negative, quality: (positive - negative) / (positive + negative), last_outcome: null, last_at: at(0).toISOString() });
+    const fb = (positive: number, negative: number) => ({
+      positive,
+      negative,
+      quality: (positive - negative) / (positive + negative),
+      last_outcome: null,
+      last_at: at(0).toISOString(),
+    });
     assert.equal(feedbackState(fb(2, 2)), 'contested');
     assert.equal(feedbackState(fb(0, 3)), 'retired');
     assert.equal(feedbackState(fb(5, 1)), 'active');
@@ -121,7 +137,10 @@ describe('decisions', () => {
     assert.equal(relocated.action, 'archive');
     assert.ok(relocated.rationale.some((r) => r.includes('already archived')));
     // Rewritten while archived (revision 2 carries a new payload): relocated again.
-    const rewritten = decide(node({ tier: 'archive', revision: 2, text: 'new', slots: { archive_relocation_v1: { relocation_state: 'cold_archive', cold_key: 'k:1', revision: 1 } } }), at(1));
+    const rewritten = decide(
+      node({ tier: 'archive', revision: 2, text: 'new', slots: { archive_relocation_v1: { relocation_state: 'cold_archive', cold_key: 'k:1', revision: 1 } } }),
+      at(1),
+    );
     assert.ok(rewritten.rationale.some((r) => r.includes('relocating')));
   });
 
@@ -167,7 +186,15 @@ describe('forgetting summary', () => {
 describe('counting nodes no operator run has decided', () => {
   it('counts them as what happens to them now, with the state their feedback gives them', () => {
     const none = { positive: 0, negative: 0 };
-    assert.deepEqual(classify('hot', {}, none), { tier: 'hot', action: 'retain', state: 'active', relocationState: 'none', relocationTarget: 'none', payloadScope: 'none', decided: false });
+    assert.deepEqual(classify('hot', {}, none), {
+      tier: 'hot',
+      action: 'retain',
+      state: 'active',
+      relocationState: 'none',
+      relocationTarget: 'none',
+      payloadScope: 'none',
+      decided: false,
+    });
     assert.equal(classify('warm', {}, { positive: 0, negative: 4 }).state, 'retired');
     assert.equal(classify('warm', {}, { positive: 0, negative: 4 }).action, 'retain');
     const contested = classify('hot', {}, { positive: 2, negative: 2 });

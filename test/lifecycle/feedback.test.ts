@@ -25,9 +25,19 @@ describe('feedback re-decides the nodes it touches', () => {
 
   async function seed(id: Identity): Promise<void> {
     await writeNodes(api, id, 20, 'noise');
-    const nodes = WRONG.map((c, i) => ({ client_id: c, type: 'evidence', title: `failover note ${i}`, text: `The staging database failover runbook says step ${i}: promote the replica by hand.` }));
+    const nodes = WRONG.map((c, i) => ({
+      client_id: c,
+      type: 'evidence',
+      title: `failover note ${i}`,
+      text: `The staging database failover runbook says step ${i}: promote the replica by hand.`,
+    }));
     // One right node on the same subject: it stays recallable throughout.
-    nodes.push({ client_id: 'right-1', type: 'evidence', title: 'failover is automatic', text: 'The staging database failover is automatic since v3; the runbook step of promoting by hand is obsolete.' });
+    nodes.push({
+      client_id: 'right-1',
+      type: 'evidence',
+      title: 'failover is automatic',
+      text: 'The staging database failover is automatic since v3; the runbook step of promoting by hand is obsolete.',
+    });
     const res = await api.post('/v1/memory/write', { ...id, nodes });
     assert.equal(res.status, 200, JSON.stringify(res.body));
   }
@@ -78,10 +88,15 @@ describe('feedback re-decides the nodes it touches', () => {
     const exec = (await api.post('/v1/memory/execution/introspect', { ...id })).body.execution_summary.forgetting_summary;
     assert.equal(exec.lifecycle_state_counts.retired, 3);
 
-    const after = await pollFor('recall to leave the retired nodes out', async () => {
-      const r = await recall(id);
-      return r.some((x) => WRONG.includes(x.client_id)) ? null : r;
-    }, 60_000, 200);
+    const after = await pollFor(
+      'recall to leave the retired nodes out',
+      async () => {
+        const r = await recall(id);
+        return r.some((x) => WRONG.includes(x.client_id)) ? null : r;
+      },
+      60_000,
+      200,
+    );
     assert.equal(after[0].client_id, 'right-1', 'the right node on the subject is still found');
     assert.ok(after.every((r) => r.retired === false));
     const asked = await recall(id, { include_retired: true });
@@ -108,12 +123,17 @@ describe('feedback re-decides the nodes it touches', () => {
       assert.equal((await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['wrong-1'], outcome: 'positive', reason: 'it helped after all' })).status, 200);
     }
     // The review candidate and the counts are written by separate steps: wait until both show it.
-    const reviewed = await pollFor('wrong-1 to be sent to review and counted as contested', async () => {
-      const r = await api.post('/v1/memory/lifecycle/summary', id);
-      const counts = r.body.forgetting_summary.lifecycle_state_counts;
-      const listed = r.body.review_candidates.some((c: any) => c.client_id === 'wrong-1');
-      return listed && counts.contested === 1 && counts.retired === 2 ? r.body : null;
-    }, 120_000, 200);
+    const reviewed = await pollFor(
+      'wrong-1 to be sent to review and counted as contested',
+      async () => {
+        const r = await api.post('/v1/memory/lifecycle/summary', id);
+        const counts = r.body.forgetting_summary.lifecycle_state_counts;
+        const listed = r.body.review_candidates.some((c: any) => c.client_id === 'wrong-1');
+        return listed && counts.contested === 1 && counts.retired === 2 ? r.body : null;
+      },
+      120_000,
+      200,
+    );
     assert.equal(reviewed.forgetting_summary.lifecycle_state_counts.retired, 2);
     assert.equal(reviewed.forgetting_summary.lifecycle_state_counts.contested, 1);
     assert.equal(reviewed.forgetting_summary.semantic_action_counts.review, 1);

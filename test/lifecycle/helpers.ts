@@ -22,7 +22,13 @@ export async function writeNodes(api: TestApi, id: Identity, count: number, pref
   for (let start = 0; start < count; start += 200) {
     const nodes = [];
     for (let i = start; i < Math.min(count, start + 200); i += 1) {
-      nodes.push({ client_id: `${prefix}-${i}`, type: 'event', title: `note ${i}`, text: `Deployment note ${i}: the release train ran step ${i % 7} of the rollout.`, ...extra(i) });
+      nodes.push({
+        client_id: `${prefix}-${i}`,
+        type: 'event',
+        title: `note ${i}`,
+        text: `Deployment note ${i}: the release train ran step ${i % 7} of the rollout.`,
+        ...extra(i),
+      });
     }
     const res = await api.post('/v1/memory/write', { ...id, nodes });
     assert.equal(res.status, 200, JSON.stringify(res.body));

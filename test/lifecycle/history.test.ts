@@ -54,9 +54,18 @@ describe('counts over time, scope registry and decision history', () => {
     assert.equal(h.current.at, clock.now().toISOString());
 
     // since and limit page the samples, oldest first.
-    assert.deepEqual((await history(id, { since: '2026-01-02T00:00:00Z' })).points.map((p: any) => p.at), [second.at]);
-    assert.deepEqual((await history(id, { limit: 1 })).points.map((p: any) => p.at), [second.at]);
-    assert.deepEqual((await history(id, { since: '2026-01-01T00:00:00Z', limit: 1 })).points.map((p: any) => p.at), [first.at]);
+    assert.deepEqual(
+      (await history(id, { since: '2026-01-02T00:00:00Z' })).points.map((p: any) => p.at),
+      [second.at],
+    );
+    assert.deepEqual(
+      (await history(id, { limit: 1 })).points.map((p: any) => p.at),
+      [second.at],
+    );
+    assert.deepEqual(
+      (await history(id, { since: '2026-01-01T00:00:00Z', limit: 1 })).points.map((p: any) => p.at),
+      [first.at],
+    );
 
     // Bad input is a 400 naming the field.
     assertError(await api.post('/v1/memory/lifecycle/history', { ...id, since: 'yesterday' }), 400, 'invalid_request');
@@ -153,7 +162,10 @@ describe('counts over time, scope registry and decision history', () => {
       assertError(await keyed.post('/v1/memory/scopes/list', { tenant_id: 'acme' }, bearer('k-acme')), 403, 'forbidden');
       assertError(await keyed.post('/v1/memory/tenants/list', {}), 401, 'unauthorized');
       const mine = await keyed.post('/v1/memory/scopes/list', { tenant_id: 'acme-bound' }, bearer('k-acme'));
-      assert.deepEqual(mine.body.scopes.map((s: any) => s.scope), ['s1']);
+      assert.deepEqual(
+        mine.body.scopes.map((s: any) => s.scope),
+        ['s1'],
+      );
     } finally {
       await keyed.app.close();
       for (const m of Object.values(keyed.modules).reverse()) await m.stop?.();

@@ -87,7 +87,10 @@ describe('lifecycle operator (POST /v1/memory/lifecycle/run)', () => {
 
     // Archived memory is found by summary only, flagged, and not by default.
     const plain = await api.post('/v1/memory/recall_text', { ...id, query_text: 'deployment note release train rollout', limit: 10 });
-    assert.ok(plain.body.results.every((r: any) => r.tier !== 'archive'), 'recall leaves archived nodes out by default');
+    assert.ok(
+      plain.body.results.every((r: any) => r.tier !== 'archive'),
+      'recall leaves archived nodes out by default',
+    );
     const withArchived = await api.post('/v1/memory/recall_text', { ...id, query_text: 'note 42', include_archived: true, limit: 50 });
     assert.ok(withArchived.body.results.some((r: any) => r.archived === true && r.tier === 'archive'));
   });
@@ -102,7 +105,10 @@ describe('lifecycle operator (POST /v1/memory/lifecycle/run)', () => {
     const first = await runOperator(api, id);
     assert.equal(first.counts.moves.demoted, 120, JSON.stringify(first.counts));
     const afterFirst = await allNodes(api, id);
-    assert.ok(afterFirst.every((n) => n.tier === 'warm'), 'demote moves one tier colder');
+    assert.ok(
+      afterFirst.every((n) => n.tier === 'warm'),
+      'demote moves one tier colder',
+    );
     assert.ok(afterFirst.every((n) => n.slots.semantic_forgetting_v1.action === 'demote'));
 
     const second = await runOperator(api, id);
@@ -160,7 +166,13 @@ describe('lifecycle operator (POST /v1/memory/lifecycle/run)', () => {
     await writeNodes(api, id, 10, 'p');
     const pin = await api.post('/v1/memory/nodes/pin', { ...id, client_ids: ['p-1', 'p-2', 'nope'] });
     assert.equal(pin.status, 200, JSON.stringify(pin.body));
-    assert.deepEqual(pin.body.nodes.map((n: any) => [n.client_id, n.pinned]), [['p-1', true], ['p-2', true]]);
+    assert.deepEqual(
+      pin.body.nodes.map((n: any) => [n.client_id, n.pinned]),
+      [
+        ['p-1', true],
+        ['p-2', true],
+      ],
+    );
     assert.deepEqual(pin.body.not_found, ['nope']);
     clock.advance(200 * DAY);
     const run = await runOperator(api, id);
@@ -192,7 +204,10 @@ describe('lifecycle operator (POST /v1/memory/lifecycle/run)', () => {
     assert.equal(d.lifecycle_state, 'contested');
     const res = await api.post('/v1/memory/lifecycle/summary', { ...id, review_limit: 10 });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.review_candidates.map((c: any) => [c.client_id, c.lifecycle_state]), [['r-2', 'contested']]);
+    assert.deepEqual(
+      res.body.review_candidates.map((c: any) => [c.client_id, c.lifecycle_state]),
+      [['r-2', 'contested']],
+    );
     assert.ok(res.body.review_candidates[0].rationale.some((r: string) => r.includes('contested')));
     const s = res.body.forgetting_summary;
     assert.equal(s.semantic_action_counts.review, 1);
@@ -213,13 +228,19 @@ describe('lifecycle operator (POST /v1/memory/lifecycle/run)', () => {
     const second = await runOperator(api, id, { max_nodes: 12 });
     assert.equal(second.examined, 12);
     const firstIds = new Set(first.decisions.map((d: any) => d.id));
-    assert.ok(second.decisions.every((d: any) => !firstIds.has(d.id)), 'the second run starts after the first');
+    assert.ok(
+      second.decisions.every((d: any) => !firstIds.has(d.id)),
+      'the second run starts after the first',
+    );
     const third = await runOperator(api, id, { max_nodes: 12 });
     // 6 left at the end, then round to the beginning (already decided, unchanged).
     assert.equal(third.examined, 12);
     assert.equal(third.complete, false);
     const nodes = await allNodes(api, id);
-    assert.ok(nodes.every((n) => n.tier === 'archive'), 'three bounded runs covered the scope');
+    assert.ok(
+      nodes.every((n) => n.tier === 'archive'),
+      'three bounded runs covered the scope',
+    );
   });
 
   it('runs one at a time per scope: a second request waits for the first, then runs', async () => {

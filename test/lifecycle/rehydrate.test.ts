@@ -7,7 +7,15 @@ import { DAY, runOperator, summary } from './helpers';
 
 /** A payload of about `bytes` UTF-8 bytes mixing ASCII, accents, CJK, emoji and odd whitespace. */
 function mixedPayload(bytes: number, seed: string): string {
-  const parts = [`${seed} — résumé naïve façade`, '日本語のテキストと中文字符', 'emoji 🚀🧪👩🏽‍💻 and ZWJ', 'tabs\tand  double  spaces ', 'Ω≈ç√∫˜µ≤≥÷', 'line with CRLF\r', 'combining e\u0301 a\u0308'];
+  const parts = [
+    `${seed} — résumé naïve façade`,
+    '日本語のテキストと中文字符',
+    'emoji 🚀🧪👩🏽‍💻 and ZWJ',
+    'tabs\tand  double  spaces ',
+    'Ω≈ç√∫˜µ≤≥÷',
+    'line with CRLF\r',
+    'combining e\u0301 a\u0308',
+  ];
   let out = '';
   let i = 0;
   while (Buffer.byteLength(out, 'utf8') < bytes - 200) out += `${parts[i++ % parts.length]} ${i}\n`;
@@ -39,7 +47,8 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
   /** Writes the payloads, ages them and archives them through the operator. */
   async function archived(id: Identity, payloads: Record<string, string>) {
     clock.set('2026-01-01T00:00:00.000Z');
-    for (const [cid, text] of Object.entries(payloads)) await write(api, id, { client_id: cid, input_text: text, title: `payload ${cid}`, slots: { custom_v1: { keep: [1, 'two', { three: 3 }] } } });
+    for (const [cid, text] of Object.entries(payloads))
+      await write(api, id, { client_id: cid, input_text: text, title: `payload ${cid}`, slots: { custom_v1: { keep: [1, 'two', { three: 3 }] } } });
     clock.advance(100 * DAY);
     await runOperator(api, id);
     for (const cid of Object.keys(payloads)) {
@@ -77,7 +86,10 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
     assert.equal(res.body.nodes[0].payload_bytes, Buffer.byteLength(big, 'utf8'));
     assert.deepEqual(res.body.not_found.sort(), ['0190d8a0-0000-7000-8000-000000000000', 'missing-client', 'not-a-uuid'].sort());
 
-    for (const [cid, text] of [['big', big], ['small', small]] as const) {
+    for (const [cid, text] of [
+      ['big', big],
+      ['small', small],
+    ] as const) {
       const n = await resolve(api, id, cid);
       assert.equal(n.tier, 'warm');
       assert.equal(n.text, text, `${cid}: the payload is back as written`);
@@ -96,9 +108,15 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
 
     // A second rehydrate to hot moves the tier only; nothing is ever moved colder.
     const hot = await api.post('/v1/memory/archive/rehydrate', { ...id, client_ids: ['big'], target_tier: 'hot' });
-    assert.deepEqual(hot.body.nodes.map((n: any) => [n.from_tier, n.to_tier, n.payload_restored]), [['warm', 'hot', false]]);
+    assert.deepEqual(
+      hot.body.nodes.map((n: any) => [n.from_tier, n.to_tier, n.payload_restored]),
+      [['warm', 'hot', false]],
+    );
     const again = await api.post('/v1/memory/archive/rehydrate', { ...id, client_ids: ['big'] });
-    assert.deepEqual(again.body.nodes.map((n: any) => [n.from_tier, n.to_tier]), [['hot', 'hot']]);
+    assert.deepEqual(
+      again.body.nodes.map((n: any) => [n.from_tier, n.to_tier]),
+      [['hot', 'hot']],
+    );
 
     // Archive again and restore again: the round trip holds every time.
     clock.advance(200 * DAY);
@@ -131,7 +149,12 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
     assert.ok(beforeNode.slots.execution_native_v1);
 
     clock.advance(DAY);
-    const steps: [string, boolean][] = [['positive', true], ['positive', true], ['negative', true], ['neutral', false]];
+    const steps: [string, boolean][] = [
+      ['positive', true],
+      ['positive', true],
+      ['negative', true],
+      ['neutral', false],
+    ];
     let last: any;
     for (const [outcome, activate] of steps) {
       last = await api.post('/v1/memory/nodes/activate', { ...id, client_ids: ['act', 'ghost'], outcome, activate, reason: 'reuse check' });

@@ -7,7 +7,6 @@ import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { DAY, allNodes, writeNodes } from './helpers';
 import { pollFor } from '../helpers/wait';
 
-
 /**
  * The Temporal Schedule (LORE_LIFECYCLE_INTERVAL): it exists after ensureLifecycleSchedule, is
  * idempotent, triggers the sweep, and the sweep runs the operator over every registered scope.
@@ -21,7 +20,11 @@ describe('lifecycle schedule', () => {
     api = await startTestApi({ worker: true, clock });
   });
   after(async () => {
-    if (scheduleId) await api?.engine.client.schedule.getHandle(scheduleId).delete().catch(() => {});
+    if (scheduleId)
+      await api?.engine.client.schedule
+        .getHandle(scheduleId)
+        .delete()
+        .catch(() => {});
     await api?.close();
   });
 
@@ -42,12 +45,20 @@ describe('lifecycle schedule', () => {
     assert.equal(d.paused, false);
 
     // The sweep archives both scopes' stale nodes without any request naming them.
-    await pollFor('the scheduled sweep to archive both scopes', async () => {
-      const [na, nb] = await Promise.all([allNodes(api, a), allNodes(api, b)]);
-      return na.length === 20 && nb.length === 15 && [...na, ...nb].every((n) => n.tier === 'archive');
-    }, 90_000, 500);
+    await pollFor(
+      'the scheduled sweep to archive both scopes',
+      async () => {
+        const [na, nb] = await Promise.all([allNodes(api, a), allNodes(api, b)]);
+        return na.length === 20 && nb.length === 15 && [...na, ...nb].every((n) => n.tier === 'archive');
+      },
+      90_000,
+      500,
+    );
     const nodes = await allNodes(api, a);
-    assert.ok(nodes.every((n) => n.slots.semantic_forgetting_v1.decided_at === clock.now().toISOString()), 'the scheduled run used the injected clock');
+    assert.ok(
+      nodes.every((n) => n.slots.semantic_forgetting_v1.decided_at === clock.now().toISOString()),
+      'the scheduled run used the injected clock',
+    );
     const s = await api.post('/v1/memory/lifecycle/summary', a);
     assert.equal(s.body.forgetting_summary.last_run.complete, true);
     assert.ok((await api.engine.describeSchedule(scheduleId))!.actions >= 1);

@@ -53,9 +53,7 @@ test('full scans under write churn with --retention-ms 0 never hit a freed chunk
     const db = await connect();
     const body = 'x'.repeat(200);
     for (let i = 0; i < DOCS; i += 1_000) {
-      await db
-        .collection('nodes')
-        .insertMany(Array.from({ length: Math.min(1_000, DOCS - i) }, (_, j) => ({ _id: `n-${i + j}` as never, v: 0, body })));
+      await db.collection('nodes').insertMany(Array.from({ length: Math.min(1_000, DOCS - i) }, (_, j) => ({ _id: `n-${i + j}` as never, v: 0, body })));
     }
     // hot documents whose keys sort after every other one: a scan reaches their page last
     await db.collection('nodes').insertMany(Array.from({ length: HOT }, (_, j) => ({ _id: `zz-hot-${j}` as never, v: 0, body })));

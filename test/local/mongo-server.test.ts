@@ -62,7 +62,10 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     const u = await c.updateMany({ tag: 'x' }, { $set: { seen: true }, $inc: { n: 10 } });
     assert.equal(u.matchedCount, 2);
     assert.equal(u.modifiedCount, 2);
-    assert.deepEqual((await c.find({ seen: true }).sort({ n: 1 }).toArray()).map((d) => d.n), [11, 13]);
+    assert.deepEqual(
+      (await c.find({ seen: true }).sort({ n: 1 }).toArray()).map((d) => d.n),
+      [11, 13],
+    );
     const d = await c.deleteMany({ n: { $gt: 3 } });
     assert.equal(d.deletedCount, 3);
     assert.equal(await c.countDocuments({}), 1);
@@ -70,17 +73,9 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
 
   test('findOneAndUpdate with upsert, $inc and $setOnInsert', async () => {
     const c = client.db('lore').collection('counters');
-    const first = await c.findOneAndUpdate(
-      { _id: 'seq' as never },
-      { $inc: { value: 1 }, $setOnInsert: { created: 'now' } },
-      { upsert: true, returnDocument: 'after' },
-    );
+    const first = await c.findOneAndUpdate({ _id: 'seq' as never }, { $inc: { value: 1 }, $setOnInsert: { created: 'now' } }, { upsert: true, returnDocument: 'after' });
     assert.deepEqual(first, { _id: 'seq', value: 1, created: 'now' });
-    const second = await c.findOneAndUpdate(
-      { _id: 'seq' as never },
-      { $inc: { value: 1 }, $setOnInsert: { created: 'later' } },
-      { upsert: true, returnDocument: 'after' },
-    );
+    const second = await c.findOneAndUpdate({ _id: 'seq' as never }, { $inc: { value: 1 }, $setOnInsert: { created: 'later' } }, { upsert: true, returnDocument: 'after' });
     assert.deepEqual(second, { _id: 'seq', value: 2, created: 'now' });
     const before = await c.findOneAndUpdate({ _id: 'seq' as never }, { $inc: { value: 5 } }, { returnDocument: 'before' });
     assert.equal(before?.value, 2);
@@ -102,7 +97,17 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       { _id: 'k1', tag: 'odd' },
       { _id: 'k2', tag: 'odd' },
     ]);
-    assert.deepEqual(ids(await c.find({ _id: { $in: ['k1', 'k2', 'k3', 'k5'] } }).sort({ n: -1 }).skip(1).limit(2).toArray()), ['k5', 'k1']);
+    assert.deepEqual(
+      ids(
+        await c
+          .find({ _id: { $in: ['k1', 'k2', 'k3', 'k5'] } })
+          .sort({ n: -1 })
+          .skip(1)
+          .limit(2)
+          .toArray(),
+      ),
+      ['k5', 'k1'],
+    );
     // _id beside other conditions (the launcher plans these as _id lookups; here only the answers are checked)
     assert.deepEqual(await c.find({ _id: 'k1', n: 999 }).toArray(), []);
     assert.deepEqual(await c.find({ _id: 'k1', n: { $gte: 0 } }).toArray(), [{ _id: 'k1', n: 1, tag: 'odd' }]);
@@ -115,9 +120,17 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       c.updateOne({ _id: 'k3', marks: { $ne: 'm1' } }, { $push: { marks: 'm1' } as never }, { upsert: true }),
       (err: unknown) => err instanceof MongoServerError && err.code === 11000,
     );
-    assert.deepEqual((await c.findOne({ _id: 'k3' }) as Document | null)?.marks, ['m1']);
+    assert.deepEqual(((await c.findOne({ _id: 'k3' })) as Document | null)?.marks, ['m1']);
     // other shapes keep upstream's path: other operators, other _id types
-    assert.deepEqual(ids(await c.find({ _id: { $gt: 'k3' } }).sort({ _id: 1 }).toArray()), ['k4', 'k5']);
+    assert.deepEqual(
+      ids(
+        await c
+          .find({ _id: { $gt: 'k3' } })
+          .sort({ _id: 1 })
+          .toArray(),
+      ),
+      ['k4', 'k5'],
+    );
     assert.deepEqual(ids(await c.find({ _id: { $in: ['k5', 7] } }).toArray()).sort(), [7, 'k5'].sort());
     assert.equal((await c.findOne({ _id: 7 }))?.n, 70);
 
@@ -158,10 +171,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     const c = client.db('lore').collection('uniq');
     await c.createIndex({ tenant_id: 1, scope: 1, client_id: 1 }, { unique: true, name: 'tenant_scope_client' });
     await c.insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' });
-    await assert.rejects(
-      c.insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' }),
-      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
-    );
+    await assert.rejects(c.insertOne({ tenant_id: 't', scope: 's', client_id: 'c1' }), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
     // unordered bulk insert: the good documents go in, the duplicate is reported
     await assert.rejects(
       c.insertMany(
@@ -176,10 +186,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     );
     assert.equal(await c.countDocuments({}), 3);
     // duplicate via upsert / update is rejected too
-    await assert.rejects(
-      c.updateOne({ client_id: 'c2' }, { $set: { client_id: 'c3' } }),
-      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
-    );
+    await assert.rejects(c.updateOne({ client_id: 'c2' }, { $set: { client_id: 'c3' } }), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
     const found = await c.findOne({ tenant_id: 't', scope: 's', client_id: 'c3' });
     assert.equal(found?.client_id, 'c3');
   });
@@ -200,18 +207,24 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     const indexes = (await c.listIndexes().toArray()).map((i) => i.name).sort();
     assert.deepEqual(indexes, ['_id_', 'kind_1', 'seq_1', 'tenant_id_1_seq_1']);
 
-    assert.deepEqual(
-      (await c.find({ _id: { $in: ['e001', 'e150', 'nope'] as never[] } }).toArray()).map((d) => d._id).sort(),
-      ['e001', 'e150'],
-    );
+    assert.deepEqual((await c.find({ _id: { $in: ['e001', 'e150', 'nope'] as never[] } }).toArray()).map((d) => d._id).sort(), ['e001', 'e150']);
     assert.equal((await c.find({ kind: 'k3' }).toArray()).length, 20);
     assert.deepEqual(
-      (await c.find({ kind: { $in: ['k1', 'k2'] } }).toArray()).map((d) => d.seq).sort((a, b) => a - b).slice(0, 4),
+      (await c.find({ kind: { $in: ['k1', 'k2'] } }).toArray())
+        .map((d) => d.seq)
+        .sort((a, b) => a - b)
+        .slice(0, 4),
       [1, 2, 11, 12],
     );
     // range + sort + limit on an indexed number (catch-up query)
     assert.deepEqual(
-      (await c.find({ seq: { $gt: 150 } }).sort({ seq: 1 }).limit(5).toArray()).map((d) => d.seq),
+      (
+        await c
+          .find({ seq: { $gt: 150 } })
+          .sort({ seq: 1 })
+          .limit(5)
+          .toArray()
+      ).map((d) => d.seq),
       [151, 152, 153, 154, 155],
     );
     assert.deepEqual(
@@ -220,12 +233,24 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     );
     // equality prefix + range on a compound index, descending
     assert.deepEqual(
-      (await c.find({ tenant_id: 'odd', seq: { $lt: 20 } }).sort({ seq: -1 }).limit(3).toArray()).map((d) => d.seq),
+      (
+        await c
+          .find({ tenant_id: 'odd', seq: { $lt: 20 } })
+          .sort({ seq: -1 })
+          .limit(3)
+          .toArray()
+      ).map((d) => d.seq),
       [19, 17, 15],
     );
     // sort+limit without a filter, both directions
-    assert.deepEqual((await c.find({}).sort({ seq: -1 }).limit(2).toArray()).map((d) => d.seq), [199, 198]);
-    assert.deepEqual((await c.find({}).sort({ seq: 1 }).skip(3).limit(2).toArray()).map((d) => d.seq), [3, 4]);
+    assert.deepEqual(
+      (await c.find({}).sort({ seq: -1 }).limit(2).toArray()).map((d) => d.seq),
+      [199, 198],
+    );
+    assert.deepEqual(
+      (await c.find({}).sort({ seq: 1 }).skip(3).limit(2).toArray()).map((d) => d.seq),
+      [3, 4],
+    );
     // filter on a non-indexed field still works (scan)
     assert.equal(await c.countDocuments({ tags: 't1' }), 67);
     assert.equal(await c.countDocuments({ kind: 'k0', seq: { $gte: 100 } }), 10);
@@ -238,7 +263,10 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     await c.updateOne({ _id: 'e005' as never }, { $set: { kind: 'moved', seq: 1005 } });
     assert.equal((await c.find({ kind: 'k5' }).toArray()).length, 19);
     assert.equal((await c.find({ kind: 'moved' }).toArray())[0]?._id, 'e005');
-    assert.deepEqual((await c.find({ seq: { $gt: 1000 } }).toArray()).map((d) => d._id), ['e005']);
+    assert.deepEqual(
+      (await c.find({ seq: { $gt: 1000 } }).toArray()).map((d) => d._id),
+      ['e005'],
+    );
     await c.deleteMany({ kind: 'k7' });
     assert.equal(await c.countDocuments({ kind: 'k7' }), 0);
     assert.equal(await c.countDocuments({ tenant_id: 'odd' }), 80);
@@ -265,7 +293,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    const pick = <T,>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
     const docs: Document[] = Array.from({ length: 400 }, (_, i) => {
       const d: Document = { _id: i, a: pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 2.5, new Long(4)]), b: `x${i % 5}` };
       if (random() < 0.8) d.c = Math.floor(random() * 1000) / 10;
@@ -308,15 +336,7 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       () => ['_id', { $in: [pick([1, 2, 3]), pick([100, 200.0, new Long(300)]), 77] }],
       () => ['_id', { $eq: pick([5, 6, 'x']) }],
     ];
-    const sorts: (Sort | undefined)[] = [
-      undefined,
-      { a: 1, _id: 1 },
-      { a: -1, _id: -1 },
-      { c: 1, _id: 1 },
-      { d: -1, _id: -1 },
-      { b: 1, a: 1, _id: 1 },
-      { a: 1, _id: -1 },
-    ];
+    const sorts: (Sort | undefined)[] = [undefined, { a: 1, _id: 1 }, { a: -1, _id: -1 }, { c: 1, _id: 1 }, { d: -1, _id: -1 }, { b: 1, a: 1, _id: 1 }, { a: 1, _id: -1 }];
     let checked = 0;
     for (let round = 0; round < 150; round++) {
       const filter: Filter<Document> = {};
@@ -409,7 +429,15 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     assert.deepEqual(afterRestart[11], { _id: 11, n: 11, note: 'replaced' });
     assert.equal(afterRestart.length, 30);
     assert.equal((await again.find({ k: 'v3' }).toArray()).length, 10);
-    assert.equal((await client.db('lore').collection('counters').findOne({ _id: 'seq' as never }))?.value, 7);
+    assert.equal(
+      (
+        await client
+          .db('lore')
+          .collection('counters')
+          .findOne({ _id: 'seq' as never })
+      )?.value,
+      7,
+    );
     const indexes = (await client.db('lore').collection('uniq').listIndexes().toArray()).map((i) => i.name).sort();
     assert.deepEqual(indexes, ['_id_', 'tenant_scope_client']);
     await assert.rejects(
@@ -423,9 +451,25 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     // launcher's own encoder (KeyBson); every other type by upstream's. Both must read back as the
     // same values in the same order, through _id, unique and secondary (compound) indexes.
     const values: unknown[] = [
-      'plain', '', 'ünï€😀', 'x\u0000y', 0, -1, 2147483647, -2147483648, Long.fromString('1234567890123'),
-      Long.fromString('-9223372036854775808'), 1.5, -0.25, 1e300, true, false, null, new Date(1_700_000_000_000),
-      new BSON.ObjectId('64b7f0c2a1b2c3d4e5f60718'), { nested: 'doc', n: 1 },
+      'plain',
+      '',
+      'ünï€😀',
+      'x\u0000y',
+      0,
+      -1,
+      2147483647,
+      -2147483648,
+      Long.fromString('1234567890123'),
+      Long.fromString('-9223372036854775808'),
+      1.5,
+      -0.25,
+      1e300,
+      true,
+      false,
+      null,
+      new Date(1_700_000_000_000),
+      new BSON.ObjectId('64b7f0c2a1b2c3d4e5f60718'),
+      { nested: 'doc', n: 1 },
     ];
     const c = client.db('lore').collection<Document>('keytypes');
     await c.createIndex({ v: 1 });
@@ -474,13 +518,19 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     const c = client.db('lore').collection<Document>('projections');
     await c.createIndex({ seq: 1 });
     await c.insertMany([
-      { _id: 'n1' as never, seq: 1, tier: 'hot', kind: 'workflow', text: 'long', slots: { semantic_forgetting_v1: { action: 'keep', lifecycle_state: 'active', why: 'x' }, other: { big: 'y' } } },
+      {
+        _id: 'n1' as never,
+        seq: 1,
+        tier: 'hot',
+        kind: 'workflow',
+        text: 'long',
+        slots: { semantic_forgetting_v1: { action: 'keep', lifecycle_state: 'active', why: 'x' }, other: { big: 'y' } },
+      },
       { _id: 'n2' as never, seq: 2, tier: 'warm', slots: { other: 1 } },
       { _id: 'n3' as never, seq: 3, tier: 'cold', slots: 'not a document' },
       { _id: 'n4' as never, seq: 4, tier: 'hot', list: [{ b: 1, c: 2 }, { c: 3 }] },
     ]);
-    const q = async (projection: Document, filter: Document = {}) =>
-      JSON.stringify(await c.find(filter, { projection }).sort({ seq: 1 }).toArray());
+    const q = async (projection: Document, filter: Document = {}) => JSON.stringify(await c.find(filter, { projection }).sort({ seq: 1 }).toArray());
     const view = { _id: 1, tier: 1, kind: 1, seq: 1, 'slots.semantic_forgetting_v1.action': 1, 'slots.semantic_forgetting_v1.lifecycle_state': 1 };
     assert.equal(
       await q(view),
@@ -492,9 +542,21 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       ]),
     );
     // the id first when not named; in its place when named; left out when excluded
-    assert.equal(await q({ tier: 1, seq: 1 }, { seq: { $lte: 2 } }), JSON.stringify([{ _id: 'n1', tier: 'hot', seq: 1 }, { _id: 'n2', tier: 'warm', seq: 2 }]));
+    assert.equal(
+      await q({ tier: 1, seq: 1 }, { seq: { $lte: 2 } }),
+      JSON.stringify([
+        { _id: 'n1', tier: 'hot', seq: 1 },
+        { _id: 'n2', tier: 'warm', seq: 2 },
+      ]),
+    );
     assert.equal(await q({ tier: 1, _id: 1 }, { seq: 1 }), JSON.stringify([{ tier: 'hot', _id: 'n1' }]));
-    assert.equal(await q({ _id: 0, tier: true, 'slots.other': 1 }, { seq: { $lte: 2 } }), JSON.stringify([{ tier: 'hot', slots: { other: { big: 'y' } } }, { tier: 'warm', slots: { other: 1 } }]));
+    assert.equal(
+      await q({ _id: 0, tier: true, 'slots.other': 1 }, { seq: { $lte: 2 } }),
+      JSON.stringify([
+        { tier: 'hot', slots: { other: { big: 'y' } } },
+        { tier: 'warm', slots: { other: 1 } },
+      ]),
+    );
     // a path through an array: upstream's projection, MongoDB's answer
     assert.equal(await q({ 'list.b': 1 }, { seq: 4 }), JSON.stringify([{ _id: 'n4', list: [{ b: 1 }, {}] }]));
     // operators stay upstream's (whose field order differs from MongoDB's here: values compared)
@@ -570,11 +632,24 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
       // the same query without a projection decodes whole documents: projected here, it is the answer
       const whole = await (sort ? again.find(filter).sort(sort) : again.find(filter)).toArray();
       assert.ok(whole.length > 0, `case ${JSON.stringify(filter)} matches something`);
-      assert.equal(BSON.EJSON.stringify(got[i], { relaxed: false }), BSON.EJSON.stringify(whole.map((d) => project(d, fields)), { relaxed: false }), JSON.stringify(filter));
+      assert.equal(
+        BSON.EJSON.stringify(got[i], { relaxed: false }),
+        BSON.EJSON.stringify(
+          whole.map((d) => project(d, fields)),
+          { relaxed: false },
+        ),
+        JSON.stringify(filter),
+      );
     }
     // the filters on unprojected fields matched the right documents
-    assert.deepEqual(got[2]!.map((d) => d._id), ['p0', 'p2', 'p4']);
-    assert.deepEqual(got[3]!.map((d) => d._id), ['p1', 'p3', 'p4']);
+    assert.deepEqual(
+      got[2]!.map((d) => d._id),
+      ['p0', 'p2', 'p4'],
+    );
+    assert.deepEqual(
+      got[3]!.map((d) => d._id),
+      ['p1', 'p3', 'p4'],
+    );
   });
 
   test('a projection of paths inside an embedded document decodes only those paths of it', async () => {
@@ -601,7 +676,13 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     const cases: { filter: Document; projection: Document; sort?: Sort }[] = [
       {
         filter: { seq: { $gte: 0 } },
-        projection: { tier: 1, 'slots.semantic_forgetting_v1.action': 1, 'slots.semantic_forgetting_v1.lifecycle_state': 1, 'slots.archive_relocation_v1.relocation_state': 1, 'slots.archive_relocation_v1.payload_scope': 1 },
+        projection: {
+          tier: 1,
+          'slots.semantic_forgetting_v1.action': 1,
+          'slots.semantic_forgetting_v1.lifecycle_state': 1,
+          'slots.archive_relocation_v1.relocation_state': 1,
+          'slots.archive_relocation_v1.payload_scope': 1,
+        },
         sort: { seq: 1 },
       },
       { filter: { _id: { $in: ['n4', 'n1', 'n2'] } }, projection: { 'slots.arr.y': 1, 'str.x': 1, 'slots.missing.deep': 1, 'slots.semantic_forgetting_v1.other.keep': 1 } },
@@ -637,7 +718,10 @@ describe('local MongoDB-compatible server (mongo-java-server launcher)', { timeo
     assert.equal(second.find((d) => d._id === 'n4')!.slots.semantic_forgetting_v1.other.keep, 4);
     assert.equal(second.find((d) => d._id === 'n4')!.slots.semantic_forgetting_v1.other.drop, undefined);
     assert.equal(second.find((d) => d._id === 'n4')!.slots.execution_native_v1, undefined);
-    assert.deepEqual((BSON.EJSON.parse(partial[2]!) as Document[]).map((d) => d._id), ['n3', 'n1']);
+    assert.deepEqual(
+      (BSON.EJSON.parse(partial[2]!) as Document[]).map((d) => d._id),
+      ['n3', 'n1'],
+    );
   });
 
   test('a second server on the same port fails with a message naming the port', async () => {

@@ -167,7 +167,12 @@ describe('access log: reads and folds are exact', () => {
     const otherTenant = scopeRef('t3', ref.scope);
     const store = new AccessStore(db);
     const ids = Array.from({ length: 3 * LOG_CHUNK }, (_, i) => `s${i}`);
-    await store.add(ref, ids, ids.map(() => 1), new Date('2026-01-01T00:00:00Z'));
+    await store.add(
+      ref,
+      ids,
+      ids.map(() => 1),
+      new Date('2026-01-01T00:00:00Z'),
+    );
     await store.add(other, ['s0'], [7], new Date('2026-01-01T00:00:00Z'));
     await store.add(otherTenant, ['s0'], [9], new Date('2026-01-01T00:00:00Z'));
 

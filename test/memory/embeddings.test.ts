@@ -4,7 +4,6 @@ import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { pollFor } from '../helpers/wait';
 import { fakeEmbedder, type FakeEmbedder } from '../helpers/fake-embeddings';
 
-
 describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
   let api: TestApi;
   let emb: FakeEmbedder;
@@ -77,6 +76,9 @@ describe('recall with an embedding provider (LORE_EMBEDDINGS=openai)', () => {
     }
     // The queued embedding is retried once the provider is back.
     const ids = api.modules.memory.services.index;
-    await pollFor('vector after recovery', async () => ids.size > 0 && (await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' })).body.query.strategy === 'hybrid_rrf');
+    await pollFor(
+      'vector after recovery',
+      async () => ids.size > 0 && (await api.post('/v1/memory/recall_text', { ...id, query_text: 'egret dusk' })).body.query.strategy === 'hybrid_rrf',
+    );
   });
 });

@@ -5,7 +5,6 @@ import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated } from '../helpers/isolation';
 import { pollFor } from '../helpers/wait';
 
-
 describe('POST /v1/memory/recall_text', () => {
   let api: TestApi;
   before(async () => {
@@ -64,9 +63,18 @@ describe('POST /v1/memory/recall_text', () => {
 
     const ids = async (extra: object) => (await api.post('/v1/memory/recall_text', { ...id, query_text: 'walrus', ...extra })).body.results;
     assert.equal((await ids({})).length, 2, 'archived nodes are left out by default');
-    assert.deepEqual((await ids({ types: ['evidence'] })).map((r: { text: string }) => r.text), ['walrus fact one']);
-    assert.deepEqual((await ids({ tiers: ['warm'] })).map((r: { text: string }) => r.text), ['walrus fact two']);
-    assert.deepEqual((await ids({ tags: ['zoo'] })).map((r: { text: string }) => r.text), ['walrus fact one']);
+    assert.deepEqual(
+      (await ids({ types: ['evidence'] })).map((r: { text: string }) => r.text),
+      ['walrus fact one'],
+    );
+    assert.deepEqual(
+      (await ids({ tiers: ['warm'] })).map((r: { text: string }) => r.text),
+      ['walrus fact two'],
+    );
+    assert.deepEqual(
+      (await ids({ tags: ['zoo'] })).map((r: { text: string }) => r.text),
+      ['walrus fact one'],
+    );
     assert.equal((await ids({ kinds: ['session'] })).length, 0);
     const withArchived = await ids({ include_archived: true });
     assert.equal(withArchived.length, 3);
@@ -81,10 +89,16 @@ describe('POST /v1/memory/recall_text', () => {
     await api.post('/v1/memory/write', { ...id, input_text: 'identical kestrel note', importance: 0.1, client_id: 'low' });
     await api.post('/v1/memory/write', { ...id, input_text: 'identical kestrel note', importance: 0.9, client_id: 'high' });
     const res = await api.post('/v1/memory/recall_text', { ...id, query_text: 'kestrel' });
-    assert.deepEqual(res.body.results.map((r: { client_id: string }) => r.client_id), ['high', 'low']);
+    assert.deepEqual(
+      res.body.results.map((r: { client_id: string }) => r.client_id),
+      ['high', 'low'],
+    );
     assert.ok(res.body.results[0].score_breakdown.weight.factor > res.body.results[1].score_breakdown.weight.factor);
     const cut = await api.post('/v1/memory/recall_text', { ...id, query_text: 'kestrel', min_score: res.body.results[0].score });
-    assert.deepEqual(cut.body.results.map((r: { client_id: string }) => r.client_id), ['high']);
+    assert.deepEqual(
+      cut.body.results.map((r: { client_id: string }) => r.client_id),
+      ['high'],
+    );
   });
 
   it('records access statistics off the critical path', async () => {
@@ -166,7 +180,10 @@ describe('cross-process consistency of recall (two Lore processes on one MongoDB
     for (let i = 0; i < 5; i += 1) {
       const w = await a.post('/v1/memory/write', { ...id, input_text: `alpha-side finding number ${i} about gazelles` });
       const r = await b.post('/v1/memory/recall_text', { ...id, query_text: `gazelles`, limit: 20 });
-      assert.ok(r.body.results.some((x: { id: string }) => x.id === w.body.nodes[0].id), `write ${i} via A not visible via B`);
+      assert.ok(
+        r.body.results.some((x: { id: string }) => x.id === w.body.nodes[0].id),
+        `write ${i} via A not visible via B`,
+      );
     }
     const w = await b.post('/v1/memory/write', { ...id, input_text: 'beta-side note on pangolins' });
     const r = await a.post('/v1/memory/recall_text', { ...id, query_text: 'pangolins' });
@@ -184,9 +201,7 @@ describe('cross-process consistency of recall (two Lore processes on one MongoDB
 
   it('concurrent writes through both processes are all recallable through each', async () => {
     const id = { tenant_id: 'x', scope: uniqueName('xp') };
-    const writes = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).post('/v1/memory/write', { ...id, input_text: `concurrent bison record ${i}` })),
-    );
+    const writes = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).post('/v1/memory/write', { ...id, input_text: `concurrent bison record ${i}` })));
     const ids = new Set(writes.map((w) => w.body.nodes[0].id as string));
     for (const api of [a, b]) {
       const r = await api.post('/v1/memory/recall_text', { ...id, query_text: 'bison record', limit: 100 });

@@ -100,12 +100,19 @@ describe('the start-up scans over a real store', () => {
       }
     }
     const fallbacksBefore = db.wireFallbacks;
-    for (const [label, database] of [['wire', db], ['driver', off]] as const) {
+    for (const [label, database] of [
+      ['wire', db],
+      ['driver', off],
+    ] as const) {
       const scanned: Array<{ id: string; tenant_id: string; scope: string; text: string }> = [];
       for await (const n of scanForIndex(database, 3)) {
         // Projected: of the slots, only the lifecycle decision's state (recall leaves retired nodes out).
         const slots = (n as Record<string, unknown>).slots as Record<string, unknown> | undefined;
-        assert.deepEqual(Object.keys(slots ?? {}).filter((k) => k !== 'semantic_forgetting_v1'), [], 'the index scan is projected');
+        assert.deepEqual(
+          Object.keys(slots ?? {}).filter((k) => k !== 'semantic_forgetting_v1'),
+          [],
+          'the index scan is projected',
+        );
         assert.equal((n as Record<string, unknown>).feedback, undefined, 'the index scan is projected');
         scanned.push(n);
       }

@@ -38,8 +38,14 @@ describe('node store: loads and access updates by id stay inside their scope', (
     const [o1] = await other.insert([content('other one')], now);
     const ids = [a2!.id, b1!.id, o1!.id, a1!.id, 'missing'];
 
-    assert.deepEqual((await a.getMany(ids)).map((n) => n.id), [a2!.id, a1!.id]);
-    assert.deepEqual((await b.getMany(ids)).map((n) => n.id), [b1!.id]);
+    assert.deepEqual(
+      (await a.getMany(ids)).map((n) => n.id),
+      [a2!.id, a1!.id],
+    );
+    assert.deepEqual(
+      (await b.getMany(ids)).map((n) => n.id),
+      [b1!.id],
+    );
     assert.deepEqual(await a.getMany([]), []);
 
     const later = new Date('2026-01-02T00:00:00.000Z');

@@ -15,7 +15,12 @@ import { pollFor } from '../helpers/wait';
 type Stats = { computed: number; cache_hits: number; embedded: number };
 const embeddingStats = (api: TestApi) => api.modules.memory.services.stats().embeddings as Stats;
 /** The texts the encoder was asked for since request `from` that contain `word`. */
-const askedFor = (emb: FakeEmbedder, word: string, from = 0) => emb.inputs().slice(from).flat().filter((t) => t.includes(word)).length;
+const askedFor = (emb: FakeEmbedder, word: string, from = 0) =>
+  emb
+    .inputs()
+    .slice(from)
+    .flat()
+    .filter((t) => t.includes(word)).length;
 
 /** Stops an API but keeps its database, for a second API on it (a restart). */
 async function closeKeepingDb(api: TestApi): Promise<void> {
@@ -46,7 +51,12 @@ describe('node vectors persist across restarts (the vector cache)', () => {
     const calls = emb.calls();
     const missing = (await first.post('/v1/memory/write', { ...id, input_text: 'the curlew calls over the saltmarsh' })).body.nodes[0].id as string;
     // (the queue gave the batch up and backs off: the provider's own retries are over)
-    await pollFor('the failed attempt', async () => emb.calls() > calls && (first.modules.memory.services.stats().embeddings as { consecutive_failures: number }).consecutive_failures > 0, 30_000, 50);
+    await pollFor(
+      'the failed attempt',
+      async () => emb.calls() > calls && (first.modules.memory.services.stats().embeddings as { consecutive_failures: number }).consecutive_failures > 0,
+      30_000,
+      50,
+    );
     assert.equal(first.modules.memory.services.index.hasVector(missing), false);
     await closeKeepingDb(first);
     emb.fail(false);
@@ -106,9 +116,15 @@ describe('node vectors persist across restarts (the vector cache)', () => {
         emb.release();
         await pollFor('every vector', async () => [w0.body.nodes[0].id, ...nodes].every((n) => index.hasVector(n)), 60_000, 50);
         // The first batch after the held one starts with the newest write, not the oldest.
-        const batches = emb.inputs().slice(before).filter((b) => b.some((t) => t.includes('observation')));
+        const batches = emb
+          .inputs()
+          .slice(before)
+          .filter((b) => b.some((t) => t.includes('observation')));
         assert.ok(batches.length >= 2, `40 texts in batches of 32: ${batches.length}`);
-        assert.ok(batches[0]!.some((t) => t.includes(words[39]!)), 'the newest write is in the first batch');
+        assert.ok(
+          batches[0]!.some((t) => t.includes(words[39]!)),
+          'the newest write is in the first batch',
+        );
         assert.ok(!batches[0]!.some((t) => t.includes(words[0]!)), 'the oldest write waits for a later batch');
       } finally {
         emb.release();
@@ -140,7 +156,10 @@ describe('node vectors persist across restarts (the vector cache)', () => {
         );
       }
       // The cache holds a hash and a vector per scope: no text, nothing to read it back by.
-      const docs = await api.db.raw<Record<string, unknown>>(vectorCacheCollection).find({ tenant_id: { $in: [owner.tenant_id, otherTenant.tenant_id] } }).toArray();
+      const docs = await api.db
+        .raw<Record<string, unknown>>(vectorCacheCollection)
+        .find({ tenant_id: { $in: [owner.tenant_id, otherTenant.tenant_id] } })
+        .toArray();
       assert.equal(docs.length, 3);
       assert.equal(new Set(docs.map((d) => d._id)).size, 3);
       for (const d of docs) {

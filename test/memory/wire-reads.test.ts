@@ -229,7 +229,10 @@ describe('wire reads against the MongoDB-compatible server', () => {
       assert.equal(seq, await new NodeStore(off).currentSeq());
       const since = await new NodeStore(db).changesSince(0, 100_000);
       assert.deepEqual(since, await new NodeStore(off).changesSince(0, 100_000));
-      assert.ok(since.some((n) => n.id === made[1]!.id), 'the change feed over the wire reads holds the new nodes');
+      assert.ok(
+        since.some((n) => n.id === made[1]!.id),
+        'the change feed over the wire reads holds the new nodes',
+      );
       assert.equal(db.wireFallbacks, fallbacksBefore, 'every read above went over the wire reads, none fell back');
     } finally {
       await off.close();

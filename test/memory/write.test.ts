@@ -122,7 +122,12 @@ describe('POST /v1/memory/write', () => {
 
   it('accepts the LoCoMo benchmark bodies (input_text with client_id, and with aionis nodes)', async () => {
     const id = scope();
-    const a = await api.post('/v1/memory/write', { ...id, actor: 'locomo-bench', input_text: '[1:56 pm on 8 May, 2023] Caroline: I went to a LGBTQ support group yesterday.', client_id: 'locomo:26:D1:3' });
+    const a = await api.post('/v1/memory/write', {
+      ...id,
+      actor: 'locomo-bench',
+      input_text: '[1:56 pm on 8 May, 2023] Caroline: I went to a LGBTQ support group yesterday.',
+      client_id: 'locomo:26:D1:3',
+    });
     assert.equal(a.status, 200);
     assert.equal(a.body.nodes[0].client_id, 'locomo:26:D1:3');
     const text = '[1:56 pm on 8 May, 2023] Melanie: That sounds great!';
@@ -249,9 +254,18 @@ describe('POST /v1/memory/write', () => {
     for (const [body, path] of cases) {
       const res = await api.post('/v1/memory/write', { ...id, ...(body as object) });
       const err = assertError(res, 400, 'invalid_request');
-      assert.ok(err.error.details.issues.some((i: { path: string }) => i.path === path), `${JSON.stringify(body)} → ${JSON.stringify(err.error.details.issues)}`);
+      assert.ok(
+        err.error.details.issues.some((i: { path: string }) => i.path === path),
+        `${JSON.stringify(body)} → ${JSON.stringify(err.error.details.issues)}`,
+      );
     }
-    const dup = await api.post('/v1/memory/write', { ...id, nodes: [{ client_id: 'd', text: 'a' }, { client_id: 'd', text: 'b' }] });
+    const dup = await api.post('/v1/memory/write', {
+      ...id,
+      nodes: [
+        { client_id: 'd', text: 'a' },
+        { client_id: 'd', text: 'b' },
+      ],
+    });
     assertError(dup, 400, 'invalid_request');
     const self = await api.post('/v1/memory/write', { ...id, nodes: [{ client_id: 'd', text: 'a' }], edges: [{ src: 'd', dst: 'd' }] });
     assertError(self, 400, 'invalid_request');

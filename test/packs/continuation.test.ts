@@ -45,7 +45,11 @@ async function seed(src: Identity) {
   await call('/v1/memory/replay/run/end', src, { run_id: 'pack-rec', status: 'success' });
   await call('/v1/memory/replay/playbooks/compile_from_run', src, { run_id: 'pack-rec', playbook_id: 'pack-pb', parameters: { word: 'alpha' } });
   await call('/v1/memory/replay/playbooks/promote', src, { playbook_id: 'pack-pb', version: 1, target_status: 'active' });
-  const v2 = await call('/v1/memory/replay/playbooks/repair', src, { playbook_id: 'pack-pb', patch: { parameters: { set: [{ name: 'word', default: 'beta' }] } }, note: 'another default' });
+  const v2 = await call('/v1/memory/replay/playbooks/repair', src, {
+    playbook_id: 'pack-pb',
+    patch: { parameters: { set: [{ name: 'word', default: 'beta' }] } },
+    note: 'another default',
+  });
   await call('/v1/memory/replay/playbooks/promote', src, { playbook_id: 'pack-pb', version: v2.version, target_status: 'active' });
   await call('/v1/automations/create', src, {
     automation_id: 'ship',
@@ -65,7 +69,13 @@ describe('a pack carries what continuation needs', () => {
     assert.equal(pack.version, 2);
     assert.deepEqual([pack.counts.cold_payloads, pack.counts.playbook_versions, pack.counts.automations], [1, 2, 1]);
     assert.equal(pack.cold_payloads[0].text, PAYLOAD);
-    assert.deepEqual(pack.playbooks[0].versions.map((v: any) => [v.version, v.status]), [[1, 'shadow'], [2, 'active']]);
+    assert.deepEqual(
+      pack.playbooks[0].versions.map((v: any) => [v.version, v.status]),
+      [
+        [1, 'shadow'],
+        [2, 'active'],
+      ],
+    );
     assert.equal(pack.playbooks[0].active_version, 2);
     assert.equal(pack.automations[0].automation_id, 'ship');
 
@@ -93,7 +103,13 @@ describe('a pack carries what continuation needs', () => {
     const srcPb = await call('/v1/memory/replay/playbooks/get', src, { playbook_id: 'pack-pb' });
     const dstPb = await call('/v1/memory/replay/playbooks/get', dst, { playbook_id: 'pack-pb' });
     assert.equal(dstPb.active_version, 2);
-    assert.deepEqual(dstPb.versions.map((v: any) => [v.version, v.status, v.repair_of]), [[2, 'active', 1], [1, 'shadow', null]]);
+    assert.deepEqual(
+      dstPb.versions.map((v: any) => [v.version, v.status, v.repair_of]),
+      [
+        [2, 'active', 1],
+        [1, 'shadow', null],
+      ],
+    );
     assert.deepEqual(dstPb.versions, srcPb.versions);
     assert.deepEqual(dstPb.playbook, srcPb.playbook);
     const run = await call('/v1/memory/replay/playbooks/run', dst, { playbook_id: 'pack-pb', mode: 'strict' });
@@ -152,7 +168,14 @@ describe('a pack carries what continuation needs', () => {
     const imp = await call('/v1/memory/packs/import', dst, { pack: tampered, wait_ms: 120_000 });
     assert.equal(imp.status, 'completed');
     const kinds = imp.conflicts.map((c: any) => [c.kind, c.id]).sort();
-    assert.deepEqual(kinds, [['automation', 'ship'], ['cold_payload', kinds[1][1]], ['playbook_version', 'pack-pb@1']].sort());
+    assert.deepEqual(
+      kinds,
+      [
+        ['automation', 'ship'],
+        ['cold_payload', kinds[1][1]],
+        ['playbook_version', 'pack-pb@1'],
+      ].sort(),
+    );
     assert.ok(imp.conflicts.every((c: any) => typeof c.reason === 'string' && c.reason.length > 0));
     assert.equal(imp.counts.conflicts, 3);
     assert.equal(imp.counts.playbook_versions_created, 1, 'version 2 was free');

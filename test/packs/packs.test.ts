@@ -5,7 +5,6 @@ import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated } from '../helpers/isolation';
 import { pollFor } from '../helpers/wait';
 
-
 describe('packs: export and import (a Temporal workflow)', () => {
   let api: TestApi;
   let other: TestApi; // another database: ids are free there
@@ -50,7 +49,10 @@ describe('packs: export and import (a Temporal workflow)', () => {
     assert.equal(pack.edges.length, 4, '2 written + 2 event→session');
     assert.deepEqual(pack.counts, { nodes: 7, revisions: 1, edges: 4, cold_payloads: 0, playbook_versions: 0, automations: 0 });
     assert.equal(pack.content_hash, contentHash(pack.nodes, pack.revisions, pack.edges));
-    assert.ok(pack.nodes.every((n) => !('seq' in n)), 'the process-local write sequence is not part of a pack');
+    assert.ok(
+      pack.nodes.every((n) => !('seq' in n)),
+      'the process-local write sequence is not part of a pack',
+    );
   });
 
   it('export → import into an empty scope → export gives the same content; a second import changes nothing', async () => {
@@ -88,7 +90,10 @@ describe('packs: export and import (a Temporal workflow)', () => {
     const rec = await other.post('/v1/memory/recall_text', { ...dst, query_text: 'ledger' });
     assert.ok(rec.body.results.length >= 2);
     const events = await other.post('/v1/memory/sessions/events/list', { ...dst, session_id: 'sess' });
-    assert.deepEqual(events.body.events.map((e: { text: string }) => e.text), ['event one', 'event two']);
+    assert.deepEqual(
+      events.body.events.map((e: { text: string }) => e.text),
+      ['event one', 'event two'],
+    );
     const h = await other.post('/v1/handoff/recover', { ...dst, anchor: 'resume:ledger' });
     assert.equal(h.body.handoff.next_action, 'finish it');
     const doc = await other.post('/v1/memory/resolve', { ...dst, client_id: 'doc' });
@@ -102,7 +107,11 @@ describe('packs: export and import (a Temporal workflow)', () => {
     assert.equal(imp.body.remap_ids, true);
     assert.equal(imp.body.counts.nodes_created, 7);
     const map = idMapper(true, dst.tenant_id, dst.scope);
-    const expected = contentHash(pack.nodes.map((n) => mapNode(n, map)), pack.revisions.map((r) => mapRevision(r, map)), pack.edges.map((e) => mapEdge(e, map)));
+    const expected = contentHash(
+      pack.nodes.map((n) => mapNode(n, map)),
+      pack.revisions.map((r) => mapRevision(r, map)),
+      pack.edges.map((e) => mapEdge(e, map)),
+    );
     const back = await api.post('/v1/memory/packs/export', { ...dst });
     assert.equal(back.body.pack.content_hash, expected, 'the same content under the re-derived ids');
     const again = await api.post('/v1/memory/packs/import', { ...dst, pack });
@@ -157,7 +166,14 @@ describe('packs: export and import (a Temporal workflow)', () => {
     const map = idMapper(true, dst.tenant_id, dst.scope);
     const back = await api.post('/v1/memory/packs/export', { ...dst });
     assert.deepEqual(back.body.pack.counts, pack.counts);
-    assert.equal(back.body.pack.content_hash, contentHash(pack.nodes.map((n) => mapNode(n, map)), pack.revisions.map((r) => mapRevision(r, map)), pack.edges.map((e) => mapEdge(e, map))));
+    assert.equal(
+      back.body.pack.content_hash,
+      contentHash(
+        pack.nodes.map((n) => mapNode(n, map)),
+        pack.revisions.map((r) => mapRevision(r, map)),
+        pack.edges.map((e) => mapEdge(e, map)),
+      ),
+    );
   });
 
   it('a client_id already held by another node of the target scope is a reported conflict, not an overwrite', async () => {

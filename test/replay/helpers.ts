@@ -25,7 +25,12 @@ export async function recordRun(api: TestApi, run_id: string, goal: string, step
   await ok(api, '/v1/memory/replay/run/start', { run_id, goal }, who);
   for (const [i, s] of steps.entries()) {
     await ok(api, '/v1/memory/replay/step/before', { run_id, step_index: i, tool_name: s.tool_name, tool_input: s.tool_input }, who);
-    await ok(api, '/v1/memory/replay/step/after', { run_id, step_index: i, status: s.status ?? 'success', output_signature: s.output_signature ?? { kind: 'text', summary: '' } }, who);
+    await ok(
+      api,
+      '/v1/memory/replay/step/after',
+      { run_id, step_index: i, status: s.status ?? 'success', output_signature: s.output_signature ?? { kind: 'text', summary: '' } },
+      who,
+    );
   }
   return ok(api, '/v1/memory/replay/run/end', { run_id, status: end.status ?? 'success', summary: end.summary ?? `${goal}: done` }, who);
 }
@@ -52,8 +57,7 @@ export async function compile(api: TestApi, run_id: string, playbook_id: string,
 export { sleep } from '../helpers/wait';
 
 /** Polls fn until it returns a truthy value or the (generous) deadline passes. */
-export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> =>
-  pollFor(what, fn, timeoutMs, everyMs);
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 250): Promise<T> => pollFor(what, fn, timeoutMs, everyMs);
 
 export async function getRun(api: TestApi, run_id: string, who: Who = {}) {
   return (await ok(api, '/v1/memory/replay/runs/get', { run_id }, who)).run;

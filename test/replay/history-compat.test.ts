@@ -20,9 +20,17 @@ const DIR = fileURLToPath(new URL('./histories', import.meta.url));
 const { temporal } = protoPkg as unknown as { temporal: { api: { history: { v1: { History: { fromObject(o: unknown): unknown } } } } } };
 
 describe('recorded replay histories replay against the current workflow code', () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   it('has the histories it names', () => {
-    assert.deepEqual(files, ['guided-host-step-stop.json', 'guided-host-step-timeout.json', 'guided-host-step-waits.json', 'shadow-validation-host-not-run.json', 'shadow-validation-host-skipped.json']);
+    assert.deepEqual(files, [
+      'guided-host-step-stop.json',
+      'guided-host-step-timeout.json',
+      'guided-host-step-waits.json',
+      'shadow-validation-host-not-run.json',
+      'shadow-validation-host-skipped.json',
+    ]);
   });
   for (const file of files) {
     it(file, { timeout: 120_000 }, async () => {

@@ -75,7 +75,10 @@ describe('a guided run of a recorded agent run, against its project', () => {
     const project = fixtureProject('greet');
     await recordAgentRun('agent-fix', project);
     const compiled = await compile(api, 'agent-fix', 'fix-greeting', { parameters: { project } });
-    assert.deepEqual(compiled.playbook.steps.map((s: any) => s.tool_name), ['Read', 'Edit', 'Bash']);
+    assert.deepEqual(
+      compiled.playbook.steps.map((s: any) => s.tool_name),
+      ['Read', 'Edit', 'Bash'],
+    );
     assert.equal(compiled.playbook.steps[0].tool_input.file_path, '{{project}}/src/greet.js');
     assert.deepEqual(compiled.playbook.steps[2].expected_output_signature, { exit_code: 0, description: 'tests passed' }, 'the prose is a description, the exit status the check');
     assert.deepEqual(compiled.playbook.steps[1].expected_output_signature.artifacts, [{ path: 'src/greet.js', sha256: sha(FIXED) }]);
@@ -109,7 +112,12 @@ describe('a guided run of a recorded agent run, against its project', () => {
 
     // The host does the Read and reports it.
     const text = readFileSync(`${project}/src/greet.js`, 'utf8');
-    const r0 = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'fix-1', step_index: 0, status: 'success', output_signature: { summary: `read ${text.split('\n').length - 1} line` } });
+    const r0 = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', {
+      run_id: 'fix-1',
+      step_index: 0,
+      status: 'success',
+      output_signature: { summary: `read ${text.split('\n').length - 1} line` },
+    });
     assert.equal(r0.accepted, true);
     assert.equal(r0.step.status, 'success');
     assert.equal(r0.step.match.matched, true);
@@ -123,9 +131,18 @@ describe('a guided run of a recorded agent run, against its project', () => {
     const p = r0.pending_step.tool_input;
     writeFileSync(p.file_path, readFileSync(p.file_path, 'utf8').replace(p.old_string, p.new_string));
     const edited = treeDigest(project);
-    const r1 = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'fix-1', step_index: 1, status: 'success', output_signature: { summary: '1 replacement' }, wait_ms: 300_000 });
+    const r1 = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', {
+      run_id: 'fix-1',
+      step_index: 1,
+      status: 'success',
+      output_signature: { summary: '1 replacement' },
+      wait_ms: 300_000,
+    });
     assert.equal(r1.step.status, 'success');
-    assert.ok(r1.step.match.checks.some((c: any) => c.check === 'artifact' && c.passed), 'the edited file has the recorded content');
+    assert.ok(
+      r1.step.match.checks.some((c: any) => c.check === 'artifact' && c.passed),
+      'the edited file has the recorded content',
+    );
     assert.equal(r1.completed, true, JSON.stringify(r1.run.steps));
     assert.equal(r1.run.status, 'success', r1.run.summary);
 
@@ -136,7 +153,10 @@ describe('a guided run of a recorded agent run, against its project', () => {
     assert.equal(test.output_signature.exit_code, 0);
     assert.match(test.output_signature.summary, /# pass 1/);
     assert.doesNotMatch(test.output_signature.summary, /tests passed/, 'the recorded prose was never in the output, and was never required');
-    assert.deepEqual(test.match.checks.map((c: any) => c.check), ['completed', 'exit_code']);
+    assert.deepEqual(
+      test.match.checks.map((c: any) => c.check),
+      ['completed', 'exit_code'],
+    );
     const sb = await ok(api, '/v1/memory/sandbox/runs/get', { run_id: test.sandbox_run_id });
     assert.deepEqual(sb.run.argv, ['sh', '-c', 'npm test']);
     // The sandbox's writes (test-output.txt, npm's own files) stayed in the sandbox.
@@ -157,7 +177,10 @@ describe('a guided run of a recorded agent run, against its project', () => {
     const r = await ok(api, '/v1/memory/replay/playbooks/runs/steps/complete', { run_id: 'fail-1', step_index: 0, status: 'failed', error: 'EACCES: permission denied' });
     assert.equal(r.completed, true);
     assert.equal(r.run.status, 'failure');
-    assert.deepEqual(r.run.steps.map((s: any) => s.status), ['failed', 'skipped', 'skipped']);
+    assert.deepEqual(
+      r.run.steps.map((s: any) => s.status),
+      ['failed', 'skipped', 'skipped'],
+    );
     assert.match(r.run.steps[0].error, /the host reported failed: EACCES/);
 
     // The Edit's artifact is checked in the workspace: without the edit, the file has another sha256.
@@ -180,7 +203,10 @@ describe('a guided run of a recorded agent run, against its project', () => {
       return run.state === 'ended' ? run : null;
     });
     assert.equal(ended.status, 'failure');
-    assert.deepEqual(ended.steps.map((s: any) => s.status), ['failed', 'skipped', 'skipped']);
+    assert.deepEqual(
+      ended.steps.map((s: any) => s.status),
+      ['failed', 'skipped', 'skipped'],
+    );
     assert.match(ended.steps[0].error, /no result from the host within 1 s/);
     assert.equal(ended.pending_step, null);
     assert.equal(assertError(await complete({ run_id: 'timeout-1', step_index: 0, status: 'success' }), 409, 'invalid_state').error.details.state, 'ended');
@@ -189,7 +215,11 @@ describe('a guided run of a recorded agent run, against its project', () => {
   it('a command step’s artifacts are looked for in the sandbox’s /work: present with the recorded sha256, or not; never through a link out', { timeout: 300_000 }, async () => {
     const built = 'built\n';
     await recordRun(api, 'build-rec', 'build the app', [
-      { tool_name: 'Bash', tool_input: { command: 'mkdir -p dist && printf "built\\n" > dist/app.js && ln -sf /etc/hostname dist/host' }, output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha(built) }] } },
+      {
+        tool_name: 'Bash',
+        tool_input: { command: 'mkdir -p dist && printf "built\\n" > dist/app.js && ln -sf /etc/hostname dist/host' },
+        output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha(built) }] },
+      },
     ]);
     const c = await compile(api, 'build-rec', 'build-pb');
     assert.deepEqual(c.playbook.steps[0].expected_output_signature.artifacts, [{ path: 'dist/app.js', sha256: sha(built) }]);
@@ -198,7 +228,15 @@ describe('a guided run of a recorded agent run, against its project', () => {
     assert.ok(good.run.steps[0].match.checks.some((k: any) => k.check === 'artifact' && k.passed && /with the recorded sha256/.test(k.detail)));
     const rep = await ok(api, '/v1/memory/replay/playbooks/repair', {
       playbook_id: 'build-pb',
-      patch: { steps: [{ op: 'replace', step_index: 0, step: { expected_output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha('other\n') }, { path: 'dist/missing.js' }, { path: 'dist/host' }] } } }] },
+      patch: {
+        steps: [
+          {
+            op: 'replace',
+            step_index: 0,
+            step: { expected_output_signature: { exit_code: 0, artifacts: [{ path: 'dist/app.js', sha256: sha('other\n') }, { path: 'dist/missing.js' }, { path: 'dist/host' }] } },
+          },
+        ],
+      },
     });
     const bad = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'build-pb', version: rep.version, mode: 'strict' });
     assert.equal(bad.status, 'failure');
@@ -206,8 +244,14 @@ describe('a guided run of a recorded agent run, against its project', () => {
     assert.match(why, /artifact dist\/app\.js exists but its sha256 is/);
     assert.match(why, /artifact dist\/missing\.js does not exist/);
     assert.match(why, /artifact dist\/host: the path leads out of the working directory/);
-    const badShape = await api.post('/v1/memory/replay/playbooks/repair', { playbook_id: 'build-pb', patch: { steps: [{ op: 'replace', step_index: 0, step: { expected_output_signature: { artifacts: [{ path: '../etc/passwd' }] } } }] } });
-    assert.deepEqual(assertError(badShape, 422, 'validation_failed').error.details.issues.map((i: any) => i.path), ['steps.0.expected_output_signature.artifacts']);
+    const badShape = await api.post('/v1/memory/replay/playbooks/repair', {
+      playbook_id: 'build-pb',
+      patch: { steps: [{ op: 'replace', step_index: 0, step: { expected_output_signature: { artifacts: [{ path: '../etc/passwd' }] } } }] },
+    });
+    assert.deepEqual(
+      assertError(badShape, 422, 'validation_failed').error.details.issues.map((i: any) => i.path),
+      ['steps.0.expected_output_signature.artifacts'],
+    );
   });
 
   it('refusals: unknown run 404, a recorded run 409, bad input 400, a workspace outside the roots 400', async () => {
@@ -230,7 +274,11 @@ describe('a guided run of a recorded agent run, against its project', () => {
     try {
       const res = await api.post('/v1/memory/replay/playbooks/run', { playbook_id: 'fix-refusals', version: 1, mode: 'guided', workspace: { path: outside } });
       assertError(res, 400, 'invalid_request');
-      assertError(await api.post('/v1/memory/replay/playbooks/dispatch', { playbook_id: 'fix-refusals', version: 1, mode: 'guided', workspace: { path: outside } }), 400, 'invalid_request');
+      assertError(
+        await api.post('/v1/memory/replay/playbooks/dispatch', { playbook_id: 'fix-refusals', version: 1, mode: 'guided', workspace: { path: outside } }),
+        400,
+        'invalid_request',
+      );
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }

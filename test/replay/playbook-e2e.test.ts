@@ -17,11 +17,7 @@ after(async () => {
   await api?.close();
 });
 
-const STEPS = [
-  ['sh', '-c', 'printf "%s\\n" "hello-lore" > note.txt && echo wrote note.txt'],
-  ['ls'],
-  ['cat', 'note.txt'],
-];
+const STEPS = [['sh', '-c', 'printf "%s\\n" "hello-lore" > note.txt && echo wrote note.txt'], ['ls'], ['cat', 'note.txt']];
 
 describe('record → compile → promote → run (strict) with parameters', () => {
   it('replays real commands with the recorded outputs, and substitutes a parameter', async () => {
@@ -53,7 +49,10 @@ describe('record → compile → promote → run (strict) with parameters', () =
     assert.equal(run1.completed, true, JSON.stringify(run1));
     assert.equal(run1.status, 'success', JSON.stringify(run1.steps));
     assert.equal(run1.version, 1);
-    assert.deepEqual(run1.steps.map((s: any) => s.status), ['success', 'success', 'success']);
+    assert.deepEqual(
+      run1.steps.map((s: any) => s.status),
+      ['success', 'success', 'success'],
+    );
     for (const [i, s] of run1.steps.entries()) {
       assert.equal(s.matched, true);
       assert.equal(s.stdout, recorded[i]!.output_signature!.summary, `step ${i} printed what the recorded run printed`);
@@ -76,9 +75,11 @@ describe('record → compile → promote → run (strict) with parameters', () =
     const got = await getRun(api, 'pb-run-1');
     assert.equal(got.state, 'ended');
     assert.equal(got.status, 'success');
-    assert.deepEqual(got.steps.map((s: any) => s.step_index), [0, 1, 2]);
+    assert.deepEqual(
+      got.steps.map((s: any) => s.step_index),
+      [0, 1, 2],
+    );
     assert.equal(got.learning.state, 'fed', JSON.stringify(got.learning));
-
   });
 
   it('a successful run of the active playbook is a replay_learning_episode, and so is the recorded run it was compiled from', async () => {
@@ -87,7 +88,15 @@ describe('record → compile → promote → run (strict) with parameters', () =
     for (const run_id of ['w-1', 'w-2']) {
       const w = await api.post('/v1/memory/write', {
         input_text: `${goal}: wrote notes.txt then listed it`,
-        execution: { goal, run_id, steps: [{ tool: 'command', command: 'echo notes > notes.txt' }, { tool: 'command', command: 'ls' }], outcome: 'success' },
+        execution: {
+          goal,
+          run_id,
+          steps: [
+            { tool: 'command', command: 'echo notes > notes.txt' },
+            { tool: 'command', command: 'ls' },
+          ],
+          outcome: 'success',
+        },
       });
       assert.equal(w.status, 200, JSON.stringify(w.body));
     }
@@ -133,7 +142,10 @@ describe('record → compile → promote → run (strict) with parameters', () =
     for (const mode of ['strict', 'guided']) {
       const r = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'mismatch-pb', version: 1, mode });
       assert.equal(r.status, 'failure', mode);
-      assert.deepEqual(r.steps.map((s: any) => s.status), ['failed', 'skipped']);
+      assert.deepEqual(
+        r.steps.map((s: any) => s.status),
+        ['failed', 'skipped'],
+      );
       assert.match(r.steps[0].reasons.join(' '), /marker "v2" does not appear/);
     }
     // The same commands with prose summaries that their output does not contain: they pass on their exit status.

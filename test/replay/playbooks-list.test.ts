@@ -25,11 +25,19 @@ describe('playbooks/list', () => {
     }
     // pb-a gets a second version (a repair), and its first version is promoted active.
     await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: 'pb-a', version: 1, target_status: 'active', note: 'reviewed' }, who);
-    const repaired = await ok(api, '/v1/memory/replay/playbooks/repair', { playbook_id: 'pb-a', version: 1, patch: { name: 'playbook pb-a (repaired)' }, note: 'clearer name' }, who);
+    const repaired = await ok(
+      api,
+      '/v1/memory/replay/playbooks/repair',
+      { playbook_id: 'pb-a', version: 1, patch: { name: 'playbook pb-a (repaired)' }, note: 'clearer name' },
+      who,
+    );
     assert.equal(repaired.version, 2);
 
     const all = await list(who);
-    assert.deepEqual(all.playbooks.map((p: any) => p.playbook_id), ['pb-a', 'pb-b', 'pb-c']);
+    assert.deepEqual(
+      all.playbooks.map((p: any) => p.playbook_id),
+      ['pb-a', 'pb-b', 'pb-c'],
+    );
     const a = all.playbooks[0];
     assert.equal(a.active_version, 1);
     assert.equal(a.latest_version, 2);
@@ -39,9 +47,15 @@ describe('playbooks/list', () => {
     assert.equal(all.next_cursor, null);
 
     const first = await list(who, { limit: 2 });
-    assert.deepEqual(first.playbooks.map((p: any) => p.playbook_id), ['pb-a', 'pb-b']);
+    assert.deepEqual(
+      first.playbooks.map((p: any) => p.playbook_id),
+      ['pb-a', 'pb-b'],
+    );
     const rest = await list(who, { limit: 2, cursor: first.next_cursor });
-    assert.deepEqual(rest.playbooks.map((p: any) => p.playbook_id), ['pb-c']);
+    assert.deepEqual(
+      rest.playbooks.map((p: any) => p.playbook_id),
+      ['pb-c'],
+    );
     assert.equal(rest.next_cursor, null);
   });
 

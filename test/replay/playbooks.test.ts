@@ -44,10 +44,19 @@ describe('compile_from_run', () => {
     assert.equal(c.created, true);
     assert.equal(c.playbook.status, 'draft');
     assert.equal(c.playbook.source_run_id, 'c-mixed');
-    assert.deepEqual(c.playbook.steps.map((s: any) => [s.step_index, s.tool_name, s.source_step_index]), [[0, 'edit_file', 0], [1, 'run_tests', 2]]);
+    assert.deepEqual(
+      c.playbook.steps.map((s: any) => [s.step_index, s.tool_name, s.source_step_index]),
+      [
+        [0, 'edit_file', 0],
+        [1, 'run_tests', 2],
+      ],
+    );
     assert.deepEqual(c.playbook.steps[1].expected_output_signature, { kind: 'text', description: 'passed' }, 'a prose summary is kept as the description');
     assert.deepEqual(c.skipped_steps, [{ step_index: 1, reason: 'its result was failed' }]);
-    assert.deepEqual(c.playbook.status_history.map((h: any) => [h.from, h.to, h.via]), [[null, 'draft', 'compile']]);
+    assert.deepEqual(
+      c.playbook.status_history.map((h: any) => [h.from, h.to, h.via]),
+      [[null, 'draft', 'compile']],
+    );
   });
 
   it('the same playbook_id again: identical content returns it, different content conflicts', async () => {
@@ -66,8 +75,15 @@ describe('compile_from_run', () => {
       { tool_name: 'command', tool_input: { argv: ['echo', 'hello world', 'othello'] }, output_signature: { summary: 'hello world othello' } },
       { tool_name: 'command', tool_input: { argv: ['echo', '{{suffix}}'] } },
     ]);
-    const bad = assertError(await post('compile_from_run', { run_id: 'c-params', playbook_id: 'pb-params', parameters: { who: 'nobody-here', greeting: 'hello' } }), 422, 'validation_failed');
-    assert.deepEqual(bad.error.details.issues.map((i: any) => i.path), ['parameters.who']);
+    const bad = assertError(
+      await post('compile_from_run', { run_id: 'c-params', playbook_id: 'pb-params', parameters: { who: 'nobody-here', greeting: 'hello' } }),
+      422,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      bad.error.details.issues.map((i: any) => i.path),
+      ['parameters.who'],
+    );
     const c = await compile(api, 'c-params', 'pb-params', { parameters: { greeting: 'hello' } });
     assert.deepEqual(c.playbook.steps[0].tool_input.argv, ['echo', '{{greeting}} world', 'othello'], 'whole words only: othello is left alone');
     assert.equal(c.playbook.steps[0].expected_output_signature.description, '{{greeting}} world othello');
@@ -103,7 +119,10 @@ describe('get, candidate and promote', () => {
     assert.equal(g.playbook.version, 1);
     assert.equal(g.latest_version, 1);
     assert.equal(g.active_version, null);
-    assert.deepEqual(g.versions.map((v: any) => v.version), [1]);
+    assert.deepEqual(
+      g.versions.map((v: any) => v.version),
+      [1],
+    );
     assertError(await post('get', { playbook_id: 'pb-none' }), 404, 'not_found');
     const v = assertError(await post('get', { playbook_id: 'pb-states', version: 9 }), 404, 'not_found');
     assert.equal(v.error.details.version, 9);
@@ -152,9 +171,16 @@ describe('get, candidate and promote', () => {
     assert.equal(noActive.error.details.state, 'no_active_version');
     assertError(await post('run', { playbook_id: 'pb-states', version: 1 }), 409, 'invalid_state');
     const hist = (await ok(api, '/v1/memory/replay/playbooks/get', { playbook_id: 'pb-states' })).playbook.status_history;
-    assert.deepEqual(hist.map((h: any) => h.to), ['draft', 'shadow', 'active', 'disabled']);
+    assert.deepEqual(
+      hist.map((h: any) => h.to),
+      ['draft', 'shadow', 'active', 'disabled'],
+    );
     assert.equal(hist[1].note, 'try it');
-    assert.deepEqual((await versionsOf('pb-states')).map((v: any) => v[0]), [1], 'no promote created a version');
+    assert.deepEqual(
+      (await versionsOf('pb-states')).map((v: any) => v[0]),
+      [1],
+      'no promote created a version',
+    );
     assertError(await promote('pb-states', 'rejected'), 400, 'invalid_request');
   });
 
@@ -164,7 +190,12 @@ describe('get, candidate and promote', () => {
     for (let i = 0; i < 4; i++) {
       await ok(api, '/v1/memory/replay/playbooks/repair', { playbook_id: 'pb-race', version: 1, patch: { name: `variant ${i}` } });
     }
-    for (const [a, b] of [[1, 2], [3, 4], [5, 2], [1, 5]] as const) {
+    for (const [a, b] of [
+      [1, 2],
+      [3, 4],
+      [5, 2],
+      [1, 5],
+    ] as const) {
       const [ra, rb] = await Promise.all([promote('pb-race', 'active', a), promote('pb-race', 'active', b)]);
       for (const r of [ra, rb]) assert.ok(r.status === 200 || (r.status === 409 && r.body.error.code === 'conflict'), JSON.stringify(r.body));
       const g = await ok(api, '/v1/memory/replay/playbooks/get', { playbook_id: 'pb-race' });
@@ -202,8 +233,14 @@ describe('repair', () => {
     const paths = body.error.details.issues.map((i: any) => i.path);
     assert.ok(paths.includes('patch.steps.0.step_index'), JSON.stringify(paths));
     assert.ok(paths.includes('patch.steps.2.step_index'), 'a second change of one step');
-    assert.ok(paths.some((p: string) => p.startsWith('patch.steps.3')), 'insert without tool_name');
-    assert.ok(paths.some((p: string) => p.startsWith('patch.steps.4')), 'unknown op');
+    assert.ok(
+      paths.some((p: string) => p.startsWith('patch.steps.3')),
+      'insert without tool_name',
+    );
+    assert.ok(
+      paths.some((p: string) => p.startsWith('patch.steps.4')),
+      'unknown op',
+    );
     assert.ok(paths.includes('patch.parameters.remove'));
     assert.ok(body.error.details.issues.length >= 5);
     const empty = assertError(await post('repair', { playbook_id: 'pb-repair', patch: {} }), 422, 'validation_failed');
@@ -234,7 +271,13 @@ describe('repair', () => {
     assert.equal(r.version, 2);
     assert.equal(r.repair_of, 1);
     assert.equal(r.playbook.status, 'draft');
-    assert.deepEqual(r.playbook.steps.map((s: any) => [s.step_index, s.tool_name, s.max_attempts]), [[0, 'edit_file', 2], [1, 'command', 1]]);
+    assert.deepEqual(
+      r.playbook.steps.map((s: any) => [s.step_index, s.tool_name, s.max_attempts]),
+      [
+        [0, 'edit_file', 2],
+        [1, 'command', 1],
+      ],
+    );
     assert.deepEqual(r.playbook.parameters, [{ name: 'file', default: 'src/config.ts', required: false }]);
     const v1 = await ok(api, '/v1/memory/replay/playbooks/get', { playbook_id: 'pb-repair', version: 1 });
     assert.equal(v1.playbook.steps.length, 2, 'the patched version is unchanged');
@@ -252,7 +295,10 @@ describe('repair', () => {
     const g = await ok(api, '/v1/memory/replay/playbooks/run', { playbook_id: 'pb-guided', version: 1, mode: 'guided', run_id: 'g-run' });
     assert.equal(g.completed, false, 'the answer comes as soon as the run waits for the host');
     assert.equal(g.status, 'open');
-    assert.deepEqual(g.steps.map((s: any) => s.status), ['success', 'pending', 'queued']);
+    assert.deepEqual(
+      g.steps.map((s: any) => s.status),
+      ['success', 'pending', 'queued'],
+    );
     assert.equal(g.pending_step.step_index, 1);
     assert.deepEqual(g.pending_step.tool_input, { file_path: 'src/app.ts' });
     assert.equal(g.steps[0].stdout, 'built');
@@ -260,7 +306,10 @@ describe('repair', () => {
     assert.equal(done.step.status, 'success');
     assert.equal(done.completed, true);
     assert.equal(done.run.status, 'success');
-    assert.deepEqual(done.run.steps.map((s: any) => s.status), ['success', 'success', 'success']);
+    assert.deepEqual(
+      done.run.steps.map((s: any) => s.status),
+      ['success', 'success', 'success'],
+    );
   });
 
   it('dispatch with a run_id is idempotent; a different request under that run_id conflicts', async () => {

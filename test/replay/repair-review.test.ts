@@ -47,12 +47,27 @@ const repairV2 = (pb: Playbook) =>
   pb.repair({
     version: 1,
     note: 'write the config first',
-    patch: { steps: [{ op: 'insert', step_index: 1, step: { tool_name: 'command', tool_input: { argv: ['sh', '-c', 'echo port=8080 > config.txt'] }, expected_output_signature: { exit_code: 0 } } }] },
+    patch: {
+      steps: [
+        {
+          op: 'insert',
+          step_index: 1,
+          step: { tool_name: 'command', tool_input: { argv: ['sh', '-c', 'echo port=8080 > config.txt'] }, expected_output_signature: { exit_code: 0 } },
+        },
+      ],
+    },
   });
 
 /** Approves version 2 to shadow after a shadow validation that really runs it in the sandbox. */
 async function approveV2(pb: Playbook) {
-  const res = await pb.review({ version: 2, action: 'approve', note: 'looks right', auto_shadow_validate: true, shadow_validation_mode: 'execute_sandbox', target_status_on_approve: 'shadow' });
+  const res = await pb.review({
+    version: 2,
+    action: 'approve',
+    note: 'looks right',
+    auto_shadow_validate: true,
+    shadow_validation_mode: 'execute_sandbox',
+    target_status_on_approve: 'shadow',
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
@@ -73,12 +88,24 @@ describe('repair and review', () => {
     assert.equal(rep.version, 2);
     assert.equal(rep.repair_of, 1);
     assert.equal(rep.playbook.status, 'draft');
-    assert.deepEqual(rep.playbook.steps.map((s: any) => s.step_index), [0, 1, 2]);
-    assert.deepEqual(rep.playbook.steps.map((s: any) => s.source_step_index), [0, null, 1]);
+    assert.deepEqual(
+      rep.playbook.steps.map((s: any) => s.step_index),
+      [0, 1, 2],
+    );
+    assert.deepEqual(
+      rep.playbook.steps.map((s: any) => s.source_step_index),
+      [0, null, 1],
+    );
     const g = await pb.get();
     assert.equal(g.latest_version, 2);
     assert.equal(g.active_version, 1);
-    assert.deepEqual(g.versions.map((v: any) => [v.version, v.status]), [[2, 'draft'], [1, 'active']]);
+    assert.deepEqual(
+      g.versions.map((v: any) => [v.version, v.status]),
+      [
+        [2, 'draft'],
+        [1, 'active'],
+      ],
+    );
   });
 
   it('approve with execute_sandbox shadow validation: shadow, the validation ran the steps and is recorded', async () => {
@@ -91,7 +118,14 @@ describe('repair and review', () => {
     const sv = body.shadow_validation;
     assert.equal(sv.mode, 'execute_sandbox');
     assert.equal(sv.status, 'passed', JSON.stringify(sv));
-    assert.deepEqual(sv.steps.map((s: any) => [s.status, s.matched]), [['success', true], ['success', true], ['success', true]]);
+    assert.deepEqual(
+      sv.steps.map((s: any) => [s.status, s.matched]),
+      [
+        ['success', true],
+        ['success', true],
+        ['success', true],
+      ],
+    );
     assert.ok(sv.finished_at);
     // Recorded on the version, and the validation is a replay run whose commands really ran.
     const g = await pb.get(2);
@@ -154,7 +188,10 @@ describe('repair and review', () => {
     assert.equal(res.body.shadow_validation.mode, 'dry_run');
     assert.equal(res.body.shadow_validation.status, 'passed');
     assert.equal(res.body.shadow_validation.run_id, null);
-    assert.deepEqual(res.body.shadow_validation.steps.map((s: any) => s.status), ['checked', 'checked']);
+    assert.deepEqual(
+      res.body.shadow_validation.steps.map((s: any) => s.status),
+      ['checked', 'checked'],
+    );
   });
 
   it('review of a version that is not a repair, or not a draft, is invalid_state', async () => {

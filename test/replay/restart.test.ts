@@ -37,7 +37,11 @@ describe('dispatch survives kill -9 of the worker and of the API', () => {
     const marker = '7.321';
     await recordRun(api, 'slow-rec', 'prepare, wait, check', [
       { tool_name: 'command', tool_input: { argv: ['echo', 'first'] }, output_signature: { kind: 'stdout', summary: 'first' } },
-      { tool_name: 'command', tool_input: { argv: ['sh', '-c', `echo started >> starts.log; sleep ${marker}; echo slept`] }, output_signature: { kind: 'stdout', summary: 'slept' } },
+      {
+        tool_name: 'command',
+        tool_input: { argv: ['sh', '-c', `echo started >> starts.log; sleep ${marker}; echo slept`] },
+        output_signature: { kind: 'stdout', summary: 'slept' },
+      },
       { tool_name: 'command', tool_input: { argv: ['cat', 'starts.log'] }, output_signature: { kind: 'stdout', summary: 'started' } },
     ]);
     // Every step may be tried twice: the killed attempt of step 1 is retried after the restart.
@@ -73,14 +77,22 @@ describe('dispatch survives kill -9 of the worker and of the API', () => {
 
     const t0 = Date.now();
     await lore.start('worker');
-    const done = await waitFor('the run to end', async () => {
-      const r = await getRun(api, 'dispatched-1');
-      return r.state === 'ended' ? r : null;
-    }, 240_000, 500);
+    const done = await waitFor(
+      'the run to end',
+      async () => {
+        const r = await getRun(api, 'dispatched-1');
+        return r.state === 'ended' ? r : null;
+      },
+      240_000,
+      500,
+    );
     console.log(`# dispatched run ended ${Date.now() - t0} ms after the new worker started`);
 
     assert.equal(done.status, 'success', JSON.stringify(done.steps, null, 1));
-    assert.deepEqual(done.steps.map((s: any) => s.status), ['success', 'success', 'success']);
+    assert.deepEqual(
+      done.steps.map((s: any) => s.status),
+      ['success', 'success', 'success'],
+    );
     assert.equal(done.steps[0].attempts.length, 1, 'a finished step is not run again on replay');
     const killed = done.steps[1].attempts;
     assert.equal(killed.length, 2);
@@ -91,10 +103,15 @@ describe('dispatch survives kill -9 of the worker and of the API', () => {
     assert.equal(done.steps[2].output_signature.summary, 'started\nstarted');
     assert.equal(done.learning.state, 'fed', 'a successful run of the active version feeds learning');
     // The run record shows the end first; the workflow closes right after its last write.
-    const closed = await waitFor('the workflow to close', async () => {
-      const d = await api.engine.describe(dispatched.workflow_id);
-      return d && d.state !== 'running' ? d : null;
-    }, 60_000, 200);
+    const closed = await waitFor(
+      'the workflow to close',
+      async () => {
+        const d = await api.engine.describe(dispatched.workflow_id);
+        return d && d.state !== 'running' ? d : null;
+      },
+      60_000,
+      200,
+    );
     assert.equal(closed.state, 'completed');
   });
 });

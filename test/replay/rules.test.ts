@@ -23,7 +23,11 @@ describe('parameters', () => {
 
   it('templates whole words and whole values only, longest first', () => {
     const used = new Set<string>();
-    const out = templateLiterals({ argv: ['echo', 'hello', 'hello-world', 'othello', 'say hello!'], port: 8080, s: '8080' }, { greeting: 'hello', long: 'hello-world', port: 8080 }, used);
+    const out = templateLiterals(
+      { argv: ['echo', 'hello', 'hello-world', 'othello', 'say hello!'], port: 8080, s: '8080' },
+      { greeting: 'hello', long: 'hello-world', port: 8080 },
+      used,
+    );
     assert.deepEqual(out, { argv: ['echo', '{{greeting}}', '{{long}}', 'othello', 'say {{greeting}}!'], port: '{{port}}', s: '{{port}}' });
     assert.deepEqual([...used].sort(), ['greeting', 'long', 'port']);
     // A whole-string placeholder takes the value as it is (numbers stay numbers)...
@@ -36,10 +40,22 @@ describe('parameters', () => {
 
   it('finds placeholders and resolves values: caller, then defaults; unknown and missing names are issues', () => {
     assert.deepEqual([...placeholdersIn({ a: ['{{x}} and {{y}}'], b: { c: '{{x}}' } })].sort(), ['x', 'y']);
-    const r = resolveParams([{ name: 'x', default: 'dx' }, { name: 'y', default: null }], { y: 'given', z: 1 });
+    const r = resolveParams(
+      [
+        { name: 'x', default: 'dx' },
+        { name: 'y', default: null },
+      ],
+      { y: 'given', z: 1 },
+    );
     assert.deepEqual(r.values, { x: 'dx', y: 'given' });
-    assert.deepEqual(r.issues.map((i) => i.path), ['params.z']);
-    assert.deepEqual(resolveParams([{ name: 'y', default: null }], {}).issues.map((i) => i.path), ['params.y']);
+    assert.deepEqual(
+      r.issues.map((i) => i.path),
+      ['params.z'],
+    );
+    assert.deepEqual(
+      resolveParams([{ name: 'y', default: null }], {}).issues.map((i) => i.path),
+      ['params.y'],
+    );
   });
 });
 
@@ -57,23 +73,37 @@ describe('step kinds', () => {
 describe('signatures', () => {
   it('compile keeps what the recording supports: exit status, error signature, markers, JSON values, artifacts; prose becomes the description', () => {
     assert.deepEqual(deriveSignature({ kind: 'text', summary: 'tests passed', exit_code: 0 }), { kind: 'text', exit_code: 0, description: 'tests passed' });
-    assert.deepEqual(deriveSignature({ summary: 'ok', markers: ['# pass 3', ''], json: [{ path: '$.n', equals: 3 }], artifacts: [{ path: 'dist/a.js', sha256: 'AB'.repeat(32) }, { path: 'b' }] }), {
-      markers: ['# pass 3'],
-      json: [{ path: '$.n', equals: 3 }],
-      artifacts: [{ path: 'dist/a.js', sha256: 'ab'.repeat(32) }, { path: 'b' }],
-      description: 'ok',
-    });
+    assert.deepEqual(
+      deriveSignature({ summary: 'ok', markers: ['# pass 3', ''], json: [{ path: '$.n', equals: 3 }], artifacts: [{ path: 'dist/a.js', sha256: 'AB'.repeat(32) }, { path: 'b' }] }),
+      {
+        markers: ['# pass 3'],
+        json: [{ path: '$.n', equals: 3 }],
+        artifacts: [{ path: 'dist/a.js', sha256: 'ab'.repeat(32) }, { path: 'b' }],
+        description: 'ok',
+      },
+    );
     // A step that failed the way it was meant to: its first error line is its error signature.
-    assert.deepEqual(deriveSignature({ exit_code: 2, stderr: '\n  grep: missing.txt: No such file or directory\nmore' }), { exit_code: 2, error_signature: 'grep: missing.txt: No such file or directory' });
+    assert.deepEqual(deriveSignature({ exit_code: 2, stderr: '\n  grep: missing.txt: No such file or directory\nmore' }), {
+      exit_code: 2,
+      error_signature: 'grep: missing.txt: No such file or directory',
+    });
     // Lore's own command signature: stdout is kept as prose, its counters are not checks.
-    assert.deepEqual(deriveSignature({ kind: 'command', status: 'succeeded', exit_code: 0, summary: 'hello', stdout_chars: 5 }), { kind: 'command', exit_code: 0, description: 'hello' });
+    assert.deepEqual(deriveSignature({ kind: 'command', status: 'succeeded', exit_code: 0, summary: 'hello', stdout_chars: 5 }), {
+      kind: 'command',
+      exit_code: 0,
+      description: 'hello',
+    });
     assert.equal(deriveSignature(null), null);
   });
 
   it('signatures recorded before (summary, stdout, output_match) are read as descriptions, never as output checks', () => {
     const e = expectationOf({ summary: 'tests passed', output_match: 'exact', stderr: 'warn' });
     assert.deepEqual(e, { exit_code: null, error_signature: null, markers: [], json: [], artifacts: [], description: 'tests passed' });
-    assert.equal(matchCommand({ summary: 'tests passed', output_match: 'exact' }, outcome({ stdout: '# pass 4\n# fail 0' }), 'strict').matched, true, 'a prose summary never fails a run that passed');
+    assert.equal(
+      matchCommand({ summary: 'tests passed', output_match: 'exact' }, outcome({ stdout: '# pass 4\n# fail 0' }), 'strict').matched,
+      true,
+      'a prose summary never fails a run that passed',
+    );
     assert.equal(matchCommand({ stdout: 'hello' }, outcome({ stdout: 'bye' }), 'strict').matched, true);
   });
 
@@ -96,13 +126,32 @@ describe('matching commands', () => {
 
   it('error signature, markers and JSON values, in strict and guided mode alike', () => {
     for (const mode of ['strict', 'guided'] as const) {
-      assert.equal(matchCommand({ exit_code: 1, error_signature: 'No such file' }, outcome({ exit_code: 1, status: 'failed', stderr: 'cat: x: No such file or directory\r\n' }), mode).matched, true);
-      assert.equal(matchCommand({ exit_code: 1, error_signature: 'Permission denied' }, outcome({ exit_code: 1, status: 'failed', stderr: 'cat: x: No such file or directory' }), mode).matched, false);
+      assert.equal(
+        matchCommand({ exit_code: 1, error_signature: 'No such file' }, outcome({ exit_code: 1, status: 'failed', stderr: 'cat: x: No such file or directory\r\n' }), mode).matched,
+        true,
+      );
+      assert.equal(
+        matchCommand({ exit_code: 1, error_signature: 'Permission denied' }, outcome({ exit_code: 1, status: 'failed', stderr: 'cat: x: No such file or directory' }), mode)
+          .matched,
+        false,
+      );
       assert.equal(matchCommand({ markers: ['# pass 3', '# fail 0'] }, outcome({ stdout: '# tests 3\n# pass 3   \n# fail 0\n' }), mode).matched, true);
       const m = matchCommand({ markers: ['# fail 0'] }, outcome({ stdout: '# fail 1' }), mode);
       assert.equal(m.matched, false);
       assert.match(reasonsOf(m).join(' '), /marker "# fail 0" does not appear/);
-      assert.equal(matchCommand({ json: [{ path: '$.stats.passes', equals: 3 }, { path: 'ok', equals: true }] }, outcome({ stdout: 'log line\n{"stats":{"passes":3},"ok":true}\n' }), mode).matched, true);
+      assert.equal(
+        matchCommand(
+          {
+            json: [
+              { path: '$.stats.passes', equals: 3 },
+              { path: 'ok', equals: true },
+            ],
+          },
+          outcome({ stdout: 'log line\n{"stats":{"passes":3},"ok":true}\n' }),
+          mode,
+        ).matched,
+        true,
+      );
       assert.equal(matchCommand({ json: [{ path: '$.items[1].name', equals: 'b' }] }, outcome({ stdout: '{"items":[{"name":"a"},{"name":"b"}]}' }), mode).matched, true);
       const j = matchCommand({ json: [{ path: 'n', equals: 3 }] }, outcome({ stdout: '{"n":4}' }), mode);
       assert.match(reasonsOf(j).join(' '), /n is 4, expected 3/);

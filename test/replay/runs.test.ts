@@ -35,7 +35,14 @@ describe('replay runs and steps', () => {
     assert.equal(a.step.status, 'success');
     assert.deepEqual(a.step.output_signature, { kind: 'text', summary: 'ok' });
     const mid = await getRun(api, 'r-order');
-    assert.deepEqual(mid.steps.map((s: any) => [s.step_index, s.status]), [[0, 'started'], [1, 'success'], [2, 'started']]);
+    assert.deepEqual(
+      mid.steps.map((s: any) => [s.step_index, s.status]),
+      [
+        [0, 'started'],
+        [1, 'success'],
+        [2, 'started'],
+      ],
+    );
     const end = await ok(api, '/v1/memory/replay/run/end', { run_id: 'r-order', status: 'failed', summary: 'gave up' });
     assert.equal(end.run.state, 'ended');
     assert.equal(end.run.status, 'failure', '`failed` is accepted as failure');

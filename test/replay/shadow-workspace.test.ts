@@ -61,7 +61,13 @@ describe('shadow validation against a workspace', () => {
     const sv = bad.shadow_validation;
     assert.equal(sv.mode, 'execute_sandbox');
     assert.equal(sv.status, 'failed', JSON.stringify(sv));
-    assert.deepEqual(sv.steps.map((s: any) => [s.step_index, s.status]), [[0, 'not_run'], [1, 'failed']]);
+    assert.deepEqual(
+      sv.steps.map((s: any) => [s.step_index, s.status]),
+      [
+        [0, 'not_run'],
+        [1, 'failed'],
+      ],
+    );
     assert.equal(sv.steps[0].matched, null, 'a host step never counts as matched');
     assert.equal(sv.steps[1].matched, false);
     assert.match(sv.steps[1].reasons.join(' '), /expected exit code 0, got 1/);
@@ -75,7 +81,13 @@ describe('shadow validation against a workspace', () => {
     const v3 = await repair(v2.version, [{ op: 'replace', step_index: 1, step: { tool_input: { command: 'npm test' } } }]);
     const partial = await approve(v3.version);
     assert.equal(partial.shadow_validation.status, 'partial', JSON.stringify(partial.shadow_validation));
-    assert.deepEqual(partial.shadow_validation.steps.map((s: any) => [s.status, s.matched]), [['not_run', null], ['success', true]]);
+    assert.deepEqual(
+      partial.shadow_validation.steps.map((s: any) => [s.status, s.matched]),
+      [
+        ['not_run', null],
+        ['success', true],
+      ],
+    );
     assert.equal(partial.status, 'shadow');
     assert.match(partial.activation_blocked, /shadow validation partial/);
 
@@ -83,7 +95,10 @@ describe('shadow validation against a workspace', () => {
     const v4 = await repair(v3.version, [{ op: 'remove', step_index: 0 }]);
     const good = await approve(v4.version);
     assert.equal(good.shadow_validation.status, 'passed', JSON.stringify(good.shadow_validation));
-    assert.deepEqual(good.shadow_validation.steps.map((s: any) => [s.step_index, s.status, s.matched]), [[0, 'success', true]]);
+    assert.deepEqual(
+      good.shadow_validation.steps.map((s: any) => [s.step_index, s.status, s.matched]),
+      [[0, 'success', true]],
+    );
     assert.equal(good.activation_blocked, null);
     assert.equal(good.status, 'active');
     assert.equal(good.active_version, v4.version);

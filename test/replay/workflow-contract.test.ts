@@ -43,7 +43,12 @@ const inputOf = (over: Partial<PlaybookRunInput>): PlaybookRunInput => {
   };
 };
 const start = (input: PlaybookRunInput) =>
-  api.engine.start({ workflowType: PLAYBOOK_RUN_WORKFLOW, workflowId: playbookRunWorkflowId(input.run_key), args: [input], labels: { tenant_id: input.tenant_id, scope: input.scope, kind: 'playbook_run', playbook_id: input.playbook_id } });
+  api.engine.start({
+    workflowType: PLAYBOOK_RUN_WORKFLOW,
+    workflowId: playbookRunWorkflowId(input.run_key),
+    args: [input],
+    labels: { tenant_id: input.tenant_id, scope: input.scope, kind: 'playbook_run', playbook_id: input.playbook_id },
+  });
 
 describe('playbookRunWorkflow for other families', () => {
   it('with no active version the workflow fails with invalid_state and the run is recorded as failed', async () => {
@@ -85,10 +90,14 @@ describe('playbookRunWorkflow for other families', () => {
     await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 60_000);
     await api.engine.cancel(d.workflow_id);
     await waitFor('the sleep to die', async () => (await processesWith(`sleep ${marker}`)).length === 0, 30_000);
-    const run = await waitFor('the run to end', async () => {
-      const r = await getRun(api, 'to-cancel');
-      return r.state === 'ended' ? r : null;
-    }, 60_000);
+    const run = await waitFor(
+      'the run to end',
+      async () => {
+        const r = await getRun(api, 'to-cancel');
+        return r.state === 'ended' ? r : null;
+      },
+      60_000,
+    );
     assert.equal(run.status, 'cancelled');
     assert.equal(run.steps[0].status, 'failed');
     assert.equal(run.steps[0].error, 'cancelled with the run');

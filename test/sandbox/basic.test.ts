@@ -74,7 +74,11 @@ describe('execute', () => {
     assert.equal(echo.isolation.kind, 'bubblewrap');
     assert.equal(echo.isolation.enforced.processes, true);
 
-    const write = await run(api, sid, ['sh', '-c', 'mkdir -p artifacts/sub && printf "report\\n" > artifacts/report.txt && printf "\\000\\001\\002\\377" > artifacts/sub/bin.dat && echo notes > notes.txt']);
+    const write = await run(api, sid, [
+      'sh',
+      '-c',
+      'mkdir -p artifacts/sub && printf "report\\n" > artifacts/report.txt && printf "\\000\\001\\002\\377" > artifacts/sub/bin.dat && echo notes > notes.txt',
+    ]);
     assert.equal(write.status, 'succeeded', write.reason);
     assert.equal(write.artifact_count, 2);
 
@@ -145,9 +149,24 @@ describe('execute', () => {
       assert.ok(pages < 20);
     }
     assert.ok(pages >= 3, `expected several pages, got ${pages}`);
-    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i));
-    assert.equal(all.filter((e) => e.stream === 'stdout').map((e) => e.text).join(''), [1, 2, 3, 4, 5, 6].map((i) => `out ${i}\n`).join(''));
-    assert.equal(all.filter((e) => e.stream === 'stderr').map((e) => e.text).join(''), [1, 2, 3, 4, 5, 6].map((i) => `err ${i}\n`).join(''));
+    assert.deepEqual(
+      all.map((e) => e.seq),
+      all.map((_, i) => i),
+    );
+    assert.equal(
+      all
+        .filter((e) => e.stream === 'stdout')
+        .map((e) => e.text)
+        .join(''),
+      [1, 2, 3, 4, 5, 6].map((i) => `out ${i}\n`).join(''),
+    );
+    assert.equal(
+      all
+        .filter((e) => e.stream === 'stderr')
+        .map((e) => e.text)
+        .join(''),
+      [1, 2, 3, 4, 5, 6].map((i) => `err ${i}\n`).join(''),
+    );
     // Interleaving follows arrival: out 1 comes before err 1, which comes before out 2.
     const order = all.map((e) => e.text).join('');
     assert.ok(order.indexOf('out 1') < order.indexOf('err 1') && order.indexOf('err 1') < order.indexOf('out 2'));
@@ -191,7 +210,11 @@ describe('execute', () => {
   it('the environment is scrubbed: only what the run sets is visible', async () => {
     const sid = await createSession(api);
     const r = await run(api, sid, ['env'], { action: { kind: 'command', argv: ['env'], env: { GREETING: 'hi' } } });
-    const names = r.stdout_tail.trim().split('\n').map((l: string) => l.split('=')[0]).sort();
+    const names = r.stdout_tail
+      .trim()
+      .split('\n')
+      .map((l: string) => l.split('=')[0])
+      .sort();
     assert.deepEqual(names, ['GREETING', 'HOME', 'LANG', 'LOGNAME', 'PATH', 'PWD', 'TMPDIR', 'USER']);
     assert.ok(!/MONGODB|TEMPORAL|LORE_/.test(r.stdout_tail));
   });
@@ -262,7 +285,10 @@ describe('bad input and unknown ids', () => {
     // limits) would change what runs, so it is validation_failed naming it.
     const ok = await exec(api, sid, ['true'], { extra_field: { nested: 1 } });
     assert.equal(ok.status, 200);
-    assert.deepEqual(ok.body.warnings.map((w: { field: string }) => w.field), ['extra_field']);
+    assert.deepEqual(
+      ok.body.warnings.map((w: { field: string }) => w.field),
+      ['extra_field'],
+    );
     const closed = assertError(await exec(api, sid, ['true'], { action: { kind: 'command', argv: ['true'], cwd: '/' } }), 422, 'validation_failed');
     assert.deepEqual(closed.error.details.issues[0].accepted, ['kind', 'argv', 'env']);
     assertError(await exec(api, sid, ['true'], { limits: { memory_mb: 64 } }), 422, 'validation_failed');

@@ -38,7 +38,10 @@ it('50 concurrent short runs all complete with correct, separate outputs', async
       const logs = await api.post('/v1/memory/sandbox/runs/logs', { run_id: `conc-${n}` });
       assert.deepEqual(
         logs.body.logs.map((e: any) => [e.seq, e.stream, e.text]).sort(),
-        [[0, 'stdout', `run-${n}\n`], [1, 'stderr', `err-${n}\n`]].sort(),
+        [
+          [0, 'stdout', `run-${n}\n`],
+          [1, 'stderr', `err-${n}\n`],
+        ].sort(),
       );
       const bundle = await api.post('/v1/memory/sandbox/runs/artifact', { run_id: `conc-${n}` });
       const own = bundle.body.files.find((f: any) => f.path === `file-${n}.txt`);

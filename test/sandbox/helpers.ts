@@ -27,8 +27,7 @@ export async function run(api: TestApi, session_id: string, argv: string[], extr
 export { sleep } from '../helpers/wait';
 
 /** Polls fn until it returns a truthy value or the (generous) deadline passes. */
-export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> =>
-  pollFor(what, fn, timeoutMs, everyMs);
+export const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> => pollFor(what, fn, timeoutMs, everyMs);
 
 export async function getRun(api: TestApi, run_id: string, who: Partial<Identity> = {}) {
   const res = await api.post('/v1/memory/sandbox/runs/get', { ...who, run_id });
@@ -39,10 +38,14 @@ export async function getRun(api: TestApi, run_id: string, who: Partial<Identity
 export const TERMINAL = ['succeeded', 'failed', 'timed_out', 'cancelled'];
 
 export async function waitForStatus(api: TestApi, run_id: string, statuses: string[], timeoutMs = 60_000, who: Partial<Identity> = {}) {
-  return waitFor(`run ${run_id} to be ${statuses.join('|')}`, async () => {
-    const r = await getRun(api, run_id, who);
-    return statuses.includes(r.status) ? r : null;
-  }, timeoutMs);
+  return waitFor(
+    `run ${run_id} to be ${statuses.join('|')}`,
+    async () => {
+      const r = await getRun(api, run_id, who);
+      return statuses.includes(r.status) ? r : null;
+    },
+    timeoutMs,
+  );
 }
 
 /** Live (not zombie) processes whose raw /proc cmdline (arguments NUL-terminated) passes `match`. */

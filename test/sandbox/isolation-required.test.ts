@@ -91,12 +91,27 @@ describe('LORE_SANDBOX_ISOLATION=auto without working bubblewrap: refused', () =
     assertRefusal(await api.post('/v1/memory/sandbox/execute', { ...who, session_id: 'made-before', action: { kind: 'command', argv: ['echo', 'must not run'] } }));
     // The worker refuses as well: a run that reaches it (queued before, or started by a playbook step) ends failed, unrun.
     const c = { db: api.db, clock: api.clock };
-    const { run } = await createRunRecord(c, ref, { session_id: 'made-before', mode: 'async', action: { kind: 'command', argv: ['echo', 'must not run'] }, run_id: undefined, limits: undefined, timeout_ms: undefined }, 'test');
-    await api.engine.start({ workflowType: SANDBOX_WORKFLOW, workflowId: run.workflow_id, args: [{ tenant_id: who.tenant_id, scope: who.scope, run_id: run.run_id, wall_ms: run.limits.wall_ms }], labels: { tenant_id: who.tenant_id, scope: who.scope, kind: 'sandbox' } });
-    const ended = await pollFor('the worker to end the run', async () => {
-      const r = await api.post('/v1/memory/sandbox/runs/get', { ...who, run_id: run.run_id });
-      return r.body.run.status !== 'queued' && r.body.run.status !== 'running' ? r.body.run : null;
-    }, 120_000, 200);
+    const { run } = await createRunRecord(
+      c,
+      ref,
+      { session_id: 'made-before', mode: 'async', action: { kind: 'command', argv: ['echo', 'must not run'] }, run_id: undefined, limits: undefined, timeout_ms: undefined },
+      'test',
+    );
+    await api.engine.start({
+      workflowType: SANDBOX_WORKFLOW,
+      workflowId: run.workflow_id,
+      args: [{ tenant_id: who.tenant_id, scope: who.scope, run_id: run.run_id, wall_ms: run.limits.wall_ms }],
+      labels: { tenant_id: who.tenant_id, scope: who.scope, kind: 'sandbox' },
+    });
+    const ended = await pollFor(
+      'the worker to end the run',
+      async () => {
+        const r = await api.post('/v1/memory/sandbox/runs/get', { ...who, run_id: run.run_id });
+        return r.body.run.status !== 'queued' && r.body.run.status !== 'running' ? r.body.run : null;
+      },
+      120_000,
+      200,
+    );
     assert.equal(ended.status, 'failed');
     assert.match(ended.reason, /refused: sandbox isolation is unavailable/);
     assert.equal(ended.started_at, null, 'the command never started');
@@ -129,7 +144,12 @@ describe('LORE_SANDBOX_ISOLATION=none on the same machine: the explicit opt-out 
     assert.equal(s.body.session.isolation.kind, 'none');
     assert.equal(s.body.session.isolation.network, 'host');
     assert.match(s.body.session.isolation.weaker, /host filesystem, network/);
-    const res = await api.post('/v1/memory/sandbox/execute', { ...who, session_id: s.body.session_id, mode: 'sync', action: { kind: 'command', argv: ['echo', 'ran without isolation'] } });
+    const res = await api.post('/v1/memory/sandbox/execute', {
+      ...who,
+      session_id: s.body.session_id,
+      mode: 'sync',
+      action: { kind: 'command', argv: ['echo', 'ran without isolation'] },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.run.status, 'succeeded');
     assert.match(res.body.run.stdout_tail, /ran without isolation/);

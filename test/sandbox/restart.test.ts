@@ -88,10 +88,15 @@ describe('restarts', () => {
       (err: Error) => ({ ok: false as const, err }),
     );
     // The execute goes through the API process; wait until its run is running, then kill that process.
-    await waitFor('the run to be running', async () => {
-      const r = await api.post('/v1/memory/sandbox/runs/get', { run_id: 'outlives-api' });
-      return r.status === 200 && r.body.run.status === 'running';
-    }, 60_000, 50);
+    await waitFor(
+      'the run to be running',
+      async () => {
+        const r = await api.post('/v1/memory/sandbox/runs/get', { run_id: 'outlives-api' });
+        return r.status === 200 && r.body.run.status === 'running';
+      },
+      60_000,
+      50,
+    );
     await lore.kill9(apiProc, { tree: false });
     const answer = await pending;
     assert.equal(answer.ok, false, 'the killed API cannot have answered the sync execute');

@@ -56,7 +56,10 @@ describe('sandbox workdir retention', () => {
     assert.equal(result.removed.length, 1, JSON.stringify(result));
     assert.equal(result.kept, 2);
     const left = await sessionDirs();
-    assert.deepEqual(left, before.filter((n) => n !== result.removed[0]));
+    assert.deepEqual(
+      left,
+      before.filter((n) => n !== result.removed[0]),
+    );
     await assert.rejects(fsp.stat(path.join(api.config.sandbox.dir, result.removed[0]!)), /ENOENT/);
 
     const expired = await getSession(idle);
@@ -136,6 +139,9 @@ describe('sandbox workdir retention', () => {
 
     assert.equal(loadConfig({ LORE_SANDBOX_WORKDIR_TTL: '12h' }).sandbox.workdirTtlMs, 12 * 3_600_000);
     assert.equal(loadConfig({}).sandbox.workdirTtlMs, 7 * DAY_MS, 'default: 7 days');
-    assert.throws(() => loadConfig({ LORE_SANDBOX_WORKDIR_TTL: 'soon' }), (err: unknown) => err instanceof ConfigError && /LORE_SANDBOX_WORKDIR_TTL/.test((err as Error).message));
+    assert.throws(
+      () => loadConfig({ LORE_SANDBOX_WORKDIR_TTL: 'soon' }),
+      (err: unknown) => err instanceof ConfigError && /LORE_SANDBOX_WORKDIR_TTL/.test((err as Error).message),
+    );
   });
 });

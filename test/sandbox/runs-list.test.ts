@@ -26,16 +26,30 @@ describe('sandbox runs/list', () => {
     const s1 = await createSession(api, who);
     const s2 = await createSession(api, who);
     const runs = [];
-    for (const [s, word] of [[s1, 'one'], [s2, 'two'], [s1, 'three']] as const) runs.push(await run(api, s, ['echo', word], {}, who));
+    for (const [s, word] of [
+      [s1, 'one'],
+      [s2, 'two'],
+      [s1, 'three'],
+    ] as const)
+      runs.push(await run(api, s, ['echo', word], {}, who));
     const all = await list(who);
-    assert.deepEqual(all.runs.map((r: any) => r.run_id), runs.map((r) => r.run_id).reverse());
+    assert.deepEqual(
+      all.runs.map((r: any) => r.run_id),
+      runs.map((r) => r.run_id).reverse(),
+    );
     assert.equal(all.runs[0].status, 'succeeded');
     assert.match(all.runs[0].workflow_id, /^sandbox-run-/);
-    assert.deepEqual((await list(who, { session_id: s1 })).runs.map((r: any) => r.argv[1]), ['three', 'one']);
+    assert.deepEqual(
+      (await list(who, { session_id: s1 })).runs.map((r: any) => r.argv[1]),
+      ['three', 'one'],
+    );
     const first = await list(who, { limit: 2 });
     assert.equal(first.runs.length, 2);
     const rest = await list(who, { limit: 2, cursor: first.next_cursor });
-    assert.deepEqual(rest.runs.map((r: any) => r.run_id), [runs[0]!.run_id]);
+    assert.deepEqual(
+      rest.runs.map((r: any) => r.run_id),
+      [runs[0]!.run_id],
+    );
     assert.equal(rest.next_cursor, null);
   });
 

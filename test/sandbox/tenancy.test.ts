@@ -40,11 +40,12 @@ it('runs, logs and artifacts are visible only in their tenant and scope', async 
       await run(api, sid, ['sh', '-c', 'echo owner-secret; mkdir -p artifacts; echo s > artifacts/s.txt'], { run_id: RID }, owner);
     },
     sees: async (viewer) => {
-      const results = await Promise.all(
-        ['get', 'logs', 'artifact'].map((p) => api.post(`/v1/memory/sandbox/runs/${p}`, { ...viewer, run_id: RID })),
-      );
+      const results = await Promise.all(['get', 'logs', 'artifact'].map((p) => api.post(`/v1/memory/sandbox/runs/${p}`, { ...viewer, run_id: RID })));
       const visible = results.map((r) => r.status === 200);
-      assert.ok(visible.every((v) => v === visible[0]), `routes disagree: ${visible}`);
+      assert.ok(
+        visible.every((v) => v === visible[0]),
+        `routes disagree: ${visible}`,
+      );
       for (const r of results) if (r.status !== 200) assertError(r, 404, 'not_found');
       if (visible[0]) assert.ok(JSON.stringify(results[1]!.body).includes('owner-secret'));
       return visible[0]!;

@@ -59,7 +59,11 @@ describe('a session with a workspace', () => {
     assert.equal(read.status, 'succeeded', JSON.stringify(read));
     assert.equal(read.stdout_tail, 'original a\nscript ran in /work\nsrc/a.txt\noriginal a\n');
 
-    const write = await run(api, s.session_id, ['sh', '-c', 'echo changed by a command > src/a.txt && echo new > b.txt && rm c.txt && mkdir out && echo y > out/y && chmod -x run.sh && echo wrote']);
+    const write = await run(api, s.session_id, [
+      'sh',
+      '-c',
+      'echo changed by a command > src/a.txt && echo new > b.txt && rm c.txt && mkdir out && echo y > out/y && chmod -x run.sh && echo wrote',
+    ]);
     assert.equal(write.status, 'succeeded', JSON.stringify(write));
     assert.deepEqual(treeDigest(project), before, 'the command’s writes never reach the workspace');
 
@@ -86,7 +90,11 @@ describe('a session with a workspace', () => {
     const project = makeProject(root, 'proj-limits');
     const id = await createSession(api, {}, { workspace: { path: project } });
     const net = await run(api, id, ['cat', '/proc/net/dev']);
-    const names = net.stdout_tail.split('\n').slice(2).filter(Boolean).map((l: string) => l.split(':')[0]!.trim());
+    const names = net.stdout_tail
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((l: string) => l.split(':')[0]!.trim());
     assert.deepEqual(names, ['lo'], 'only a loopback of its own');
     const big = await run(api, id, ['sh', '-c', 'head -c 100000 /dev/zero > big.bin'], { limits: { max_file_bytes: 1000 } });
     assert.equal(big.status, 'failed');
@@ -130,14 +138,20 @@ describe('a session with a workspace', () => {
 
 describe('workspace roots', () => {
   it('none configured: every workspace is refused, saying how to allow one', () => {
-    assert.throws(() => resolveWorkspace({ sandbox: { workspaceRoots: [] } } as never, { path: root }), (e: any) => e.code === 'invalid_request' && /LORE_SANDBOX_WORKSPACE_ROOTS/.test(e.message));
+    assert.throws(
+      () => resolveWorkspace({ sandbox: { workspaceRoots: [] } } as never, { path: root }),
+      (e: any) => e.code === 'invalid_request' && /LORE_SANDBOX_WORKSPACE_ROOTS/.test(e.message),
+    );
   });
   it('the root itself and directories below it are allowed; a sibling whose name starts like the root is not', () => {
     const cfg = { sandbox: { workspaceRoots: [root] } } as never;
     assert.equal(resolveWorkspace(cfg, { path: root }).path, realpathSync(root));
     mkdirSync(`${root}-sibling`, { recursive: true });
     try {
-      assert.throws(() => resolveWorkspace(cfg, { path: `${root}-sibling` }), (e: any) => e.code === 'invalid_request');
+      assert.throws(
+        () => resolveWorkspace(cfg, { path: `${root}-sibling` }),
+        (e: any) => e.code === 'invalid_request',
+      );
     } finally {
       rmSync(`${root}-sibling`, { recursive: true, force: true });
     }

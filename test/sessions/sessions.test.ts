@@ -40,9 +40,15 @@ describe('sessions: create, events/append (alias /v1/memory/events), get, list, 
     assert.equal(got.body.session.last_event_at, api.clock.now().toISOString());
 
     const page1 = await api.post('/v1/memory/sessions/events/list', { ...id, session_id: 'sess-1', limit: 2 });
-    assert.deepEqual(page1.body.events.map((e: { text: string }) => e.text), texts.slice(0, 2));
+    assert.deepEqual(
+      page1.body.events.map((e: { text: string }) => e.text),
+      texts.slice(0, 2),
+    );
     const page2 = await api.post('/v1/memory/sessions/events/list', { ...id, session_id: 'sess-1', limit: 2, cursor: page1.body.next_cursor });
-    assert.deepEqual(page2.body.events.map((e: { text: string }) => e.text), texts.slice(2));
+    assert.deepEqual(
+      page2.body.events.map((e: { text: string }) => e.text),
+      texts.slice(2),
+    );
     assert.equal(page2.body.next_cursor, null);
 
     // Events are memory: recallable, and extraction ran on them.
@@ -80,9 +86,15 @@ describe('sessions: create, events/append (alias /v1/memory/events), get, list, 
     for (const s of ['a', 'b', 'c']) await api.post('/v1/memory/sessions/create', { ...id, session_id: s });
     await api.post('/v1/memory/write', { ...id, input_text: 'not a session' });
     const p1 = await api.post('/v1/memory/sessions/list', { ...id, limit: 2 });
-    assert.deepEqual(p1.body.sessions.map((s: { session_id: string }) => s.session_id), ['a', 'b']);
+    assert.deepEqual(
+      p1.body.sessions.map((s: { session_id: string }) => s.session_id),
+      ['a', 'b'],
+    );
     const p2 = await api.post('/v1/memory/sessions/list', { ...id, limit: 2, cursor: p1.body.next_cursor });
-    assert.deepEqual(p2.body.sessions.map((s: { session_id: string }) => s.session_id), ['c']);
+    assert.deepEqual(
+      p2.body.sessions.map((s: { session_id: string }) => s.session_id),
+      ['c'],
+    );
     assert.equal(p2.body.next_cursor, null);
   });
 

@@ -48,7 +48,16 @@ function startReceiver() {
           const resource = attrs(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: attrs(s.attributes), service: String(resource['service.name']), role: String(resource['lore.role']) });
+              spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                name: s.name,
+                kind: s.kind,
+                attributes: attrs(s.attributes),
+                service: String(resource['service.name']),
+                role: String(resource['lore.role']),
+              });
             }
           }
         }
@@ -87,7 +96,12 @@ after(async () => {
 });
 
 async function call(lore: LoreChild, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${lore.url!}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(`${lore.url!}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -168,14 +182,22 @@ describe('tracing', () => {
     }
 
     // The memory routes: gen_ai memory spans between the request and its store calls.
-    const recall = await pollFor('the recall span', async () => receiver.spans.find((s) => s.name === 'search_memory' && s.attributes['gen_ai.memory.store.id'] === 'acme/traced'), 60_000, 250);
+    const recall = await pollFor(
+      'the recall span',
+      async () => receiver.spans.find((s) => s.name === 'search_memory' && s.attributes['gen_ai.memory.store.id'] === 'acme/traced'),
+      60_000,
+      250,
+    );
     assert.equal(recall.attributes['gen_ai.operation.name'], 'search_memory');
     assert.equal(recall.attributes['gen_ai.memory.record.count'], 1);
     assert.equal(recall.kind, 1, 'INTERNAL');
     assert.equal(spans.get(recall.parentSpanId!)?.name ?? byId().get(recall.parentSpanId!)?.name, 'POST /v1/memory/recall_text');
     const write = await pollFor('the write span', async () => receiver.spans.find((s) => s.name === 'upsert_memory'), 60_000, 250);
     assert.equal(write.attributes['gen_ai.memory.record.count'], 1);
-    assert.ok(receiver.spans.some((s) => s.parentSpanId === write.spanId && s.attributes['db.collection.name'] === 'memory_nodes'), 'the node insert is under the memory span');
+    assert.ok(
+      receiver.spans.some((s) => s.parentSpanId === write.spanId && s.attributes['db.collection.name'] === 'memory_nodes'),
+      'the node insert is under the memory span',
+    );
 
     // Nothing of what was written or asked reaches the collector.
     for (const body of receiver.bodies) {

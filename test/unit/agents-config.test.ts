@@ -19,7 +19,14 @@ describe('agent configuration', () => {
   });
 
   it('reads every variable and names each bad one', () => {
-    const c = loadAgentConfig({ LORE_URL: 'http://lore.internal:8080/', LORE_API_KEY: 'k', LORE_MCP_TENANT: 'acme', LORE_MCP_SCOPE: 'shop api', LORE_DATA_DIR: '/tmp/x', LORE_HOOK_BUDGET_MS: '2500' });
+    const c = loadAgentConfig({
+      LORE_URL: 'http://lore.internal:8080/',
+      LORE_API_KEY: 'k',
+      LORE_MCP_TENANT: 'acme',
+      LORE_MCP_SCOPE: 'shop api',
+      LORE_DATA_DIR: '/tmp/x',
+      LORE_HOOK_BUDGET_MS: '2500',
+    });
     assert.deepEqual({ ...c }, { url: 'http://lore.internal:8080', apiKey: 'k', tenant: 'acme', scope: 'shop api', dataDir: '/tmp/x', hookBudgetMs: 2500 });
     assert.throws(
       () => loadAgentConfig({ LORE_URL: 'ftp://x', LORE_MCP_TENANT: '-bad', LORE_MCP_SCOPE: 'a\u0001b', LORE_HOOK_BUDGET_MS: '5' }),

@@ -10,7 +10,17 @@ import { HookStateStore, type SessionState } from '../../src/agents/hook/state';
 
 describe('hook input', () => {
   it('accepts Claude Code events and ignores unknown fields', () => {
-    const p = parseHookEvent(JSON.stringify({ session_id: 's', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: '' }, tool_use_id: 't', effort: { level: 'high' } }));
+    const p = parseHookEvent(
+      JSON.stringify({
+        session_id: 's',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_response: { stdout: '' },
+        tool_use_id: 't',
+        effort: { level: 'high' },
+      }),
+    );
     assert.ok(p.ok);
     assert.equal(p.event.tool_name, 'Bash');
     assert.equal(p.event.tool_use_id, 't');
@@ -48,7 +58,13 @@ describe('what a tool call did', () => {
   });
 
   it('exit status and error signature from a response or a failure', () => {
-    assert.deepEqual(stepResult('Bash', false, { stdout: 'ok', stderr: '', interrupted: false }, null), { status: 'success', exit_code: 0, error_signature: null, error: null, interrupted: false });
+    assert.deepEqual(stepResult('Bash', false, { stdout: 'ok', stderr: '', interrupted: false }, null), {
+      status: 'success',
+      exit_code: 0,
+      error_signature: null,
+      error: null,
+      interrupted: false,
+    });
     assert.equal(stepResult('Read', false, { type: 'text' }, null).exit_code, null);
     const failed = stepResult('Bash', true, undefined, 'Exit code 1\n\n> shop test\nFAIL src/worker.test.ts\n  ● retries 3 times');
     assert.equal(failed.status, 'failed');
@@ -79,7 +95,18 @@ describe('hook session state', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lore-state-'));
     try {
       const store = new HookStateStore(dir);
-      const seed = (): SessionState => ({ version: 1, session_id: 's', tenant_id: 't', scope: 'x', project_root: '/', prompts: 0, last_goal: null, task: null, created_at: '', updated_at: '' });
+      const seed = (): SessionState => ({
+        version: 1,
+        session_id: 's',
+        tenant_id: 't',
+        scope: 'x',
+        project_root: '/',
+        prompts: 0,
+        last_goal: null,
+        task: null,
+        created_at: '',
+        updated_at: '',
+      });
       await Promise.all(Array.from({ length: 25 }, () => store.update('t', 's', (s) => ({ ...(s ?? seed()), prompts: (s ?? seed()).prompts + 1 }))));
       assert.equal(store.read('t', 's')!.prompts, 25);
       assert.equal(store.read('other-tenant', 's'), null, 'keyed by tenant and session');
@@ -94,7 +121,21 @@ describe('hook session state', () => {
 describe('the context a prompt hook adds', () => {
   const kickoff = (fa: Record<string, unknown> | null) =>
     ({ tenant_id: 't', scope: 'shop', first_action: fa, uncertainty: { level: 'low', confidence: 0.8, reasons: [], recommended_actions: ['proceed'] } }) as any;
-  const fa = { action_kind: 'file_step', selected_tool: 'read', file_path: 'src/a.ts', next_action: 'read src/a.ts', source_kind: 'stable_workflow', history_applied: true, confidence: 0.8, relevance: 0.9, evidence_ids: ['w1', 'e1'], rationale: '', workflow_id: 'w1', policy_memory_id: null, pattern_id: null };
+  const fa = {
+    action_kind: 'file_step',
+    selected_tool: 'read',
+    file_path: 'src/a.ts',
+    next_action: 'read src/a.ts',
+    source_kind: 'stable_workflow',
+    history_applied: true,
+    confidence: 0.8,
+    relevance: 0.9,
+    evidence_ids: ['w1', 'e1'],
+    rationale: '',
+    workflow_id: 'w1',
+    policy_memory_id: null,
+    pattern_id: null,
+  };
 
   it('names the file, the first tool and the evidence; says the next action only when it adds something', async () => {
     const { kickoffContext } = await import('../../src/agents/hook/context');

@@ -20,7 +20,14 @@ describe('lore hooks install claude-code', () => {
         hooks: {
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo audit' }] }],
           Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }],
-          Stop: [{ hooks: [{ type: 'command', command: 'npx lore hook' }, { type: 'command', command: './check.sh' }] }],
+          Stop: [
+            {
+              hooks: [
+                { type: 'command', command: 'npx lore hook' },
+                { type: 'command', command: './check.sh' },
+              ],
+            },
+          ],
         },
       };
       writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify(settings));

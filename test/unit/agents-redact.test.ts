@@ -24,13 +24,35 @@ describe('hook redaction', () => {
   }
 
   it('leaves ordinary commands, paths and counts alone', () => {
-    for (const s of ['npm test -- worker', 'git commit -m "fix retry"', 'sed -n 1,20p src/jobs/worker.ts', 'max_tokens=512 python run.py', 'NODE_ENV=test npm test', 'see https://example.com/docs?page=2', 'cd /home/dev/shop && ls']) {
+    for (const s of [
+      'npm test -- worker',
+      'git commit -m "fix retry"',
+      'sed -n 1,20p src/jobs/worker.ts',
+      'max_tokens=512 python run.py',
+      'NODE_ENV=test npm test',
+      'see https://example.com/docs?page=2',
+      'cd /home/dev/shop && ls',
+    ]) {
       assert.equal(redactText(s), s);
     }
   });
 
   it('blanks secret-named fields of objects, recursively, and keeps the rest', () => {
-    const out = redactValue({ file_path: 'a.ts', headers: { Authorization: 'Bearer abc', Accept: 'json' }, env: { API_KEY: 'k', PORT: '80' }, token: 'x', total_tokens: 12, nested: [{ password: 'p' }] });
-    assert.deepEqual(out, { file_path: 'a.ts', headers: { Authorization: REDACTED, Accept: 'json' }, env: { API_KEY: REDACTED, PORT: '80' }, token: REDACTED, total_tokens: 12, nested: [{ password: REDACTED }] });
+    const out = redactValue({
+      file_path: 'a.ts',
+      headers: { Authorization: 'Bearer abc', Accept: 'json' },
+      env: { API_KEY: 'k', PORT: '80' },
+      token: 'x',
+      total_tokens: 12,
+      nested: [{ password: 'p' }],
+    });
+    assert.deepEqual(out, {
+      file_path: 'a.ts',
+      headers: { Authorization: REDACTED, Accept: 'json' },
+      env: { API_KEY: REDACTED, PORT: '80' },
+      token: REDACTED,
+      total_tokens: 12,
+      nested: [{ password: REDACTED }],
+    });
   });
 });

@@ -24,7 +24,10 @@ describe('MCP tool table', () => {
 
   it('execute_command is listed only when the sandbox is on', () => {
     assert.ok(toolsFor({ sandboxEnabled: true }).some((t) => t.name === 'execute_command'));
-    assert.equal(toolsFor({ sandboxEnabled: false }).some((t) => t.name === 'execute_command'), false);
+    assert.equal(
+      toolsFor({ sandboxEnabled: false }).some((t) => t.name === 'execute_command'),
+      false,
+    );
   });
 
   it('validation drops what the model may not choose and checks the rest with the route’s own schema', () => {
@@ -59,7 +62,25 @@ describe('MCP tool table', () => {
       scope: 'shop',
       took_ms: 1,
       query: { text: 'q', strategy: 'bm25', limit: 10, vector_error: null },
-      results: [{ id: 'n1', uri: 'lore://n1', client_id: null, type: 'event', kind: null, tier: 'hot', archived: false, title: 't', text: 'long '.repeat(200), summary: '', tags: [], score: 0.12345, score_breakdown: {}, created_at: 'x', updated_at: 'x' }],
+      results: [
+        {
+          id: 'n1',
+          uri: 'lore://n1',
+          client_id: null,
+          type: 'event',
+          kind: null,
+          tier: 'hot',
+          archived: false,
+          title: 't',
+          text: 'long '.repeat(200),
+          summary: '',
+          tags: [],
+          score: 0.12345,
+          score_breakdown: {},
+          created_at: 'x',
+          updated_at: 'x',
+        },
+      ],
     };
     const out = toStructured(recall, response);
     assert.deepEqual(Object.keys(out).sort(), ['results', 'strategy']);

@@ -28,14 +28,23 @@ describe('bin/lore.mjs runs the transpiled sources', () => {
     // Classes keep their names (a self-referencing class would otherwise be renamed when bundled).
     const names = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(pathToFileURL(join(dir, 'src/retrieval/lexical-index.mjs')).href)}); console.log(m.LexicalIndex.name);`],
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(pathToFileURL(join(dir, 'src/retrieval/lexical-index.mjs')).href)}); console.log(m.LexicalIndex.name);`,
+      ],
       { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
     );
     assert.equal(names.stdout.trim(), 'LexicalIndex', names.stderr);
     // A stack trace through a transpiled module names the .ts source.
     const probe = spawnSync(
       process.execPath,
-      ['--enable-source-maps', '--input-type=module', '-e', `import { loadConfig } from ${JSON.stringify(pathToFileURL(join(dir, 'src/config.mjs')).href)}; try { loadConfig({ LORE_PORT: 'not a port' }); } catch (err) { console.log(err.stack); }`],
+      [
+        '--enable-source-maps',
+        '--input-type=module',
+        '-e',
+        `import { loadConfig } from ${JSON.stringify(pathToFileURL(join(dir, 'src/config.mjs')).href)}; try { loadConfig({ LORE_PORT: 'not a port' }); } catch (err) { console.log(err.stack); }`,
+      ],
       { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
     );
     assert.equal(probe.status, 0, probe.stderr);
@@ -54,7 +63,7 @@ describe('transpiledEntry: a start that skips the whole-tree hash', () => {
       mkdirSync(join(root, 'src'));
       writeFileSync(join(root, 'src/a.ts'), "import { b } from './b';\nexport const a = (): string => b;\n");
       writeFileSync(join(root, 'src/b.ts'), "export const b: string = 'one';\n");
-      writeFileSync(join(root, 'src/c.ts'), "export const c = 1;\n");
+      writeFileSync(join(root, 'src/c.ts'), 'export const c = 1;\n');
       const opts = { root, dirs: ['src'], cacheName: 't', entry: 'src/a.ts' };
       const first = await transpiledEntry(opts);
       const record = JSON.parse(readFileSync(join(realpathSync(join(root, 'node_modules')), '.cache/t/entry-src_a_ts.json'), 'utf8'));

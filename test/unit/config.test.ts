@@ -75,7 +75,12 @@ describe('config', () => {
     assert.equal(loadConfig({}).tracing.enabled, false);
     const base = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' });
     assert.deepEqual([base.tracing.enabled, base.tracing.url, base.tracing.serviceName], [true, 'http://collector:4318/v1/traces', 'lore']);
-    const full = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces', OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,team=core', OTEL_SERVICE_NAME: 'lore-prod' });
+    const full = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/otlp/traces',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,team=core',
+      OTEL_SERVICE_NAME: 'lore-prod',
+    });
     assert.deepEqual([full.tracing.url, full.tracing.headers, full.tracing.serviceName], ['https://b/otlp/traces', { 'x-key': 'a b', team: 'core' }, 'lore-prod']);
     assert.equal(loadConfig({ LORE_TRACING: 'on' }).tracing.url, 'http://localhost:4318/v1/traces');
     assert.equal(loadConfig({ LORE_TRACING: 'on' }).tracing.enabled, true);

@@ -33,10 +33,13 @@ describe('contract keys', () => {
   it('turns unrecognized keys into one issue per key naming the accepted ones', () => {
     const r = S.safeParse({ patch: { a: 'x', b: 1, steps: [{ op: 'o', extra: 2 }] } });
     assert.ok(!r.success);
-    assert.deepEqual(unknownKeyIssues(r.error, S).sort((a, b) => a.path.localeCompare(b.path)), [
-      { path: 'patch.b', message: "unknown key 'b' in patch; accepted: a, steps", key: 'b', accepted: ['a', 'steps'] },
-      { path: 'patch.steps.0.extra', message: "unknown key 'extra' in patch.steps.0; accepted: op", key: 'extra', accepted: ['op'] },
-    ]);
+    assert.deepEqual(
+      unknownKeyIssues(r.error, S).sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: 'patch.b', message: "unknown key 'b' in patch; accepted: a, steps", key: 'b', accepted: ['a', 'steps'] },
+        { path: 'patch.steps.0.extra', message: "unknown key 'extra' in patch.steps.0; accepted: op", key: 'extra', accepted: ['op'] },
+      ],
+    );
   });
 
   it('knows which routes have a closed object (and so can answer validation_failed)', () => {

@@ -161,7 +161,10 @@ describe('HTTP contract', () => {
     const body = res.json();
     assert.equal(body.scope, 'repo');
     assert.deepEqual({ thing_id: body.got.thing_id, limit: body.got.limit, full: body.got.full, tags: body.got.tags }, { thing_id: 't-1', limit: 7, full: true, tags: ['a'] });
-    assert.deepEqual(body.warnings.map((w: { field: string }) => w.field), ['include_meta']);
+    assert.deepEqual(
+      body.warnings.map((w: { field: string }) => w.field),
+      ['include_meta'],
+    );
     assertEnvelope(await makeApp().inject({ method: 'GET', url: '/v1/test/things/t-1/patchy?limit=many' }), 400, 'invalid_request');
   });
 
@@ -247,7 +250,12 @@ describe('HTTP contract', () => {
   });
 
   it('API keys: missing is unauthorized, a key bound to another tenant is forbidden', async () => {
-    const app = makeApp({ apiKeys: [{ key: 'k-any', tenant: null }, { key: 'k-acme', tenant: 'acme' }] });
+    const app = makeApp({
+      apiKeys: [
+        { key: 'k-any', tenant: null },
+        { key: 'k-acme', tenant: 'acme' },
+      ],
+    });
     assertEnvelope(await post(app, '/v1/test/echo', { n: 1 }), 401, 'unauthorized');
     assertEnvelope(await post(app, '/v1/test/echo', { n: 1 }, { authorization: 'Bearer wrong' }), 401, 'unauthorized');
     assertEnvelope(await post(app, '/v1/test/echo', { n: 1, tenant_id: 'other' }, { authorization: 'Bearer k-acme' }), 403, 'forbidden');

@@ -62,7 +62,10 @@ describe('learning: dense similarity rule', () => {
     index.put('w2', sig('speed up the csv export', 'src/export.ts'), 'grep|src/export.ts', [at(0.5, true)]);
     const q = { terms: taskTerms('the queue processor does not re-attempt jobs'), task_kind: null, files: [] as string[] };
     const clear = index.search({ ...q, vector: at(1) }, { minScore: THRESHOLDS.action });
-    assert.deepEqual(clear.map((h) => h.id), ['w1']);
+    assert.deepEqual(
+      clear.map((h) => h.id),
+      ['w1'],
+    );
     assert.ok(Math.abs(clear[0]!.signals.dense! - 0.95) < 1e-6 && Math.abs(clear[0]!.signals.dense_baseline! - 0.5) < 1e-6);
 
     const index2 = new FamilyIndex<string>(undefined, (v) => v);

@@ -35,7 +35,11 @@ describe('learning: following other processes writes', () => {
     const nodes = Array.from({ length: 2100 }, (_, i) => ({ id: `n${i + 1}`, seq: i + 1 })).filter((n) => n.seq < 700 || n.seq > 763);
     const { store, loads, rangeReads } = fakeStore(nodes);
     const handled: StoredNode[] = [];
-    const f = new RemoteFollower(store, async (ns) => void handled.push(...ns), (err) => assert.fail(err));
+    const f = new RemoteFollower(
+      store,
+      async (ns) => void handled.push(...ns),
+      (err) => assert.fail(err),
+    );
     f.start(0);
     for (const n of nodes) f.local(n.seq, n.id);
     f.abandoned(700, 763);
@@ -51,7 +55,11 @@ describe('learning: following other processes writes', () => {
     const remote = new Set([5, 1500, 2999]);
     const { store, loads } = fakeStore(nodes);
     const handled: string[] = [];
-    const f = new RemoteFollower(store, async (ns) => void handled.push(...ns.map((n) => n.id)), (err) => assert.fail(err));
+    const f = new RemoteFollower(
+      store,
+      async (ns) => void handled.push(...ns.map((n) => n.id)),
+      (err) => assert.fail(err),
+    );
     f.start(0);
     for (const n of nodes) if (!remote.has(n.seq)) f.local(n.seq, n.id);
     await f.sync();

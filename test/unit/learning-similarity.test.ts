@@ -28,7 +28,10 @@ describe('task terms and similarity', () => {
     const hits = index.search(q('repair the intermittent retry failure in the worker'), { minScore: THRESHOLDS.relevant });
     assert.equal(hits[0]?.id, 'retry');
     assert.ok(hits[0]!.score >= THRESHOLDS.action, `paraphrase relevance ${hits[0]!.score}`);
-    assert.equal(hits.some((h) => h.id === 'dark'), false);
+    assert.equal(
+      hits.some((h) => h.id === 'dark'),
+      false,
+    );
     assert.deepEqual(index.search(q('translate onboarding emails to German'), { minScore: THRESHOLDS.relevant }), []);
   });
 

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LoreError } from '../../src/contract/errors';
-import { applyPatternFeedback, newPattern, patternClass, suppressPattern, unsuppressPattern, type FeedbackOutcome, type PatternSlot } from '../../src/domain/learning/pattern-model';
+import {
+  applyPatternFeedback,
+  newPattern,
+  patternClass,
+  suppressPattern,
+  unsuppressPattern,
+  type FeedbackOutcome,
+  type PatternSlot,
+} from '../../src/domain/learning/pattern-model';
 import { applyPolicyFeedback, canGovern, governPolicy, materialisePolicy, type Backing } from '../../src/domain/learning/policy-model';
 import { evaluateRules, newRule, transitionRule } from '../../src/domain/learning/rule-model';
 import { requestTerms } from '../../src/domain/learning/similarity';
@@ -38,7 +46,10 @@ describe('workflow state machine', () => {
     assert.equal(w.stable_reason, 'observations');
     assert.equal(w.distillation_origin, 'handoff_continuity_carrier');
     assert.equal(w.origin_counts.session_event_continuity_carrier, 1);
-    assert.deepEqual(w.history.map((h) => h.to), ['candidate', 'stable']);
+    assert.deepEqual(
+      w.history.map((h) => h.to),
+      ['candidate', 'stable'],
+    );
   });
 
   it('counting the same execution twice changes nothing', () => {
@@ -132,7 +143,10 @@ describe('policy memory state machine', () => {
     assert.equal(p.state, 'contested');
     p = applyPolicyFeedback(p, ev('positive', 'r3'), backing);
     assert.equal(p.state, 'active');
-    assert.deepEqual(p.history.map((h) => h.action), ['materialize', 'contest', 'revalidate']);
+    assert.deepEqual(
+      p.history.map((h) => h.action),
+      ['materialize', 'contest', 'revalidate'],
+    );
   });
 
   it('retired stays retired whatever feedback arrives; reactivate brings it back; invalid moves are invalid_state', () => {
@@ -140,11 +154,24 @@ describe('policy memory state machine', () => {
     for (const r of ['a', 'b', 'c']) p = applyPolicyFeedback(p, ev('positive', r), backing);
     assert.equal(p.state, 'retired');
     assert.equal(p.counts.after_retire, 3);
-    assert.throws(() => governPolicy(p, 'retire', 'op', 'again', at(), 'pm-1'), (e: unknown) => e instanceof LoreError && e.code === 'invalid_state');
+    assert.throws(
+      () => governPolicy(p, 'retire', 'op', 'again', at(), 'pm-1'),
+      (e: unknown) => e instanceof LoreError && e.code === 'invalid_state',
+    );
     p = governPolicy(p, 'reactivate', 'op', 'fixed', at(), 'pm-1');
     assert.equal(p.state, 'active');
-    assert.throws(() => governPolicy(p, 'reactivate', 'op', 'x', at(), 'pm-1'), (e: unknown) => e instanceof LoreError && e.code === 'invalid_state');
-    assert.deepEqual(p.history.map((h) => [h.action, h.actor]), [['materialize', 'a'], ['retire', 'op'], ['reactivate', 'op']]);
+    assert.throws(
+      () => governPolicy(p, 'reactivate', 'op', 'x', at(), 'pm-1'),
+      (e: unknown) => e instanceof LoreError && e.code === 'invalid_state',
+    );
+    assert.deepEqual(
+      p.history.map((h) => [h.action, h.actor]),
+      [
+        ['materialize', 'a'],
+        ['retire', 'op'],
+        ['reactivate', 'op'],
+      ],
+    );
     assert.equal(canGovern('contested', 'retire'), true);
     assert.equal(canGovern('contested', 'reactivate'), false);
   });
@@ -159,12 +186,22 @@ describe('rules', () => {
 
   it('active rules apply, shadow rules are reported only, draft rules are not evaluated', () => {
     const e = evaluateRules(
-      [rule('a', 'active', [{ effect: 'deny', tool: 'bash' }], { terms_any: ['deploy'] }), rule('s', 'shadow', [{ effect: 'prefer', tool: 'edit' }]), rule('d', 'draft', [{ effect: 'deny', tool: 'edit' }])],
+      [
+        rule('a', 'active', [{ effect: 'deny', tool: 'bash' }], { terms_any: ['deploy'] }),
+        rule('s', 'shadow', [{ effect: 'prefer', tool: 'edit' }]),
+        rule('d', 'draft', [{ effect: 'deny', tool: 'edit' }]),
+      ],
       ctx('deploy the service'),
     );
     assert.deepEqual(e.deny, ['bash']);
     assert.deepEqual(e.shadow_prefer, ['edit']);
-    assert.deepEqual(e.matched.map((m) => [m.rule_id, m.applied]), [['a', true], ['s', false]]);
+    assert.deepEqual(
+      e.matched.map((m) => [m.rule_id, m.applied]),
+      [
+        ['a', true],
+        ['s', false],
+      ],
+    );
     assert.equal(evaluateRules([rule('a', 'active', [{ effect: 'deny', tool: 'bash' }], { terms_any: ['deploy'] })], ctx('write docs')).deny.length, 0);
   });
 
@@ -176,7 +213,10 @@ describe('rules', () => {
   it('state moves follow the table', () => {
     const r = rule('a', 'active', [{ effect: 'deny', tool: 'bash' }]).slot;
     const off = transitionRule(r, 'disabled', 'op', 'x', at(), 'n');
-    assert.throws(() => transitionRule(off, 'active', 'op', 'x', at(), 'n'), (e: unknown) => e instanceof LoreError && e.code === 'invalid_state');
+    assert.throws(
+      () => transitionRule(off, 'active', 'op', 'x', at(), 'n'),
+      (e: unknown) => e instanceof LoreError && e.code === 'invalid_state',
+    );
     assert.equal(transitionRule(off, 'shadow', 'op', 'x', at(), 'n').state, 'shadow');
   });
 });

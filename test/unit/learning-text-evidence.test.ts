@@ -33,13 +33,26 @@ describe('free-text evidence', () => {
 
   it('steps: tools in order, each with the file of its clause', () => {
     const steps = textSteps('read src/a/one.ts, then edited src/b/two.ts with apply_patch; run_tests: 3 passed', ['run_tests'], FILE_TOOLS);
-    assert.deepEqual(steps?.map((s) => [s.tool, s.file_path]), [['read', 'src/a/one.ts'], ['apply_patch', 'src/b/two.ts'], ['run_tests', null]]);
+    assert.deepEqual(
+      steps?.map((s) => [s.tool, s.file_path]),
+      [
+        ['read', 'src/a/one.ts'],
+        ['apply_patch', 'src/b/two.ts'],
+        ['run_tests', null],
+      ],
+    );
     assert.equal(textSteps('the refund totals are wrong', [], FILE_TOOLS), null);
   });
 
   it('the task phrase leaves out the report of tools and results', () => {
-    assert.equal(taskPhrase('Fix the ledger sync double counting refunds: edited src/payments/ledger_sync.ts with apply_patch; run_tests gave 9 passed.', []), 'Fix the ledger sync double counting refunds');
-    assert.equal(taskPhrase('[bugfix] Refunds double counted by the ledger sync job. Patched it using apply_patch.', []), 'Refunds double counted by the ledger sync job.'.replace(/\.$/, ''));
+    assert.equal(
+      taskPhrase('Fix the ledger sync double counting refunds: edited src/payments/ledger_sync.ts with apply_patch; run_tests gave 9 passed.', []),
+      'Fix the ledger sync double counting refunds',
+    );
+    assert.equal(
+      taskPhrase('[bugfix] Refunds double counted by the ledger sync job. Patched it using apply_patch.', []),
+      'Refunds double counted by the ledger sync job.'.replace(/\.$/, ''),
+    );
     assert.equal(taskPhrase('Goal: make exports faster. read src/x.ts', []), 'make exports faster');
     assert.equal(taskPhrase('edited src/payments/ledger_sync.ts with apply_patch; run_tests gave 9 passed', []), null);
   });

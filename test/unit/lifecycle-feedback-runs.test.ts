@@ -74,12 +74,20 @@ describe('feedback re-decision runs', () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `id-${i}`);
     runs.request(ref, ids);
     runs.request({ tenant_id: 'acme', scope: 's2' }, ['other']);
-    await pollFor('every id to be started', async () => {
-      for (const [w, going] of engine.running) if (going) engine.finish(w);
-      return allIds(engine).length === 1201;
-    }, 10_000, 5);
+    await pollFor(
+      'every id to be started',
+      async () => {
+        for (const [w, going] of engine.running) if (going) engine.finish(w);
+        return allIds(engine).length === 1201;
+      },
+      10_000,
+      5,
+    );
     const mine = engine.starts.filter((s) => s.scope === 's1');
-    assert.ok(mine.every((s) => s.node_ids.length <= 500), 'at most 500 nodes per run');
+    assert.ok(
+      mine.every((s) => s.node_ids.length <= 500),
+      'at most 500 nodes per run',
+    );
     assert.equal(mine.length, 3);
     assert.deepEqual(new Set(mine.flatMap((s) => s.node_ids)), new Set(ids));
     assert.deepEqual(engine.starts.find((s) => s.scope === 's2')!.node_ids, ['other']);

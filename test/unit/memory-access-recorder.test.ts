@@ -3,7 +3,15 @@ import { describe, it } from 'node:test';
 import { AccessRecorder } from '../../src/domain/memory/access-recorder';
 import { scopeRef } from '../../src/store/scope';
 
-const quiet = { info() {}, warn() {}, error() {}, debug() {}, child() { return quiet; } } as never;
+const quiet = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+  child() {
+    return quiet;
+  },
+} as never;
 
 /**
  * Counts the array elements that array copying and iteration touch while `fn` runs: every element
@@ -227,7 +235,10 @@ describe('access recorder: when it flushes', () => {
 
   it('flushes at once when maxPending counts are waiting', async () => {
     const { flushed, rec, settle } = setup();
-    rec.record(a, Array.from({ length: 999 }, (_, i) => `n${i}`));
+    rec.record(
+      a,
+      Array.from({ length: 999 }, (_, i) => `n${i}`),
+    );
     await settle();
     assert.equal(flushed.length, 0);
     rec.record(a, ['n0']); // a repeat is not a new pending count
@@ -236,7 +247,10 @@ describe('access recorder: when it flushes', () => {
     rec.record(a, ['n999']);
     await settle();
     assert.equal(flushed.length, 1, 'flushed without waiting');
-    assert.equal(flushed.reduce((s, f) => s + f.ids.length, 0), 1000);
+    assert.equal(
+      flushed.reduce((s, f) => s + f.ids.length, 0),
+      1000,
+    );
     assert.equal(rec.pendingNodes, 0);
   });
 });
@@ -263,7 +277,14 @@ describe('access recorder: when it folds the log', () => {
       }
       return { complete: true };
     };
-    const rec = new AccessRecorder(async () => {}, () => new Date('2026-01-01T00:00:00.000Z'), quiet, policy, fake.timers, fold);
+    const rec = new AccessRecorder(
+      async () => {},
+      () => new Date('2026-01-01T00:00:00.000Z'),
+      quiet,
+      policy,
+      fake.timers,
+      fold,
+    );
     const settle = async () => {
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     };

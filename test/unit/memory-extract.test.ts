@@ -4,7 +4,7 @@ import { extractExecution } from '../../src/domain/memory/extract';
 import { isVolatileToken, signatureSimilarity, taskSignature } from '../../src/domain/memory/task-signature';
 
 const LOADGEN_TEXT =
-  "Fix retry backoff in payments handler. Run r1a2b3c4-5: fixed retry backoff in src/payments/handler.ts (payments handler). " +
+  'Fix retry backoff in payments handler. Run r1a2b3c4-5: fixed retry backoff in src/payments/handler.ts (payments handler). ' +
   'Steps: read tests/payments/handler.test.ts, then edited parseDateHandler() in src/payments/handler.ts, then ran npm test -- tests/payments/handler.test.ts, ' +
   'then grep for user_id across payments/, then bash: git diff --stat src/payments/handler.ts. ' +
   "First test run failed with: TypeError: Cannot read properties of undefined (reading 'user_id'). " +

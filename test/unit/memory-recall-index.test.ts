@@ -27,7 +27,12 @@ const ids = (idx: RecallIndex, text: string, filter = {}) => idx.search('t', 's'
 
 describe('recall index', () => {
   it('indexes title, text and a summary the text does not contain; archived nodes by summary only', () => {
-    assert.deepEqual(indexFields({ title: 'T', text: 'long text here', summary: 'long text…', tags: [], tier: 'hot' }), { title: 'T', text: 'long text here', summary: null, tags: null });
+    assert.deepEqual(indexFields({ title: 'T', text: 'long text here', summary: 'long text…', tags: [], tier: 'hot' }), {
+      title: 'T',
+      text: 'long text here',
+      summary: null,
+      tags: null,
+    });
     assert.deepEqual(indexFields({ title: 'T', text: 'body', summary: 'other words', tags: ['x'], tier: 'warm' }), { title: 'T', text: 'body', summary: 'other words', tags: 'x' });
     assert.deepEqual(indexFields({ title: 'T', text: '', summary: 'kept summary', tags: [], tier: 'archive' }), { title: 'T', text: 'kept summary', summary: null, tags: null });
   });
@@ -46,7 +51,10 @@ describe('recall index', () => {
     idx.applyLocal(node({ id: 'wrong', text: 'mango chutney recipe', slots: retired }));
     assert.deepEqual(ids(idx, 'mango'), ['ok']);
     const asked = idx.search('t', 's', { text: 'mango', vector: null, limit: 10, filter: { includeRetired: true } });
-    assert.deepEqual(asked.map((h) => [h.docId, h.retired]).sort(), [['ok', false], ['wrong', true]]);
+    assert.deepEqual(asked.map((h) => [h.docId, h.retired]).sort(), [
+      ['ok', false],
+      ['wrong', true],
+    ]);
     // Re-decided (positive feedback): back in recall.
     idx.applyLocal(node({ id: 'wrong', text: 'mango chutney recipe', slots: { semantic_forgetting_v1: { action: 'review', lifecycle_state: 'contested' } } }));
     assert.deepEqual(ids(idx, 'mango').sort(), ['ok', 'wrong']);
@@ -89,8 +97,7 @@ describe('recall index', () => {
     // Written right after the strong hits, with the same words as 'far': sequence context lifts it.
     idx.applyLocal(node({ id: 'near', text: 'a retry note with other words' }));
     for (let i = 20; i < 40; i += 1) idx.applyLocal(node({ id: `f${i}`, text: `unrelated filler note number ${i} about lunch` }));
-    const scores = (plain: boolean) =>
-      new Map(idx.search('t', 's', { text: 'retry worker', vector: null, limit: 10, filter: {}, plain }).map((h) => [h.docId, h.score]));
+    const scores = (plain: boolean) => new Map(idx.search('t', 's', { text: 'retry worker', vector: null, limit: 10, filter: {}, plain }).map((h) => [h.docId, h.score]));
     const full = scores(false);
     assert.ok(full.has('related'), 'recall expands the query');
     assert.ok(full.get('near')! > full.get('far')!, 'recall lifts the neighbour of strong hits');

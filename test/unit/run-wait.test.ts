@@ -42,7 +42,10 @@ describe('RunWaiter', () => {
     assert.equal(waiter.waiting, 0);
     // Every read asked for many records at once: far fewer reads than waiter checks.
     assert.ok(m.calls.length <= 12, `${m.calls.length} reads for 50 waiters`);
-    assert.ok(m.calls.some((ids) => ids.length === 50), 'one read covered all 50 records');
+    assert.ok(
+      m.calls.some((ids) => ids.length === 50),
+      'one read covered all 50 records',
+    );
     const before = m.calls.length;
     await sleep(700);
     assert.equal(m.calls.length, before, 'nothing is read once nobody waits');

@@ -172,7 +172,10 @@ describe('waiting for a home uid to be reaped', () => {
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     const uid = session.min + 40;
     table = [4_300_001, 4_300_002, 4_300_003].map((pid) => zombieOf(uid, pid));
-    noteLeftBehind(uid, table.map((p) => p.pid));
+    noteLeftBehind(
+      uid,
+      table.map((p) => p.pid),
+    );
     let done = false;
     let allowed = -1;
     const wait = untilReaped(uid).then((n) => ((done = true), (allowed = n)));

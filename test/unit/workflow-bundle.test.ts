@@ -15,10 +15,11 @@ after(() => rmSync(root, { recursive: true, force: true }));
 mkdirSync(join(root, 'workflows'));
 mkdirSync(join(root, 'src'));
 mkdirSync(join(root, 'node_modules', '@temporalio'), { recursive: true });
-for (const pkg of readdirSync(join(repo, 'node_modules', '@temporalio'))) symlinkSync(join(repo, 'node_modules', '@temporalio', pkg), join(root, 'node_modules', '@temporalio', pkg));
+for (const pkg of readdirSync(join(repo, 'node_modules', '@temporalio')))
+  symlinkSync(join(repo, 'node_modules', '@temporalio', pkg), join(root, 'node_modules', '@temporalio', pkg));
 writeFileSync(join(root, 'package.json'), '{"name":"bundle-fixture","private":true}');
 writeFileSync(join(root, 'package-lock.json'), '{"lockfileVersion":3}');
-writeFileSync(join(root, 'src', 'greeting.ts'), "export const greeting = (name: string): string => `hello ${name}`;\n");
+writeFileSync(join(root, 'src', 'greeting.ts'), 'export const greeting = (name: string): string => `hello ${name}`;\n');
 const workflowsPath = join(root, 'workflows', 'index.ts');
 writeFileSync(workflowsPath, "import { greeting } from '../src/greeting';\nexport async function greet(name: string): Promise<string> { return greeting(name); }\n");
 const cacheDir = join(root, 'node_modules', '.cache', 'lore', 'workflow-bundles');
@@ -36,7 +37,7 @@ describe('workflow bundle cache', () => {
       else writeFileSync(join(root, file), before);
       return k;
     };
-    assert.notEqual(keyAfter('src/greeting.ts', "export const greeting = (name: string): string => `hi ${name}`;\n"), k0, 'a source imported by the workflows');
+    assert.notEqual(keyAfter('src/greeting.ts', 'export const greeting = (name: string): string => `hi ${name}`;\n'), k0, 'a source imported by the workflows');
     assert.notEqual(keyAfter('src/other.ts', 'export const x = 1;\n'), k0, 'a new source file');
     assert.notEqual(keyAfter('package-lock.json', '{"lockfileVersion":3,"packages":{}}'), k0, 'the installed packages');
     assert.notEqual(keyAfter('tsconfig.json', '{}'), k0, 'tsconfig');
@@ -58,7 +59,7 @@ describe('workflow bundle cache', () => {
     assert.deepEqual(second, { codePath: cached });
     assert.ok(readFileSync(cached, 'utf8').endsWith('// not rebuilt\n'), 'the cached file, not a new bundle');
 
-    writeFileSync(join(root, 'src', 'greeting.ts'), "export const greeting = (name: string): string => `good day ${name}`;\n");
+    writeFileSync(join(root, 'src', 'greeting.ts'), 'export const greeting = (name: string): string => `good day ${name}`;\n');
     const third = await workflowBundle({ workflowsPath, root, log: silentLog });
     const changed = join(cacheDir, `${workflowBundleKey(root)}.js`);
     assert.notEqual(changed, cached);
@@ -81,11 +82,11 @@ describe('workflow bundle cache', () => {
 });
 
 describe('lore prepare', () => {
-  it('leaves this tree\'s bundle where a starting worker looks for it', () => {
+  it("leaves this tree's bundle where a starting worker looks for it", () => {
     const r = spawnSync(process.execPath, [join(repo, 'bin/lore.mjs'), 'prepare'], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
     assert.equal(r.status, 0, r.stderr);
     const expected = join(realpathSync(join(repo, 'node_modules')), '.cache', 'lore', 'workflow-bundles', `${workflowBundleKey(repo.replace(/\/$/, ''))}.js`);
     assert.equal(r.stdout.trim(), `workflow bundle: ${expected}`);
-    assert.ok(readFileSync(expected, 'utf8').includes('automationRunWorkflow'), 'Lore\'s workflows are in it');
+    assert.ok(readFileSync(expected, 'utf8').includes('automationRunWorkflow'), "Lore's workflows are in it");
   });
 });

@@ -48,7 +48,10 @@ async function replayAll(workflowBundle: Bundle, histories: LoadedHistory[], tra
   let replayed = 0;
   // Tracing's interceptors send workflow spans to a sink; a replay exports nothing, but the sink must exist.
   const sinks = traced ? { sinks: { exporter: { export: { fn: () => {}, callDuringReplay: false } } } } : {};
-  for await (const r of Worker.runReplayHistories({ workflowBundle, ...sinks }, histories.map((h) => ({ workflowId: h.workflowId, history: h.history })))) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowBundle, ...sinks },
+    histories.map((h) => ({ workflowId: h.workflowId, history: h.history })),
+  )) {
     replayed += 1;
     if (r.error) {
       const h = byId.get(r.workflowId)!;
@@ -71,7 +74,8 @@ describe('committed workflow histories', () => {
     assert.deepEqual(missing, [], `record them: node --import tsx scripts/record-histories.ts --set <set> --only ${missing.join(',')}`);
     const types = new Set(histories.map((h) => h.workflowType));
     const all = workflowTypes();
-    for (const t of ['automationRunWorkflow', 'playbookRunWorkflow', 'lifecycleNodesWorkflow', 'playbookShadowValidationWorkflow']) assert.ok(all.includes(t), `${t} is found in workflows/`);
+    for (const t of ['automationRunWorkflow', 'playbookRunWorkflow', 'lifecycleNodesWorkflow', 'playbookShadowValidationWorkflow'])
+      assert.ok(all.includes(t), `${t} is found in workflows/`);
     assert.deepEqual(
       all.filter((t) => !types.has(t)),
       [],
@@ -125,7 +129,11 @@ describe('committed workflow histories', () => {
         .filter((h) => h.set === set && h.workflowType === 'automationRunWorkflow')
         .flatMap((h) => h.history.events ?? [])
         .filter((e) => e.activityTaskScheduledEventAttributes?.header?.fields?.['_tracer-data']).length;
-    assert.ok(readRecordings().filter((r) => r.recording.set === 'v3-traced').every((r) => r.recording.traced === true));
+    assert.ok(
+      readRecordings()
+        .filter((r) => r.recording.set === 'v3-traced')
+        .every((r) => r.recording.traced === true),
+    );
     assert.ok(tracedHeaders('v3-traced') > 0, 'v3-traced carries trace context');
     assert.equal(tracedHeaders('v3-guided-and-feedback'), 0, 'v3-guided-and-feedback was recorded untraced');
   });
@@ -141,7 +149,7 @@ describe('committed workflow histories', () => {
   });
 
   describe('with tracing on', () => {
-    it('every recorded history, traced or not, replays with the worker\'s tracing interceptors bundled in', { timeout: 600_000 }, async () => {
+    it("every recorded history, traced or not, replays with the worker's tracing interceptors bundled in", { timeout: 600_000 }, async () => {
       const bundle = await currentWorkflowBundle(silentLog, [TRACING_WORKFLOW_INTERCEPTORS]);
       const { replayed, failures } = await replayAll(bundle, histories, true);
       assert.equal(replayed, histories.length);
@@ -191,11 +199,7 @@ describe('committed workflow histories', () => {
       const bundle = await bundleWorkflowCode({ workflowsPath: tree.workflowsPath, logger: { trace() {}, debug() {}, info() {}, log() {}, warn() {}, error() {} } });
       const { replayed, failures } = await replayAll(bundle, automationRuns);
       assert.equal(replayed, automationRuns.length);
-      assert.deepEqual(
-        failures.map((f) => f.workflowId).sort(),
-        automationRuns.map((h) => h.workflowId).sort(),
-        'every automation history fails against the edited code',
-      );
+      assert.deepEqual(failures.map((f) => f.workflowId).sort(), automationRuns.map((h) => h.workflowId).sort(), 'every automation history fails against the edited code');
       for (const f of failures) assert.equal(f.error.name, 'DeterminismViolationError', `${f.file}: ${f.error.message}`);
       // The other workflow types are untouched by the edit and still replay with the same bundle.
       const others = histories.filter((h) => h.workflowType === 'sandboxRunWorkflow').slice(0, 3);
@@ -207,13 +211,17 @@ describe('committed workflow histories', () => {
     let tree: VariantTree;
     before(() => {
       // Guided runs back to stopping at their first host step, as before the patch, for every run.
-      tree = variantTree('guided-patch-dropped', [{ file: 'workflows/replay.ts', find: 'if (patched(PATCH_GUIDED_HOST_STEPS)) {', replace: 'if ((false as boolean) && PATCH_GUIDED_HOST_STEPS) {' }]);
+      tree = variantTree('guided-patch-dropped', [
+        { file: 'workflows/replay.ts', find: 'if (patched(PATCH_GUIDED_HOST_STEPS)) {', replace: 'if ((false as boolean) && PATCH_GUIDED_HOST_STEPS) {' },
+      ]);
     });
     after(() => tree?.remove());
 
     it('fails the replay of every recorded guided run that waited for the host, and of no other playbook run', { timeout: 600_000 }, async () => {
       const guided = (h: LoadedHistory) =>
-        (h.history.events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch' && patchIdOf(e.markerRecordedEventAttributes.details) === 'lore-guided-host-steps-wait-for-the-host');
+        (h.history.events ?? []).some(
+          (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch' && patchIdOf(e.markerRecordedEventAttributes.details) === 'lore-guided-host-steps-wait-for-the-host',
+        );
       const runs = histories.filter((h) => h.workflowType === 'playbookRunWorkflow');
       const waited = runs.filter(guided);
       assert.ok(waited.length >= 4, 'the guided runs of the v3 sets (waiting, completed; traced and not)');

@@ -108,11 +108,16 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
 
     // Worker A imports a few chunks; progress shows in the record and in the workflow query.
     const workerA = await procs.start('worker');
-    const mid = await waitFor('a few chunks to be imported', async () => {
-      const s = await status();
-      assert.notEqual(s.status, 'failed', JSON.stringify(s));
-      return s.progress.chunks_done >= KILL_AFTER_CHUNKS ? s : null;
-    }, 300_000, 50);
+    const mid = await waitFor(
+      'a few chunks to be imported',
+      async () => {
+        const s = await status();
+        assert.notEqual(s.status, 'failed', JSON.stringify(s));
+        return s.progress.chunks_done >= KILL_AFTER_CHUNKS ? s : null;
+      },
+      300_000,
+      50,
+    );
     assert.equal(mid.status, 'running');
     const live = await api.engine.query<PackImportProgress>(workflowId, 'progress');
     assert.equal(live.import_id, importId);
@@ -124,9 +129,7 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     // started there; else let it run on a moment and look again.
     const handle = testEnv.client.workflow.getHandle(workflowId);
     const runningChunk = async () =>
-      ((await handle.describe()).raw.pendingActivities ?? []).find(
-        (a) => a.activityType?.name === 'packImportChunk' && decodePendingActivityState(a.state) === 'STARTED',
-      );
+      ((await handle.describe()).raw.pendingActivities ?? []).find((a) => a.activityType?.name === 'packImportChunk' && decodePendingActivityState(a.state) === 'STARTED');
     let lost: { attempt: number; details: unknown } | null = null;
     for (let look = 0; look < 200 && !lost; look += 1) {
       procs.signal(workerA, 'SIGSTOP');
@@ -159,10 +162,15 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     // heartbeat times out, the workflow replays, and the import finishes.
     const t0 = Date.now();
     await procs.start('worker');
-    const done = await waitFor('the import to end after the restart', async () => {
-      const s = await status();
-      return s.status === 'completed' || s.status === 'failed' ? s : null;
-    }, 600_000, 500);
+    const done = await waitFor(
+      'the import to end after the restart',
+      async () => {
+        const s = await status();
+        return s.status === 'completed' || s.status === 'failed' ? s : null;
+      },
+      600_000,
+      500,
+    );
     console.log(`# killed at chunk ${afterKill.progress.chunks_done}/${chunksTotal}; completed ${Date.now() - t0} ms after the new worker started`);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     assert.equal(done.error, null);
@@ -197,7 +205,10 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     }
     assert.equal(scheduled.size, chunksTotal, 'one chunk activity per chunk');
     assert.equal(chunkAttempts.length, chunksTotal);
-    assert.ok(chunkAttempts.some((n) => n >= 2), `the lost chunk activity was retried (attempts ${JSON.stringify(chunkAttempts)})`);
+    assert.ok(
+      chunkAttempts.some((n) => n >= 2),
+      `the lost chunk activity was retried (attempts ${JSON.stringify(chunkAttempts)})`,
+    );
 
     // Every node is there exactly once, under its re-derived id, with the source's content.
     const map = idMapper(true, dst.tenant_id, dst.scope);
@@ -212,7 +223,11 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     assert.deepEqual(back.body.pack.counts, pack.counts);
     assert.equal(
       back.body.pack.content_hash,
-      contentHash(pack.nodes.map((n) => mapNode(n, map)), pack.revisions.map((r) => mapRevision(r, map)), pack.edges.map((e) => mapEdge(e, map))),
+      contentHash(
+        pack.nodes.map((n) => mapNode(n, map)),
+        pack.revisions.map((r) => mapRevision(r, map)),
+        pack.edges.map((e) => mapEdge(e, map)),
+      ),
       'the imported scope has exactly the pack’s content',
     );
     // The uploaded chunks are gone once the import ends.
@@ -220,7 +235,10 @@ describe('proven seam: packs/import through Fastify → engine → Temporal → 
     // The imported nodes are live for the API (recall finds a marker from the middle of the pack).
     const rec = await api.post('/v1/memory/recall_text', { ...dst, query_text: `marker-300-${300 * 7919}` });
     assert.equal(rec.status, 200);
-    assert.ok(rec.body.results.some((r: { text?: string; node?: { text?: string } }) => (r.text ?? r.node?.text ?? '').includes(`marker-300-${300 * 7919}`)), JSON.stringify(rec.body).slice(0, 500));
+    assert.ok(
+      rec.body.results.some((r: { text?: string; node?: { text?: string } }) => (r.text ?? r.node?.text ?? '').includes(`marker-300-${300 * 7919}`)),
+      JSON.stringify(rec.body).slice(0, 500),
+    );
   });
 });
 

@@ -83,7 +83,13 @@ describe('patched approval behaviour across an upgrade', () => {
     assert.equal(nodeOf(done, 'old-wait').approval.decided_by, 'carol');
     const memo = (await wf.describe()).memo as Record<string, any>;
     assert.equal(memo.lore_status, 'failed');
-    assert.deepEqual(memo.lore_decisions.map((d: any) => [d.node_ids, d.decision]), [[['first'], 'approve'], [['old-wait'], 'reject']]);
+    assert.deepEqual(
+      memo.lore_decisions.map((d: any) => [d.node_ids, d.decision]),
+      [
+        [['first'], 'approve'],
+        [['old-wait'], 'reject'],
+      ],
+    );
 
     // The history, old path then new, replays against the current code.
     await Worker.runReplayHistory({ workflowBundle: await currentWorkflowBundle(silentLog) }, await wf.fetchHistory(), before.workflow_id);

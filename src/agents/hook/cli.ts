@@ -62,10 +62,13 @@ export async function runHookCli(env: Record<string, string | undefined>, io: Ho
   const budget = config.hookBudgetMs;
   // The deadline: whatever is still waiting (a slow Lore, a stdin that never closes) is abandoned.
   // A start-up slower than the budget (a very busy machine) still gets a moment to record the event.
-  const timer = setTimeout(() => {
-    log.problem(event, `no answer within ${budget} ms; answered without it`, { elapsed_ms: Math.round(io.clock()) });
-    void answer(null);
-  }, Math.max(100, budget - io.clock()));
+  const timer = setTimeout(
+    () => {
+      log.problem(event, `no answer within ${budget} ms; answered without it`, { elapsed_ms: Math.round(io.clock()) });
+      void answer(null);
+    },
+    Math.max(100, budget - io.clock()),
+  );
   timer.unref();
 
   try {

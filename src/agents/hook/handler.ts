@@ -120,7 +120,10 @@ async function onSessionStart(ev: HookEvent, deps: HookDeps): Promise<HookOutput
 }
 
 async function onPrompt(ev: HookEvent, deps: HookDeps): Promise<HookOutput | null> {
-  const goal = redactText(ev.prompt ?? '').trim().slice(0, MAX_GOAL) || '(empty prompt)';
+  const goal =
+    redactText(ev.prompt ?? '')
+      .trim()
+      .slice(0, MAX_GOAL) || '(empty prompt)';
   let previous: TaskState | null = null;
   const { state } = await deps.store.update(deps.tenant, ev.session_id, (prior) => {
     const s = begin(ev, deps, prior);

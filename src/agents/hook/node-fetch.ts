@@ -9,30 +9,26 @@ export const nodeFetch = (async (input: string | URL | Request, init?: RequestIn
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const http = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<Response>((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: init?.method ?? 'GET', headers: (init?.headers ?? {}) as Record<string, string>, signal: init?.signal ?? undefined },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.once('error', reject);
-        res.once('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          resolve({
-            ok: status >= 200 && status < 300,
-            status,
-            headers: {
-              get: (name: string) => {
-                const v = res.headers[name.toLowerCase()];
-                return Array.isArray(v) ? v.join(', ') : (v ?? null);
-              },
+    const req = http.request(url, { method: init?.method ?? 'GET', headers: (init?.headers ?? {}) as Record<string, string>, signal: init?.signal ?? undefined }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('error', reject);
+      res.once('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const status = res.statusCode ?? 0;
+        resolve({
+          ok: status >= 200 && status < 300,
+          status,
+          headers: {
+            get: (name: string) => {
+              const v = res.headers[name.toLowerCase()];
+              return Array.isArray(v) ? v.join(', ') : (v ?? null);
             },
-            text: async () => body,
-          } as unknown as Response);
-        });
-      },
-    );
+          },
+          text: async () => body,
+        } as unknown as Response);
+      });
+    });
     req.once('error', reject);
     req.end(typeof init?.body === 'string' ? init.body : undefined);
   });

@@ -114,6 +114,10 @@ export function compactInput(input: Record<string, unknown>): Record<string, unk
   };
   const out = cut(redactValue(input), 0) as Record<string, unknown>;
   if (JSON.stringify(out).length <= MAX_INPUT_JSON) return out;
-  const keep = Object.fromEntries(Object.entries(out).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : v]));
+  const keep = Object.fromEntries(
+    Object.entries(out)
+      .filter(([, v]) => typeof v !== 'object' || v === null)
+      .map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : v]),
+  );
   return { ...keep, truncated: true };
 }

@@ -55,7 +55,10 @@ const ERROR_LINE = /(error|fail|exception|traceback|panic|not found|denied|refus
 /** The first line that reads like an error, collapsed and redacted: what a later failure can be matched on. */
 export function errorSignature(text: string | null | undefined): string | null {
   if (!text) return null;
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.find((l) => ERROR_LINE.test(l) && !/^exit code \d+$/i.test(l)) ?? lines.find((l) => !/^exit code \d+$/i.test(l));
   return line ? redactText(line.replace(/\s+/g, ' ')).slice(0, 200) : null;
 }

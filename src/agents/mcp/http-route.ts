@@ -71,7 +71,10 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     const who = httpAgentIdentity(req, opts.apiKeys, () => 'default');
     // Stateless: no session stream to open (GET) or end (DELETE); clients expect 405 for both.
     if (req.method !== 'POST') {
-      return reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+      return reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
     }
     const binding: Binding = { tenant_id: who.tenant_id, scope: who.scope, actor: MCP_ACTOR };
     const headers = new Headers();

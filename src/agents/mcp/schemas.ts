@@ -26,8 +26,7 @@ export interface ToolSchema<T = Record<string, unknown>> {
   };
 }
 
-const zodTarget = (target: string | undefined): Target =>
-  target === 'draft-07' || target === 'draft-7' ? 'draft-7' : target === 'openapi-3.0' ? 'openapi-3.0' : 'draft-2020-12';
+const zodTarget = (target: string | undefined): Target => (target === 'draft-07' || target === 'draft-7' ? 'draft-7' : target === 'openapi-3.0' ? 'openapi-3.0' : 'draft-2020-12');
 
 const isBound = (k: string) => (BOUND_FIELDS as readonly string[]).includes(k);
 

@@ -32,9 +32,7 @@ export interface ToolDef {
     /** Route fields the tool always sets (not offered to the model). */
     readonly fixed?: Readonly<Record<string, unknown>>;
   };
-  readonly output?:
-    | { readonly pick: readonly string[] }
-    | { readonly schema: z.ZodObject; readonly shape: (response: Record<string, unknown>) => Record<string, unknown> };
+  readonly output?: { readonly pick: readonly string[] } | { readonly schema: z.ZodObject; readonly shape: (response: Record<string, unknown>) => Record<string, unknown> };
   /** Side effects the call needs first (execute_command makes sure its sandbox session exists). */
   readonly before?: (args: Record<string, unknown>, ctx: ToolContext) => Promise<void>;
   /** The short text result beside structuredContent (what a model reads first). */
@@ -42,7 +40,6 @@ export interface ToolDef {
   /** Listed only when this holds (execute_command: the sandbox is enabled). */
   readonly when?: (env: ToolEnvironment) => boolean;
 }
-
 
 export interface ToolContext {
   readonly binding: Binding;

@@ -168,7 +168,9 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Leave the state of unfinished work for whoever continues it (another agent, a later session), under an `anchor` such as a branch or ticket: `summary`, `target_files`, the `next_action`, `acceptance_checks` and `rollback_notes`. Storing again under the same anchor supersedes the handoff; earlier versions stay as revisions. The same content again changes nothing.',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    input: { pick: ['anchor', 'title', 'summary', 'handoff_text', 'target_files', 'next_action', 'acceptance_checks', 'rollback_notes', 'handoff_kind', 'session_id', 'run_id', 'tags'] },
+    input: {
+      pick: ['anchor', 'title', 'summary', 'handoff_text', 'target_files', 'next_action', 'acceptance_checks', 'rollback_notes', 'handoff_kind', 'session_id', 'run_id', 'tags'],
+    },
     output: { pick: ['handoff'] },
     summarize: (o: Out) => {
       const h = o.handoff as Out;

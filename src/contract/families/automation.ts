@@ -39,7 +39,9 @@ const capped = (max: number, what: string) =>
  * key it does not know (a graph is closed; docs/automation.md), so the object is loose here.
  */
 export const GraphInput = z.looseObject({
-  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe('graph nodes: {node_id, kind, name?, playbook_id?, version?, mode?, approval_key?, inputs?, condition? (or expression), artifacts?}'),
+  nodes: capped(MAX_GRAPH_NODES, 'nodes').describe(
+    'graph nodes: {node_id, kind, name?, playbook_id?, version?, mode?, approval_key?, inputs?, condition? (or expression), artifacts?}',
+  ),
   edges: capped(MAX_GRAPH_EDGES, 'edges').default([]).describe('graph edges: {from, to, type: on_success (default) | on_false}'),
 });
 
@@ -197,7 +199,8 @@ export const automationRoutes = {
   'automations.create': route({
     name: 'automations.create',
     path: '/v1/automations/create',
-    summary: 'Store an automation definition (status draft). The same automation_id with the same content returns the stored one; with other content it is a conflict. An invalid graph is validation_failed with every issue.',
+    summary:
+      'Store an automation definition (status draft). The same automation_id with the same content returns the stored one; with other content it is a conflict. An invalid graph is validation_failed with every issue.',
     input: z.object({
       ...identityFields,
       automation_id: CallerId,
@@ -233,7 +236,12 @@ export const automationRoutes = {
     name: 'automations.setStatus',
     path: '/v1/automations/status',
     summary: 'Move a definition draft → active | disabled, active ↔ disabled. The same status again is a no-op; back to draft is invalid_state.',
-    input: z.object({ ...identityFields, automation_id: CallerId, status: z.enum(['active', 'disabled'], { error: "status must be 'active' or 'disabled'" }), reason: BoundedText(4096).optional() }),
+    input: z.object({
+      ...identityFields,
+      automation_id: CallerId,
+      status: z.enum(['active', 'disabled'], { error: "status must be 'active' or 'disabled'" }),
+      reason: BoundedText(4096).optional(),
+    }),
     output: z.object({ automation: Definition, changed: z.boolean() }),
     errors: ['not_found', 'invalid_state'],
   }),

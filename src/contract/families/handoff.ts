@@ -56,7 +56,8 @@ export const handoffRoutes = {
     name: 'handoff.store',
     path: '/v1/memory/handoff/store',
     aliases: ['/v1/handoff/store'],
-    summary: 'Store a handoff under an anchor: summary, handoff_text, target_files, next_action, acceptance_checks, rollback_notes. The same content again is idempotent; new content supersedes.',
+    summary:
+      'Store a handoff under an anchor: summary, handoff_text, target_files, next_action, acceptance_checks, rollback_notes. The same content again is idempotent; new content supersedes.',
     input: z.object({ ...identityFields, ...handoffFields }).superRefine((v, ctx) => {
       if (![v.summary, v.handoff_text].some((t) => typeof t === 'string' && t.trim() !== '')) {
         ctx.addIssue({ code: 'custom', path: ['summary'], message: 'a handoff needs summary or handoff_text' });

@@ -20,7 +20,8 @@ export const learningListRoutes = {
   'learning.workflows.list': route({
     name: 'learning.workflows.list',
     path: '/v1/memory/workflows/list',
-    summary: 'Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination.',
+    summary:
+      'Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, promotion_state: z.enum(['candidate', 'stable']).optional() }),
     output: z.object({ ...echoFields, workflows: z.array(WorkflowView), counts: LearnedCounts, ...pageOutputFields }),
   }),
@@ -29,24 +30,24 @@ export const learningListRoutes = {
     path: '/v1/memory/workflows/get',
     summary: 'One learned workflow by its node id (workflow_id) or client_id, with its evidence, steps, distillation origin and origin counts.',
     errors: ['not_found'],
-    input: z
-      .object({ ...identityFields, workflow_id: NodeId.optional(), client_id: CallerId.optional() })
-      .superRefine((v, ctx) => {
-        if ((v.workflow_id === undefined) === (v.client_id === undefined)) ctx.addIssue({ code: 'custom', path: ['workflow_id'], message: 'give workflow_id or client_id' });
-      }),
+    input: z.object({ ...identityFields, workflow_id: NodeId.optional(), client_id: CallerId.optional() }).superRefine((v, ctx) => {
+      if ((v.workflow_id === undefined) === (v.client_id === undefined)) ctx.addIssue({ code: 'custom', path: ['workflow_id'], message: 'give workflow_id or client_id' });
+    }),
     output: z.object({ ...echoFields, workflow: WorkflowView }),
   }),
   'learning.patterns.list': route({
     name: 'learning.patterns.list',
     path: '/v1/memory/patterns/list',
-    summary: 'Tool patterns of the scope, newest first, optionally of one class (observed, trusted, contested, suppressed), each with its run counts and history; cursor pagination.',
+    summary:
+      'Tool patterns of the scope, newest first, optionally of one class (observed, trusted, contested, suppressed), each with its run counts and history; cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, state: PatternClassEnum.optional() }),
     output: z.object({ ...echoFields, patterns: z.array(PatternView), counts: LearnedCounts, ...pageOutputFields }),
   }),
   'learning.policies.list': route({
     name: 'learning.policies.list',
     path: '/v1/memory/policies/list',
-    summary: 'Persisted policy memories of the scope, newest first, optionally in one state (active, contested, retired), each with its contract and governance history; cursor pagination.',
+    summary:
+      'Persisted policy memories of the scope, newest first, optionally in one state (active, contested, retired), each with its contract and governance history; cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, state: z.enum(['active', 'contested', 'retired']).optional() }),
     output: z.object({ ...echoFields, policies: z.array(PolicyMemoryView), counts: LearnedCounts, ...pageOutputFields }),
   }),

@@ -215,7 +215,9 @@ export const KickoffRecommendation = z.object({
   rationale: z.string(),
   evidence_ids: z.array(z.string()),
   workflow_id: z.string().nullable(),
-  alternatives: z.array(z.object({ source_kind: SourceKindEnum, id: z.string(), selected_tool: z.string().nullable(), file_path: z.string().nullable(), relevance: z.number(), why: z.string() })),
+  alternatives: z.array(
+    z.object({ source_kind: SourceKindEnum, id: z.string(), selected_tool: z.string().nullable(), file_path: z.string().nullable(), relevance: z.number(), why: z.string() }),
+  ),
 });
 
 export const ContinuityCarrierSummary = z.object({
@@ -257,9 +259,7 @@ export const PlanningSummary = z.object({
 });
 
 /** A planner-packet section entry: an object, with a one-line `line` for prompts. */
-export const SectionEntry = z
-  .object({ id: z.string(), kind: z.string(), line: z.string(), relevance: z.number().nullable() })
-  .catchall(z.unknown());
+export const SectionEntry = z.object({ id: z.string(), kind: z.string(), line: z.string(), relevance: z.number().nullable() }).catchall(z.unknown());
 
 export const PlannerPacket = z.object({
   sections: z.object({

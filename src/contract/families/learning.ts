@@ -42,7 +42,8 @@ export const KickoffInput = z.object({ ...identityFields, ...taskInputFields });
 
 /** planning/context and experience/intelligence take the task as query_text (interface spec): without it there is no task. */
 const needsQueryText = (v: { query_text?: string | null | undefined }, ctx: z.RefinementCtx) => {
-  if (typeof v.query_text !== 'string' || v.query_text.trim() === '') ctx.addIssue({ code: 'custom', path: ['query_text'], message: 'query_text is required (the task, in words)' });
+  if (typeof v.query_text !== 'string' || v.query_text.trim() === '')
+    ctx.addIssue({ code: 'custom', path: ['query_text'], message: 'query_text is required (the task, in words)' });
 };
 
 const ExperienceInput = KickoffInput.superRefine(needsQueryText);
@@ -76,7 +77,14 @@ const AssembleInput = z.object({
 
 const ReviewPackInput = z.object({ ...identityFields, ...taskInputFields });
 
-const GovernancePayload = z.object({ tenant_id: z.string(), scope: z.string(), actor: z.string(), policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() });
+const GovernancePayload = z.object({
+  tenant_id: z.string(),
+  scope: z.string(),
+  actor: z.string(),
+  policy_memory_id: z.string(),
+  action: z.enum(['retire', 'reactivate']),
+  reason: z.string(),
+});
 const GovernanceContract = z.object({
   route: z.string(),
   transitions: z.record(z.string(), z.object({ from: z.array(z.string()), to: z.string() })),
@@ -142,7 +150,11 @@ const EvolutionReviewPack = z.object({
   trusted_patterns: z.array(PatternView),
   contested_patterns: z.array(PatternView),
   suppressed_patterns: z.array(PatternView),
-  review_candidates: z.array(z.object({ id: z.string(), kind: z.string().nullable(), title: z.string().nullable(), summary: z.string(), lifecycle_state: z.string(), rationale: z.array(z.string()) }).catchall(z.unknown())),
+  review_candidates: z.array(
+    z
+      .object({ id: z.string(), kind: z.string().nullable(), title: z.string().nullable(), summary: z.string(), lifecycle_state: z.string(), rationale: z.array(z.string()) })
+      .catchall(z.unknown()),
+  ),
   evolution_inspect: z.object({
     experience_intelligence: z.record(z.string(), z.unknown()),
     policy_hints: PolicyHints,

@@ -172,7 +172,8 @@ export const lifecycleRoutes = {
   'memory.lifecycle.summary': route({
     name: 'memory.lifecycle.summary',
     path: '/v1/memory/lifecycle/summary',
-    summary: 'The scope’s forgetting summary (counts by action, lifecycle state, relocation, tier and rehydration mode, and a recommended action) and the nodes waiting for review.',
+    summary:
+      'The scope’s forgetting summary (counts by action, lifecycle state, relocation, tier and rehydration mode, and a recommended action) and the nodes waiting for review.',
     input: z.object({ ...identityFields, review_limit: Limit(20, 100) }),
     output: z.object({ ...echoFields, forgetting_summary: ForgettingSummary, review_candidates: z.array(ReviewCandidate) }),
   }),

@@ -60,7 +60,10 @@ export const WriteInput = z
     confidence: Unit.optional(),
     execution: ExecutionInput.optional(),
     nodes: z.array(BatchNode).max(200).optional(),
-    edges: z.array(z.object({ src: EdgeEnd, dst: EdgeEnd, type: EdgeTypeEnum.default('related_to') })).max(500).optional(),
+    edges: z
+      .array(z.object({ src: EdgeEnd, dst: EdgeEnd, type: EdgeTypeEnum.default('related_to') }))
+      .max(500)
+      .optional(),
   })
   .superRefine((v, ctx) => {
     const hasText = typeof v.input_text === 'string' && v.input_text.trim() !== '';
@@ -96,7 +99,10 @@ export const RecallInput = z
     include_archived: z.boolean().default(false),
     include_retired: z.boolean().default(false).describe('include nodes the lifecycle operator retired (feedback says they are wrong); they are flagged retired'),
     min_score: z.number().min(0).optional(),
-    record_access: z.boolean().default(true).describe('false: look without counting it as a use (the inspector): the hits’ access statistics, which forgetting weighs, stay as they are'),
+    record_access: z
+      .boolean()
+      .default(true)
+      .describe('false: look without counting it as a use (the inspector): the hits’ access statistics, which forgetting weighs, stay as they are'),
   })
   .superRefine((v, ctx) => {
     const q = v.query_text ?? v.query;

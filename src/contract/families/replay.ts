@@ -46,7 +46,15 @@ const OutputSignatureIn = z
       .optional()
       .describe('values the JSON output must hold'),
     artifacts: z
-      .array(z.object({ path: z.string().min(1).max(1024).describe('relative to the working directory'), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits').optional() }))
+      .array(
+        z.object({
+          path: z.string().min(1).max(1024).describe('relative to the working directory'),
+          sha256: z
+            .string()
+            .regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits')
+            .optional(),
+        }),
+      )
       .max(100)
       .optional()
       .describe('files that must exist afterwards (with this content when sha256 is given)'),
@@ -63,7 +71,15 @@ const HostSignatureIn = z
     markers: z.array(z.string().max(4096)).max(100).optional().describe('markers the host saw (each counts as present)'),
     json: z.unknown().optional().describe('a JSON value the step produced (checked against the expected json paths)'),
     artifacts: z
-      .array(z.object({ path: z.string().min(1).max(1024), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits').optional() }))
+      .array(
+        z.object({
+          path: z.string().min(1).max(1024),
+          sha256: z
+            .string()
+            .regex(/^[0-9a-fA-F]{64}$/, 'sha256 is 64 hex digits')
+            .optional(),
+        }),
+      )
       .max(100)
       .optional()
       .describe('files the step wrote (used when the run has no workspace to look in)'),
@@ -186,7 +202,14 @@ export const PlaybookRecord = z.object({
   review: z.object({ action: z.enum(['approve', 'reject']), actor: z.string(), note: z.string().nullable(), at: Timestamp }).nullable(),
   note: z.string().nullable(),
   status_history: z.array(
-    z.object({ from: PlaybookStatus.nullable(), to: PlaybookStatus, via: z.enum(['compile', 'repair', 'promote', 'review', 'demotion']), actor: z.string(), note: z.string().nullable(), at: Timestamp }),
+    z.object({
+      from: PlaybookStatus.nullable(),
+      to: PlaybookStatus,
+      via: z.enum(['compile', 'repair', 'promote', 'review', 'demotion']),
+      actor: z.string(),
+      note: z.string().nullable(),
+      at: Timestamp,
+    }),
   ),
   actor: z.string(),
   created_at: Timestamp,
@@ -270,7 +293,10 @@ const RunAnswer = z.object({
   totals: z.object({ steps: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), skipped: z.number().int(), pending: z.number().int() }).optional(),
   outputs: z.record(z.string(), z.string()).optional().describe('stdout of each command step that ran, by step_index'),
   plan: PlanOut.optional().describe('simulate: the resolved plan'),
-  issues: z.object({ strict: z.array(Issue), guided: z.array(Issue) }).optional().describe('simulate: why the plan could not run in each mode'),
+  issues: z
+    .object({ strict: z.array(Issue), guided: z.array(Issue) })
+    .optional()
+    .describe('simulate: why the plan could not run in each mode'),
   run: RunRecord.nullable(),
 });
 
@@ -282,7 +308,10 @@ const StatusAnswer = {
   changed: z.boolean(),
   demoted: z.object({ version: z.number().int(), status: PlaybookStatus }).nullable().describe('the previously active version, now shadow'),
   active_version: z.number().int().nullable(),
-  learning: z.object({ workflows_updated: z.array(z.string()) }).nullable().describe('workflows learning marked stable because this version became active'),
+  learning: z
+    .object({ workflows_updated: z.array(z.string()) })
+    .nullable()
+    .describe('workflows learning marked stable because this version became active'),
   playbook: PlaybookRecord,
 };
 
@@ -320,7 +349,9 @@ export const replayRoutes = {
     input: z.object({
       ...runRef,
       step_index: StepIndex,
-      status: z.enum(['success', 'failed', 'failure', 'skipped', 'partial'], { error: "status must be 'success', 'failed', 'skipped' or 'partial'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
+      status: z
+        .enum(['success', 'failed', 'failure', 'skipped', 'partial'], { error: "status must be 'success', 'failed', 'skipped' or 'partial'" })
+        .transform((s) => (s === 'failure' ? 'failed' : s)),
       output_signature: OutputSignatureIn.optional(),
       error: BoundedText(8192).optional(),
       metadata: JsonObject().optional(),
@@ -361,7 +392,10 @@ export const replayRoutes = {
       name: z.string().min(1).max(200).optional().describe('default: the run goal'),
       allow_partial: z.boolean().default(false),
       parameters: z
-        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, 'parameter names are [A-Za-z_][A-Za-z0-9_.-]{0,63}'), z.union([z.string().min(1).max(4096), z.number(), z.boolean()]))
+        .record(
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, 'parameter names are [A-Za-z_][A-Za-z0-9_.-]{0,63}'),
+          z.union([z.string().min(1).max(4096), z.number(), z.boolean()]),
+        )
         .refine((p) => Object.keys(p).length <= 100, 'at most 100 parameters')
         .optional()
         .describe('name → a literal value in the recorded inputs; every occurrence becomes {{name}} with the literal as default'),
@@ -451,8 +485,16 @@ export const replayRoutes = {
         patch: z
           .strictObject({
             steps: z.array(z.unknown()).max(500).optional().describe('[{op: replace|insert|remove, step_index, step?}] (docs/replay.md, Repair)'),
-            step_patches: z.array(z.unknown()).max(500).optional().describe('[{step_index, set: {tool_name?, tool_input?, expected_output_signature?, max_attempts?}}]: a replace of each named step'),
-            steps_override: z.array(z.unknown()).max(500).optional().describe('[{tool_name, tool_input, expected_output_signature?, max_attempts?}]: the new version\'s whole step list'),
+            step_patches: z
+              .array(z.unknown())
+              .max(500)
+              .optional()
+              .describe('[{step_index, set: {tool_name?, tool_input?, expected_output_signature?, max_attempts?}}]: a replace of each named step'),
+            steps_override: z
+              .array(z.unknown())
+              .max(500)
+              .optional()
+              .describe("[{tool_name, tool_input, expected_output_signature?, max_attempts?}]: the new version's whole step list"),
             parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
             name: z.string().min(1).max(200).optional(),
             sandbox_profile: z.enum(['default', 'local-safe']).optional(),
@@ -487,7 +529,13 @@ export const replayRoutes = {
         shadow_validation_params: Params.optional(),
         workspace: WorkspaceInput.optional().describe('execute_sandbox: the project the validation’s command steps see copy-on-write'),
         target_status_on_approve: PromoteTarget.default('shadow'),
-        wait_ms: z.number().int().min(1000).max(900_000).default(300_000).describe('how long to wait for an execute_sandbox validation; past it the result is recorded when it ends'),
+        wait_ms: z
+          .number()
+          .int()
+          .min(1000)
+          .max(900_000)
+          .default(300_000)
+          .describe('how long to wait for an execute_sandbox validation; past it the result is recorded when it ends'),
       })
       .transform(withVersion),
     output: z.object({
@@ -539,7 +587,13 @@ export const replayRoutes = {
       status: z.enum(['success', 'failed', 'failure'], { error: "status must be 'success' or 'failed'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
       output_signature: HostSignatureIn.optional(),
       error: BoundedText(8192).optional().describe('what went wrong, when status is failed'),
-      wait_ms: z.number().int().min(0).max(900_000).default(30_000).describe('how long to wait for the run to reach its next host step or end; 0 answers once the report is accepted'),
+      wait_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(900_000)
+        .default(30_000)
+        .describe('how long to wait for the run to reach its next host step or end; 0 answers once the report is accepted'),
     }),
     output: z.object({
       run_id: z.string(),

@@ -32,14 +32,15 @@ export const LIMIT_CAPS = {
   max_output_bytes: 16 * MiB,
 } as const;
 
-const capped = (name: keyof typeof LIMIT_CAPS, min: number) =>
-  z.number().int().min(min).max(LIMIT_CAPS[name], `must be at most ${LIMIT_CAPS[name]} (the cap for ${name})`);
+const capped = (name: keyof typeof LIMIT_CAPS, min: number) => z.number().int().min(min).max(LIMIT_CAPS[name], `must be at most ${LIMIT_CAPS[name]} (the cap for ${name})`);
 
 /** Per-session or per-execute limit overrides; each within its cap. Closed: an unknown limit is validation_failed, never ignored. */
 export const LimitsInput = z.strictObject({
   wall_ms: capped('wall_ms', 100).optional().describe('wall-clock limit; the process tree is killed when it passes'),
   cpu_seconds: capped('cpu_seconds', 1).optional().describe('CPU seconds per process (RLIMIT_CPU)'),
-  memory_bytes: capped('memory_bytes', 16 * MiB).optional().describe('memory of the whole run (cgroup) and per process (RLIMIT_DATA)'),
+  memory_bytes: capped('memory_bytes', 16 * MiB)
+    .optional()
+    .describe('memory of the whole run (cgroup) and per process (RLIMIT_DATA)'),
   max_processes: capped('max_processes', 1).optional().describe('processes and threads at once'),
   max_file_bytes: capped('max_file_bytes', 1).optional().describe('largest file the command may write'),
   max_output_bytes: capped('max_output_bytes', 1024).optional().describe('stdout + stderr kept; past it the tree is killed and the run marked truncated'),
@@ -73,7 +74,13 @@ export const Argv = z
 
 const EnvName = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const CommandEnv = z
-  .record(z.string().regex(EnvName, 'environment names are [A-Za-z_][A-Za-z0-9_]*'), z.string().max(4096).refine((v) => !v.includes('\u0000'), 'must not contain NUL'))
+  .record(
+    z.string().regex(EnvName, 'environment names are [A-Za-z_][A-Za-z0-9_]*'),
+    z
+      .string()
+      .max(4096)
+      .refine((v) => !v.includes('\u0000'), 'must not contain NUL'),
+  )
   .refine((e) => Object.keys(e).length <= 64, 'at most 64 environment variables');
 
 /** Closed like every options object: a key Lore does not know (cwd, timeout, …) is validation_failed, not silently dropped. */
@@ -86,7 +93,9 @@ export const Action = z.strictObject({
 /** A host directory the sandbox sees copy-on-write (docs/sandbox.md, "Workspaces"). */
 export const WorkspaceInput = z
   .object({ path: z.string().min(1).max(4096).describe('absolute host path of a directory under one of LORE_SANDBOX_WORKSPACE_ROOTS') })
-  .describe('a project directory the commands see copy-on-write at /work: they read it and the host’s latest edits, their writes stay in the sandbox, the directory is never modified');
+  .describe(
+    'a project directory the commands see copy-on-write at /work: they read it and the host’s latest edits, their writes stay in the sandbox, the directory is never modified',
+  );
 
 const Isolation = z.object({
   kind: z.enum(['bubblewrap', 'none']),
@@ -189,8 +198,7 @@ export const sandboxRoutes = {
   'sandbox.execute': route({
     name: 'sandbox.execute',
     path: '/v1/memory/sandbox/execute',
-    summary:
-      'Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once.',
+    summary: 'Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once.',
     input: z.object({
       ...identityFields,
       session_id: CallerId,
@@ -199,7 +207,13 @@ export const sandboxRoutes = {
       run_id: CallerId.optional().describe('chosen by the caller; the same id with the same command returns the existing run'),
       limits: LimitsInput.optional().describe('overrides of the session’s limits for this run (each within its cap)'),
       timeout_ms: LimitsInput.shape.wall_ms.describe('shorthand for limits.wall_ms'),
-      wait_ms: z.number().int().min(0).max(LIMIT_CAPS.wall_ms + 60_000).optional().describe('sync: how long to wait (default wall_ms + 15 s, at most 5 min)'),
+      wait_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(LIMIT_CAPS.wall_ms + 60_000)
+        .optional()
+        .describe('sync: how long to wait (default wall_ms + 15 s, at most 5 min)'),
     }),
     output: z.object({
       run_id: z.string(),
@@ -221,7 +235,8 @@ export const sandboxRoutes = {
   'sandbox.runs.list': route({
     name: 'sandbox.runs.list',
     path: '/v1/memory/sandbox/runs/list',
-    summary: 'Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
+    summary:
+      'Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, session_id: CallerId.optional() }),
     output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
     errors: ['sandbox_disabled'],
@@ -233,7 +248,10 @@ export const sandboxRoutes = {
     input: z.object({
       ...runRef,
       limit: z.number().int().min(1).max(1000).default(200),
-      cursor: z.string().regex(/^\d{1,12}$/, 'cursor is the next_cursor of a previous page').optional(),
+      cursor: z
+        .string()
+        .regex(/^\d{1,12}$/, 'cursor is the next_cursor of a previous page')
+        .optional(),
       stream: z.enum(['stdout', 'stderr']).optional().describe('only this stream'),
     }),
     output: z.object({

@@ -24,7 +24,10 @@ export const HealthOutput = z.object({
   }),
   sandbox: z.object({
     enabled: z.boolean(),
-    available: z.boolean().nullable().describe('commands can run (isolated, or unisolated by LORE_SANDBOX_ISOLATION=none); false says why in detail; null: no worker has reported yet'),
+    available: z
+      .boolean()
+      .nullable()
+      .describe('commands can run (isolated, or unisolated by LORE_SANDBOX_ISOLATION=none); false says why in detail; null: no worker has reported yet'),
     isolation: z.string().describe('bubblewrap | none | unavailable | unknown | disabled'),
     detail: z.string().optional(),
   }),

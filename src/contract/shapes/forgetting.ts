@@ -28,9 +28,7 @@ export const ForgettingSummary = z.object({
   /** Nodes no operator run has decided yet, counted provisionally (node_count = evaluated_count + undecided_count). */
   undecided_count: count,
   /** The operator's last completed (non-dry) run in this scope. */
-  last_run: z
-    .object({ run_id: z.string(), decided_at: z.string(), examined: count, complete: z.boolean() })
-    .nullable(),
+  last_run: z.object({ run_id: z.string(), decided_at: z.string(), examined: count, complete: z.boolean() }).nullable(),
   recommended_action: z.string(),
 });
 export type ForgettingSummary = z.infer<typeof ForgettingSummary>;

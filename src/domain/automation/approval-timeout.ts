@@ -21,7 +21,8 @@ export function parseApprovalTimeout(value: unknown): { ms: number } | { error: 
     const v = value.trim().toUpperCase();
     if (/^\d+(\.\d+)?$/.test(v)) ms = Number(v) * 1000;
     else {
-      if (/^P(\d+Y|\d+M)|^P[^T]*\d+M/.test(v)) return { error: `timeout ${JSON.stringify(value)}: years and months are not fixed lengths; use weeks, days, hours, minutes or seconds` };
+      if (/^P(\d+Y|\d+M)|^P[^T]*\d+M/.test(v))
+        return { error: `timeout ${JSON.stringify(value)}: years and months are not fixed lengths; use weeks, days, hours, minutes or seconds` };
       const m = ISO.exec(v);
       if (!m || v === 'P' || v.endsWith('T')) return { error: `timeout ${JSON.stringify(value)} is not an ISO-8601 duration (e.g. PT30M, P2D, P1DT12H) or a number of seconds` };
       const [w, d, h, min, s] = m.slice(1).map((x) => (x === undefined ? 0 : Number(x)));

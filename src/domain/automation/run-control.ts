@@ -44,7 +44,12 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
       await nodes.settleOpen(run._id, at, 'the run was cancelled');
     }
   }
-  const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => isTerminalRun(r.status), CANCEL_WAIT_MS, 150);
+  const after = await pollUntil(
+    () => loadRun(runs, run.run_id),
+    (r) => isTerminalRun(r.status),
+    CANCEL_WAIT_MS,
+    150,
+  );
   return {
     run: toRunWire(after, undefined, c.uiLink),
     ...(isTerminalRun(after.status) ? {} : { message: `cancellation requested; the run is still ${after.status} and will end once in-flight work has stopped` }),
@@ -66,13 +71,18 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   const all = await nodes.list(run._id);
   let targets = all.filter((n) => n.state === 'paused');
   if (input.node_id !== undefined || input.approval_key !== undefined) {
-    const named = all.filter((n) => (input.node_id === undefined || n.node_id === input.node_id) && (input.approval_key === undefined || n.approval?.approval_key === input.approval_key));
+    const named = all.filter(
+      (n) => (input.node_id === undefined || n.node_id === input.node_id) && (input.approval_key === undefined || n.approval?.approval_key === input.approval_key),
+    );
     if (named.length === 0) {
       throw notFound('approval node', input.node_id ?? input.approval_key ?? '', ref.scope, { run_id: run.run_id, node_id: input.node_id, approval_key: input.approval_key });
     }
     targets = named.filter((n) => n.state === 'paused');
     if (targets.length === 0) {
-      throw invalidState(`node '${named[0]!.node_id}' of run '${run.run_id}' is ${named[0]!.state}, not paused`, named[0]!.state, { run_id: run.run_id, node_id: named[0]!.node_id });
+      throw invalidState(`node '${named[0]!.node_id}' of run '${run.run_id}' is ${named[0]!.state}, not paused`, named[0]!.state, {
+        run_id: run.run_id,
+        node_id: named[0]!.node_id,
+      });
     }
   }
   if (targets.length === 0) throw invalidState(`automation run '${run.run_id}' has no paused approval node`, run.status, { run_id: run.run_id });
@@ -94,7 +104,12 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
   }
   // The run record is written after its nodes: once it no longer lists them, both show the resume.
   const ids = new Set(signal.node_ids);
-  const after = await pollUntil(() => loadRun(runs, run.run_id), (r) => !r.paused_nodes.some((id) => ids.has(id)), RESUME_WAIT_MS, 100);
+  const after = await pollUntil(
+    () => loadRun(runs, run.run_id),
+    (r) => !r.paused_nodes.some((id) => ids.has(id)),
+    RESUME_WAIT_MS,
+    100,
+  );
   const still = after.paused_nodes.filter((id) => ids.has(id));
   return {
     run: toRunWire(after, undefined, c.uiLink),

@@ -32,7 +32,10 @@ export function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): 
         ? { status: 'failed', reason: NEVER_STARTED }
         : wf.state === 'cancelled'
           ? { status: 'cancelled', reason: 'cancelled; the workflow ended before it recorded the outcome' }
-          : { status: 'failed', reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)` };
+          : {
+              status: 'failed',
+              reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)`,
+            };
       const settled = await runs.settle(run.run_id, { ...ending, paused_nodes: [], finished_at: now, updated_at: now });
       if (settled) await storesFor(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
       return settled ?? (await runs.get(run.run_id)) ?? run;

@@ -78,7 +78,18 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     skip_reason: null,
     approval:
       n.kind === 'approval'
-        ? { approval_key: n.approval_key!, requested_at: null, expires_at: null, decision: null, decided_by: null, decided_at: null, timed_out: false, resumed_at: null, resumed_by: null, reason: null }
+        ? {
+            approval_key: n.approval_key!,
+            requested_at: null,
+            expires_at: null,
+            decision: null,
+            decided_by: null,
+            decided_at: null,
+            timed_out: false,
+            resumed_at: null,
+            resumed_by: null,
+            reason: null,
+          }
         : null,
     child_workflow_id: null,
     started_at: null,

@@ -1,7 +1,18 @@
 import type { Issue } from '../../contract/errors';
 import { unknownKeyIssue } from '../../contract/keys';
 import { parseExpression } from './expression';
-import { ancestorsOf, incomingEdges, NODE_ID_PATTERN, type ArtifactSpec, type ConditionOp, type EdgeType, type Graph, type GraphEdge, type GraphNode, type NodeKind } from '../../model/automation/graph';
+import {
+  ancestorsOf,
+  incomingEdges,
+  NODE_ID_PATTERN,
+  type ArtifactSpec,
+  type ConditionOp,
+  type EdgeType,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  type NodeKind,
+} from '../../model/automation/graph';
 import { ON_TIMEOUT, parseApprovalTimeout, type OnTimeout } from './approval-timeout';
 import { cyclesOf, topologicalOrder } from './graph-order';
 import { collectRefs } from './references';
@@ -63,7 +74,7 @@ function checkKeys(item: Obj, at: string, accepted: readonly string[], issues: I
   for (const key of Object.keys(item)) if (!accepted.includes(key)) issues.push(unknownKeyIssue(at, key, accepted));
 }
 const article = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
-const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v) ?? String(v));
+const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v)));
 
 export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): GraphCheck {
   const issues: Issue[] = [];
@@ -168,7 +179,8 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
     if (!ok) return;
     const e: GraphEdge = { from: item.from as string, to: item.to as string, type: type as EdgeType };
     const fromNode = byId.get(e.from)!;
-    if (e.type === 'on_false' && fromNode.kind !== 'condition' && !unknownKind.has(e.from)) add(`${at}.type`, `on_false edges leave condition nodes only; ${show(e.from)} is ${article(fromNode.kind)} node`);
+    if (e.type === 'on_false' && fromNode.kind !== 'condition' && !unknownKind.has(e.from))
+      add(`${at}.type`, `on_false edges leave condition nodes only; ${show(e.from)} is ${article(fromNode.kind)} node`);
     const key = `${e.from}\u0000${e.to}\u0000${e.type}`;
     if (edgeSeen.has(key)) return add(at, `duplicate edge ${e.from} → ${e.to} (${e.type}), first at graph.edges[${edgeSeen.get(key)}]`);
     edgeSeen.set(key, i);
@@ -178,7 +190,10 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
   // A node fed by both branches of one condition can never run (every incoming edge must hold).
   for (const e of edges) {
     if (e.type === 'on_false' && edgeSeen.has(`${e.from}\u0000${e.to}\u0000on_success`)) {
-      add(`graph.edges[${edgeSeen.get(`${e.from}\u0000${e.to}\u0000on_false`)}]`, `node ${show(e.to)} has both on_success and on_false edges from condition ${show(e.from)}; it could never run`);
+      add(
+        `graph.edges[${edgeSeen.get(`${e.from}\u0000${e.to}\u0000on_false`)}]`,
+        `node ${show(e.to)} has both on_success and on_false edges from condition ${show(e.from)}; it could never run`,
+      );
     }
   }
 
@@ -238,7 +253,8 @@ function checkArtifacts(a: unknown, at: string, add: (p: string, m: string) => v
     const path = item.path;
     if (typeof path !== 'string' || path.trim() === '') add(`${p}.path`, 'path is required');
     else if (path.length > 1024 || path.includes('\u0000')) add(`${p}.path`, 'path must be at most 1024 characters without NUL');
-    else if (path.startsWith('/') || path.split('/').some((s) => s === '..')) add(`${p}.path`, `path ${show(path)} must be relative to the run's artifacts/ directory, without '..'`);
+    else if (path.startsWith('/') || path.split('/').some((s) => s === '..'))
+      add(`${p}.path`, `path ${show(path)} must be relative to the run's artifacts/ directory, without '..'`);
     if (item.from_node !== undefined && item.from_node !== null && typeof item.from_node !== 'string') add(`${p}.from_node`, 'from_node must be a node_id');
     if (typeof path === 'string') out.push({ path, ...(typeof item.from_node === 'string' ? { from_node: item.from_node } : {}) });
   });
@@ -270,7 +286,8 @@ function checkReferences(graph: Graph, nodePath: Map<string, string>, add: (p: s
           if (producers.length === 0) add(`${at}.artifacts[${i}]`, `no playbook node is upstream of ${show(node.node_id)} to produce ${show(a.path)}`);
         } else if (!byId.has(a.from_node)) add(`${at}.artifacts[${i}].from_node`, `unknown node ${show(a.from_node)}`);
         else if (!upstream.has(a.from_node)) add(`${at}.artifacts[${i}].from_node`, `node ${show(a.from_node)} is not upstream of ${show(node.node_id)}`);
-        else if (byId.get(a.from_node)!.kind !== 'playbook') add(`${at}.artifacts[${i}].from_node`, `node ${show(a.from_node)} is ${article(byId.get(a.from_node)!.kind)} node; artifacts come from playbook nodes`);
+        else if (byId.get(a.from_node)!.kind !== 'playbook')
+          add(`${at}.artifacts[${i}].from_node`, `node ${show(a.from_node)} is ${article(byId.get(a.from_node)!.kind)} node; artifacts come from playbook nodes`);
       });
     }
   }

@@ -61,12 +61,18 @@ export function createDelegationHandlers(store: DelegationStore, clock: Clock): 
         if (FINAL.has(existing.status) && existing.status !== content.status) {
           throw invalidState(`delegation record '${recordId}' is ${existing.status}; its status cannot change to ${content.status}`, existing.status, { record_id: recordId });
         }
-        const updated = await store.update(ref, existing.id, existing.revision, { ...content, content_hash: hash, actor: ctx.actor, updated_at: at }, {
-          revision: existing.revision + 1,
-          status: content.status,
-          actor: ctx.actor,
-          at,
-        });
+        const updated = await store.update(
+          ref,
+          existing.id,
+          existing.revision,
+          { ...content, content_hash: hash, actor: ctx.actor, updated_at: at },
+          {
+            revision: existing.revision + 1,
+            status: content.status,
+            actor: ctx.actor,
+            at,
+          },
+        );
         if (updated) return { record: view(updated), outcome: 'updated' as const };
       }
       throw new LoreError('conflict', `delegation record '${recordId}' is being changed concurrently; retry`, { record_id: recordId }, true);
@@ -79,7 +85,14 @@ export function createDelegationHandlers(store: DelegationStore, clock: Clock): 
       const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'delegation.find') : undefined;
       const page = await store.find(
         ref,
-        { record_ids: ids.length > 0 ? ids : undefined, from_agent: input.from_agent, to_agent: input.to_agent ?? input.route_role, statuses, run_id: input.run_id, session_id: input.session_id },
+        {
+          record_ids: ids.length > 0 ? ids : undefined,
+          from_agent: input.from_agent,
+          to_agent: input.to_agent ?? input.route_role,
+          statuses,
+          run_id: input.run_id,
+          session_id: input.session_id,
+        },
         { limit: input.limit + 1, after },
       );
       const more = page.length > input.limit;

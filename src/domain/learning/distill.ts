@@ -19,8 +19,7 @@ import type { WorkflowSaver } from './workflow-writer';
  * with no family are not stored (there is nothing to attach them to).
  */
 
-export const familyIdOf = (ref: ScopeRef, founder: string) =>
-  `fam-${createHash('sha256').update(`${ref.tenant_id}\u0000${ref.scope}\u0000${founder}`).digest('hex').slice(0, 20)}`;
+export const familyIdOf = (ref: ScopeRef, founder: string) => `fam-${createHash('sha256').update(`${ref.tenant_id}\u0000${ref.scope}\u0000${founder}`).digest('hex').slice(0, 20)}`;
 
 export const workflowClientId = (familyId: string) => `lore:workflow:${familyId}`;
 

@@ -222,7 +222,10 @@ export class FamilyIndex<T> {
       // No threshold: every family that shares a term, the kind, a file's base name or (with a query vector) has vectors.
       forEachIn(pq.postings, consider);
       if (q.task_kind) forEachIn([this.postings.get(`k:${q.task_kind}`)], consider);
-      forEachIn(q.files.map((f) => this.postings.get(`b:${baseName(f)}`)), consider);
+      forEachIn(
+        q.files.map((f) => this.postings.get(`b:${baseName(f)}`)),
+        consider,
+      );
       if (near) for (const id of near.keys()) consider(id);
       return hits.sorted();
     }

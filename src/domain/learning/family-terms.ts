@@ -63,7 +63,7 @@ export class TermWeights {
     const index = new Map<string, number>();
     const distinct: string[] = [];
     const weights: number[] = [];
-    for (const t of terms) if (!index.has(t)) (index.set(t, distinct.length), distinct.push(t), weights.push(this.weight(t)));
+    for (const t of terms) if (!index.has(t)) index.set(t, distinct.length), distinct.push(t), weights.push(this.weight(t));
     let sq = 0;
     for (const w of weights) sq += w * w;
     return { terms: distinct, weights, index, norm: Math.sqrt(sq), postings: distinct.map(postingsOf) };

@@ -44,7 +44,10 @@ export function runKeyOf(i: Pick<FeedbackInput, 'run_id' | 'decision' | 'request
   if (i.run_id) return `run:${i.run_id}`;
   if (i.decision) return `decision:${i.decision.id}`;
   const r = i.request;
-  const h = createHash('sha256').update([i.actor, r.text ?? '', r.goal ?? '', r.file_path ?? ''].join('\u0000')).digest('hex').slice(0, 16);
+  const h = createHash('sha256')
+    .update([i.actor, r.text ?? '', r.goal ?? '', r.file_path ?? ''].join('\u0000'))
+    .digest('hex')
+    .slice(0, 16);
   return `text:${h}`;
 }
 
@@ -90,8 +93,7 @@ export async function recordFeedback(persist: Persist, ref: ScopeRef, state: Sco
     const runKey = runKeyOf(i);
     const existing = state.patternOf(family.family_id, i.tool);
     const before: PatternSlot =
-      existing?.slot ??
-      newPattern({ family_id: family.family_id, label: family.label, tool: i.tool, task_kind: r.task_kind, term_counts: {}, samples: 0, files: [] });
+      existing?.slot ?? newPattern({ family_id: family.family_id, label: family.label, tool: i.tool, task_kind: r.task_kind, term_counts: {}, samples: 0, files: [] });
     let slot = applyPatternFeedback(before, { outcome: i.outcome, run_key: runKey, decision_id: i.decision?.id ?? null, actor: i.actor, at: i.at, reason: i.reason });
     // Each new run describes the family once more (its words and file join the signature).
     const newRun = !before.positive_runs.includes(runKey) && !before.negative_runs.includes(runKey);

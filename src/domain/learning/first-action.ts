@@ -92,14 +92,11 @@ export const denseLed = (w: Pick<WorkflowMatch, 'score' | 'signals'>) =>
  * "Thresholds").
  */
 export function actionableWorkflows(workflows: WorkflowMatch[], allowed: (tool: string | null) => boolean): WorkflowMatch[] {
-  return workflows.filter(
-    (w) => w.score >= THRESHOLDS.action && usableStep(w.entry.slot.steps, allowed) && (!denseLed(w) || settledFirstMove(w.entry.slot)),
-  );
+  return workflows.filter((w) => w.score >= THRESHOLDS.action && usableStep(w.entry.slot.steps, allowed) && (!denseLed(w) || settledFirstMove(w.entry.slot)));
 }
 
 export function firstActionOf(i: Input): FirstAction | null {
-  const allowed = (tool: string | null) =>
-    tool === null || (!i.rules.deny.includes(tool) && (i.request.candidates.length === 0 || i.request.candidates.includes(tool)));
+  const allowed = (tool: string | null) => tool === null || (!i.rules.deny.includes(tool) && (i.request.candidates.length === 0 || i.request.candidates.includes(tool)));
   const base = { workflow_id: null, policy_memory_id: null, pattern_id: null, history_applied: true };
 
   const usable = actionableWorkflows(i.workflows, allowed);

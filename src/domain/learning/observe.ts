@@ -19,8 +19,24 @@ import type { DistillationOrigin, ExecOutcome, Observation, WorkflowStep } from 
  */
 
 const FILE_TOOLS: ReadonlySet<string> = new Set([
-  'read', 'edit', 'write', 'open', 'view', 'patch', 'apply_patch', 'str_replace', 'create', 'cat',
-  'read_file', 'write_file', 'edit_file', 'create_file', 'multi_edit', 'multiedit', 'str_replace_editor', 'str_replace_based_edit_tool',
+  'read',
+  'edit',
+  'write',
+  'open',
+  'view',
+  'patch',
+  'apply_patch',
+  'str_replace',
+  'create',
+  'cat',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'create_file',
+  'multi_edit',
+  'multiedit',
+  'str_replace_editor',
+  'str_replace_based_edit_tool',
 ]);
 
 /** Caller slots that give the tools in order: when present, they are the steps' tools, not the text. */

@@ -129,7 +129,9 @@ export function applyPatternFeedback(p: PatternSlot, ev: FeedbackEvent): Pattern
   }
   if (s.state !== p.state) {
     // Under suppression the visible class stays `suppressed`; history records the state underneath.
-    s.history = [...p.history, { at: ev.at, from: p.state, to: s.state, actor: ev.actor, reason: reason ?? 'feedback', trigger: 'feedback' as const, run_key: ev.run_key }].slice(-100);
+    s.history = [...p.history, { at: ev.at, from: p.state, to: s.state, actor: ev.actor, reason: reason ?? 'feedback', trigger: 'feedback' as const, run_key: ev.run_key }].slice(
+      -100,
+    );
   }
   return s;
 }

@@ -65,7 +65,9 @@ export class Persist {
    */
   async update(ref: ScopeRef, id: string, slotName: string, slot: unknown, rendered: Rendered, confidence: number, archived = false): Promise<StoredNode | null> {
     const text = archived ? {} : { title: rendered.title, text: rendered.text, summary: rendered.summary };
-    const node = await this.memory.nodes(ref).update(id, { set: { ...text, confidence: clamp01(confidence), [`slots.${slotName}`]: slot } }, this.clock.now(), { omit: [`slots.${slotName}`] });
+    const node = await this.memory
+      .nodes(ref)
+      .update(id, { set: { ...text, confidence: clamp01(confidence), [`slots.${slotName}`]: slot } }, this.clock.now(), { omit: [`slots.${slotName}`] });
     if (node) {
       node.slots = { ...node.slots, [slotName]: slot };
       this.local(node.seq);

@@ -38,13 +38,7 @@ export interface Plan {
 const MAX_WORKFLOWS = 10;
 const MAX_PATTERNS = 20;
 
-export async function plan(
-  memory: MemoryServices,
-  ref: ScopeRef,
-  state: ScopeLearning,
-  r: TaskRequest,
-  opts: { vector?: Float32Array | null } = {},
-): Promise<Plan> {
+export async function plan(memory: MemoryServices, ref: ScopeRef, state: ScopeLearning, r: TaskRequest, opts: { vector?: Float32Array | null } = {}): Promise<Plan> {
   const q = { ...familyQuery(r), vector: opts.vector ?? null };
   // Live and archived workflows apart, each ranked by relevance with stable ones a little ahead
   // (workflow classes: scope-state.ts workflowClass); the index reads only what can rank.
@@ -55,12 +49,10 @@ export async function plan(
   const workflows = ranked('live');
   const archived = ranked('archive');
 
-  const patterns: PatternMatch[] = state.patterns
-    .search(q, { minScore: THRESHOLDS.relevant, limit: MAX_PATTERNS })
-    .map((h) => {
-      const policy = state.policyOf(h.doc.slot.family_id, h.doc.slot.tool);
-      return { entry: h.doc, score: h.score, signals: h.signals, cls: patternClass(h.doc.slot), retired_policy_id: policy?.slot.state === 'retired' ? policy.node.id : null };
-    });
+  const patterns: PatternMatch[] = state.patterns.search(q, { minScore: THRESHOLDS.relevant, limit: MAX_PATTERNS }).map((h) => {
+    const policy = state.policyOf(h.doc.slot.family_id, h.doc.slot.tool);
+    return { entry: h.doc, score: h.score, signals: h.signals, cls: patternClass(h.doc.slot), retired_policy_id: policy?.slot.state === 'retired' ? policy.node.id : null };
+  });
 
   // Policies belong to the families of the matched patterns and workflows, at their best score.
   const familyScore = new Map<string, number>();
@@ -82,11 +74,17 @@ export async function plan(
   let first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall: [] });
   let recall: SimilarExecution[] = [];
   if (!first && (r.terms.length > 0 || r.task_kind)) {
-    recall = await findSimilarExecutions(memory, ref, state, { ...q, vector: null, text: [r.goal, r.text].filter(Boolean).join(' ') || null }, {
-      minScore: THRESHOLDS.recall,
-      merge: false,
-      limit: 3,
-    });
+    recall = await findSimilarExecutions(
+      memory,
+      ref,
+      state,
+      { ...q, vector: null, text: [r.goal, r.text].filter(Boolean).join(' ') || null },
+      {
+        minScore: THRESHOLDS.recall,
+        merge: false,
+        limit: 3,
+      },
+    );
     first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall });
   }
   const result: Omit<Plan, 'uncertainty'> = {

@@ -133,7 +133,12 @@ export function materialisePolicy(
 export function applyPolicyFeedback(p: PolicySlot, ev: PolicyFeedback, b: Backing): PolicySlot {
   if (p.state === 'retired') {
     // Counted, never applied: the fresh positive runs only inform a review (reactivation proposal).
-    const fresh = ev.outcome === 'positive' && !p.fresh_positive_runs.includes(ev.run_key) ? [...p.fresh_positive_runs, ev.run_key].slice(-50) : ev.outcome === 'negative' ? [] : p.fresh_positive_runs;
+    const fresh =
+      ev.outcome === 'positive' && !p.fresh_positive_runs.includes(ev.run_key)
+        ? [...p.fresh_positive_runs, ev.run_key].slice(-50)
+        : ev.outcome === 'negative'
+          ? []
+          : p.fresh_positive_runs;
     return { ...p, counts: { ...p.counts, after_retire: p.counts.after_retire + 1 }, fresh_positive_runs: fresh };
   }
   const s: PolicySlot = { ...refresh(p, b), counts: { ...p.counts } };
@@ -146,7 +151,19 @@ export function applyPolicyFeedback(p: PolicySlot, ev: PolicyFeedback, b: Backin
       if (s.fresh_positive_runs.length >= REVALIDATE_RUNS) {
         s.state = 'active';
         s.fresh_positive_runs = [];
-        s.history = [...p.history, { at: ev.at, actor: ev.actor, action: 'revalidate', from: 'contested', to: 'active', reason: `${REVALIDATE_RUNS} fresh positive runs since the contest`, trigger: 'feedback', run_key: ev.run_key }];
+        s.history = [
+          ...p.history,
+          {
+            at: ev.at,
+            actor: ev.actor,
+            action: 'revalidate',
+            from: 'contested',
+            to: 'active',
+            reason: `${REVALIDATE_RUNS} fresh positive runs since the contest`,
+            trigger: 'feedback',
+            run_key: ev.run_key,
+          },
+        ];
       }
     }
   } else if (ev.outcome === 'negative') {
@@ -154,7 +171,19 @@ export function applyPolicyFeedback(p: PolicySlot, ev: PolicyFeedback, b: Backin
     s.fresh_positive_runs = [];
     if (p.state === 'active') {
       s.state = 'contested';
-      s.history = [...p.history, { at: ev.at, actor: ev.actor, action: 'contest', from: 'active', to: 'contested', reason: `negative feedback${ev.reason ? `: ${ev.reason}` : ''}`, trigger: 'feedback', run_key: ev.run_key }];
+      s.history = [
+        ...p.history,
+        {
+          at: ev.at,
+          actor: ev.actor,
+          action: 'contest',
+          from: 'active',
+          to: 'contested',
+          reason: `negative feedback${ev.reason ? `: ${ev.reason}` : ''}`,
+          trigger: 'feedback',
+          run_key: ev.run_key,
+        },
+      ];
     }
   }
   return s;

@@ -30,7 +30,9 @@ export class RemoteFollower {
     private readonly handle: (nodes: StoredNode[]) => Promise<void>,
     private readonly onError: (err: Error) => void,
   ) {
-    this.feed = new CatchUp<SeqRef>({ after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs), head: () => store.currentSeq() }, (refs) => this.apply(refs));
+    this.feed = new CatchUp<SeqRef>({ after: (seq, limit) => store.seqsSince(seq, limit), at: (seqs) => store.seqsAt(seqs), head: () => store.currentSeq() }, (refs) =>
+      this.apply(refs),
+    );
   }
 
   start(watermark: number): void {

@@ -76,13 +76,7 @@ export function renderRule(r: RuleSlot): Rendered {
   const effects = r.effects.map((e) => `${e.effect} ${e.tool}`).join(', ');
   return {
     title: clip(`Rule ${r.rule_id}: ${effects}`, 200),
-    text: [
-      `Rule ${r.rule_id} (${r.state}): ${effects}`,
-      r.description,
-      `Conditions: ${JSON.stringify(r.conditions)}`,
-    ]
-      .filter((l): l is string => !!l)
-      .join('\n'),
+    text: [`Rule ${r.rule_id} (${r.state}): ${effects}`, r.description, `Conditions: ${JSON.stringify(r.conditions)}`].filter((l): l is string => !!l).join('\n'),
     summary: clip(`${r.state} rule ${r.rule_id}: ${effects}`, 280),
   };
 }

@@ -51,5 +51,8 @@ export function taskRequest(r: RawTaskRequest): TaskRequest {
 
 /** The words a request describes its task with (for labels and embeddings). */
 export function taskText(r: TaskRequest): string {
-  return [r.goal, r.text].filter((s): s is string => !!s && s !== '').filter((s, i, a) => a.indexOf(s) === i).join('. ');
+  return [r.goal, r.text]
+    .filter((s): s is string => !!s && s !== '')
+    .filter((s, i, a) => a.indexOf(s) === i)
+    .join('. ');
 }

@@ -142,7 +142,9 @@ export interface RuleEvaluation {
 /** Evaluates shadow and active rules; draft and disabled rules are never evaluated. */
 export function evaluateRules(rules: { id: string; slot: RuleSlot }[], ctx: RuleContext): RuleEvaluation {
   const out: RuleEvaluation = { matched: [], prefer: [], deny: [], shadow_prefer: [], shadow_deny: [] };
-  const live = rules.filter((r) => r.slot.state === 'active' || r.slot.state === 'shadow').sort((a, b) => b.slot.priority - a.slot.priority || (a.slot.rule_id < b.slot.rule_id ? -1 : 1));
+  const live = rules
+    .filter((r) => r.slot.state === 'active' || r.slot.state === 'shadow')
+    .sort((a, b) => b.slot.priority - a.slot.priority || (a.slot.rule_id < b.slot.rule_id ? -1 : 1));
   for (const r of live) {
     const m = matchRule(r.slot, ctx);
     if (!m.matched) continue;

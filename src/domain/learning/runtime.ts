@@ -44,13 +44,16 @@ export interface LearningServices {
    * recordReplayEpisode), becomes stable (stable_reason playbook_active); distillation_origin is
    * kept. Other statuses change nothing. Returns the workflows changed.
    */
-  playbookStatusChanged(ref: ScopeRef, p: { playbook_id: string; status: string; source_run_id?: string | null; source_node_ids?: string[] }): Promise<{ workflows_updated: string[] }>;
+  playbookStatusChanged(
+    ref: ScopeRef,
+    p: { playbook_id: string; status: string; source_run_id?: string | null; source_node_ids?: string[] },
+  ): Promise<{ workflows_updated: string[] }>;
   /** Resolves when background work (goal embeddings) queued so far is done: for tests and benchmarks. */
   idle(): Promise<void>;
   /** How task similarity is computed: with dense goal vectors, or lexical only (and why, when embeddings were configured but are unusable). */
   similarity(): { dense: boolean; provider: string; problem: string | null };
   /** Diagnostics: scopes loaded, and the follower of other processes' writes (its watermark, holes, nodes it loaded). */
-  stats(): { scopes_loaded: number; follower: (ReturnType<RemoteFollower['statsOf']>) | null };
+  stats(): { scopes_loaded: number; follower: ReturnType<RemoteFollower['statsOf']> | null };
 }
 
 /** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */

@@ -63,7 +63,11 @@ export class ScopeRegistry {
     }
     state.sessionEventCount = await nodes.count({ kinds: ['session_event'] });
     const rules = await new RuleRegistry(this.db, ref).all();
-    for (const n of await nodes.getMany(rules.map((r) => r._id), { access: false })) state.apply(n);
+    for (const n of await nodes.getMany(
+      rules.map((r) => r._id),
+      { access: false },
+    ))
+      state.apply(n);
     return state;
   }
 }

@@ -58,7 +58,10 @@ export async function findSimilarExecutions(
   if (ids.length === 0) return [];
   // Recently seen executions need no store read; the rest are loaded (one query).
   const known = ids.filter((i) => state.recentObservations.has(i));
-  const loaded = await memory.nodes(ref).getMany(ids.filter((i) => !state.recentObservations.has(i)), { access: false });
+  const loaded = await memory.nodes(ref).getMany(
+    ids.filter((i) => !state.recentObservations.has(i)),
+    { access: false },
+  );
   const candidates: { id: string; obs: Observation | null }[] = [
     ...known.map((i) => ({ id: i, obs: state.recentObservations.get(i)! })),
     ...loaded.map((n) => ({ id: n.id, obs: observationOf(n, { tools: state.toolNames }) })),

@@ -78,8 +78,8 @@ export class TermStats {
   replace(before: readonly string[], after: readonly string[]): void {
     const old = new Set(before);
     const now = new Set(after);
-    for (const t of old) if (!now.has(t)) (this.dec(t), (this.v += 1));
-    for (const t of now) if (!old.has(t)) (this.df.set(t, (this.df.get(t) ?? 0) + 1), (this.v += 1));
+    for (const t of old) if (!now.has(t)) this.dec(t), (this.v += 1);
+    for (const t of now) if (!old.has(t)) this.df.set(t, (this.df.get(t) ?? 0) + 1), (this.v += 1);
   }
 
   private dec(t: string): void {

@@ -13,7 +13,21 @@ import { analyze } from '../../retrieval';
  */
 const GROUPS: readonly string[][] = [
   ['fix', 'repair', 'resolve', 'patch', 'correct', 'mend', 'remedy'],
-  ['flaky', 'flakey', 'flakiness', 'intermittent', 'intermittently', 'nondeterministic', 'nondeterministically', 'sporadic', 'sporadically', 'unstable', 'unreliable', 'erratic', 'spurious'],
+  [
+    'flaky',
+    'flakey',
+    'flakiness',
+    'intermittent',
+    'intermittently',
+    'nondeterministic',
+    'nondeterministically',
+    'sporadic',
+    'sporadically',
+    'unstable',
+    'unreliable',
+    'erratic',
+    'spurious',
+  ],
   ['bug', 'defect', 'fault', 'glitch'],
   ['error', 'exception'],
   ['fail', 'failure', 'failing', 'broken', 'breakage'],
@@ -58,7 +72,48 @@ const GROUPS: readonly string[][] = [
  * Words that say "this is a task" rather than which task. Their weight is lowered (not removed):
  * in a small scope IDF cannot tell yet that "fix" is in every task.
  */
-const GENERIC = ['fix', 'bug', 'issue', 'problem', 'error', 'change', 'make', 'add', 'update', 'code', 'file', 'function', 'task', 'work', 'improve', 'handle', 'support', 'use', 'new', 'ensure', 'properly', 'correctly', 'again', 'help', 'need', 'want', 'please', 'thing', 'stuff', 'test', 'fail', 'case', 'run', 'agent', 'previous', 'attempt', 'last', 'time', 'done', 'happen'];
+const GENERIC = [
+  'fix',
+  'bug',
+  'issue',
+  'problem',
+  'error',
+  'change',
+  'make',
+  'add',
+  'update',
+  'code',
+  'file',
+  'function',
+  'task',
+  'work',
+  'improve',
+  'handle',
+  'support',
+  'use',
+  'new',
+  'ensure',
+  'properly',
+  'correctly',
+  'again',
+  'help',
+  'need',
+  'want',
+  'please',
+  'thing',
+  'stuff',
+  'test',
+  'fail',
+  'case',
+  'run',
+  'agent',
+  'previous',
+  'attempt',
+  'last',
+  'time',
+  'done',
+  'happen',
+];
 
 /** Path and language tokens that ride along with file names ("worker.ts" → worker, ts). */
 const STRUCTURAL = ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'py', 'rs', 'rb', 'go', 'java', 'kt', 'md', 'json', 'yaml', 'yml', 'toml', 'src', 'lib', 'dist', 'pkg'];

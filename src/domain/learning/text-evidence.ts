@@ -49,7 +49,8 @@ export function textSteps(text: string, knownTools: Iterable<string>, fileTools:
 
 const TASK_SEGMENT = /\b(?:task|goal)\s*:\s*([^\n;]{3,300}?)(?=[.;](?:\s|$)|\n|$)/i;
 /** Clauses that report what was done or seen rather than what the task was. */
-const EVIDENCE_START = /^(?:then\s+)?(?:edited|editing|read|reading|ran|running|executed|opened|grepped|searched|patched|applied|used|using|via|outcome|result|status|tests?\s+(?:pass|fail|gave|green|red)|all\s+tests?|\d+\s+(?:tests?\s+)?(?:passed|failed))\b/i;
+const EVIDENCE_START =
+  /^(?:then\s+)?(?:edited|editing|read|reading|ran|running|executed|opened|grepped|searched|patched|applied|used|using|via|outcome|result|status|tests?\s+(?:pass|fail|gave|green|red)|all\s+tests?|\d+\s+(?:tests?\s+)?(?:passed|failed))\b/i;
 const RESULT_COUNT = /\b\d+\s+(?:tests?\s+)?(?:passed|failed|passing|failing)\b/i;
 
 /**
@@ -60,12 +61,18 @@ export function taskPhrase(text: string, knownTools: Iterable<string>): string |
   const seg = TASK_SEGMENT.exec(text);
   if (seg) return seg[1]!.trim();
   // A stated kind ("[bugfix]", "task_kind: bugfix.") is the kind, not the task's words.
-  const body = text.replace(/^\s*\[[\w-]+\]/, ' ').replace(/\b(?:task[_ ]kind|kind)\s*[:=]\s*`?[\w-]+`?\.?/gi, ' ').trim();
+  const body = text
+    .replace(/^\s*\[[\w-]+\]/, ' ')
+    .replace(/\b(?:task[_ ]kind|kind)\s*[:=]\s*`?[\w-]+`?\.?/gi, ' ')
+    .trim();
   const first = /^[\s\S]{1,300}?(?:[.!?](?=\s|$)|\n|$)/.exec(body)?.[0] ?? body.slice(0, 300);
   const commands = extractCommands(first);
   const mentions = extractToolMentions(first, commands, knownTools);
   const errors = extractErrors(first).signatures;
-  const clauses = first.split(/[;:\n]|,\s|\s[-–—]\s/).map((c) => c.trim()).filter(Boolean);
+  const clauses = first
+    .split(/[;:\n]|,\s|\s[-–—]\s/)
+    .map((c) => c.trim())
+    .filter(Boolean);
   const kept = clauses.filter((c) => {
     if (EVIDENCE_START.test(c) || RESULT_COUNT.test(c)) return false;
     if (commands.some((x) => c.includes(x.command)) || errors.some((e) => c.includes(e))) return false;

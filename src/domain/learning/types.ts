@@ -12,11 +12,7 @@ export const DISTILLATION_ORIGINS = [
 ] as const;
 export type DistillationOrigin = (typeof DISTILLATION_ORIGINS)[number];
 
-export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = [
-  'handoff_continuity_carrier',
-  'session_event_continuity_carrier',
-  'session_continuity_carrier',
-];
+export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = ['handoff_continuity_carrier', 'session_event_continuity_carrier', 'session_continuity_carrier'];
 
 export type OriginCounts = Record<DistillationOrigin, number>;
 

@@ -100,7 +100,10 @@ export class GoalVectors {
       const batch = this.queue.splice(0, BATCH);
       try {
         // (the onnx encoder runs each text alone, so a goal's vector does not depend on its batch)
-        const vectors = await this.embedder.embed(batch.flatMap((b) => b.texts), { background: true });
+        const vectors = await this.embedder.embed(
+          batch.flatMap((b) => b.texts),
+          { background: true },
+        );
         let at = 0;
         for (const b of batch) {
           const vs = vectors.slice(at, at + b.texts.length).map((v) => unitVector(v));

@@ -66,10 +66,13 @@ export class WorkflowWriter implements WorkflowSaver {
     }
     state.setWorkflowSlot(id, slot);
     this.pending.set(id, { ref, state, slot });
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.flushOne(id);
-    }, WINDOW_MS - (t - last));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        void this.flushOne(id);
+      },
+      WINDOW_MS - (t - last),
+    );
     this.timers.add(timer);
     return id;
   }

@@ -71,7 +71,10 @@ export async function activateNodes(
   }
   if (items.length > 0 && input.activate) await c.states.increment(ref, { activations: items.length }, c.clock.now().toISOString());
   // Feedback acts when it is given: the operator re-decides these nodes within seconds.
-  c.feedback.request(ref, items.map((i) => i.id));
+  c.feedback.request(
+    ref,
+    items.map((i) => i.id),
+  );
   return { nodes: items, not_found: [...not_found, ...missing] };
 }
 

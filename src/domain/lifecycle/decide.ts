@@ -13,21 +13,7 @@ export { feedbackState };
 
 export type DecidedNode = Pick<
   MemoryNode,
-  | 'id'
-  | 'client_id'
-  | 'type'
-  | 'kind'
-  | 'tier'
-  | 'pinned'
-  | 'importance'
-  | 'feedback'
-  | 'access'
-  | 'activation'
-  | 'created_at'
-  | 'updated_at'
-  | 'slots'
-  | 'revision'
-  | 'text'
+  'id' | 'client_id' | 'type' | 'kind' | 'tier' | 'pinned' | 'importance' | 'feedback' | 'access' | 'activation' | 'created_at' | 'updated_at' | 'slots' | 'revision' | 'text'
 >;
 
 export interface Decision {

@@ -58,7 +58,8 @@ export class FeedbackRuns {
     if (!p) this.pending.set(key, (p = { ref, ids: new Set(), dropped: false }));
     for (const id of ids) {
       if (p.ids.size >= MAX_PENDING_PER_SCOPE) {
-        if (!p.dropped) this.deps.log.warn(`lifecycle feedback: more than ${MAX_PENDING_PER_SCOPE} nodes of ${ref.tenant_id}/${ref.scope} wait for re-decision; the rest wait for the sweep`);
+        if (!p.dropped)
+          this.deps.log.warn(`lifecycle feedback: more than ${MAX_PENDING_PER_SCOPE} nodes of ${ref.tenant_id}/${ref.scope} wait for re-decision; the rest wait for the sweep`);
         p.dropped = true;
         break;
       }
@@ -148,7 +149,9 @@ export class FeedbackRuns {
       } catch (err) {
         const conflict = err instanceof LoreError && err.code === 'conflict';
         if (conflict ? ++conflicts > MAX_CONFLICTS : ++failures >= START_ATTEMPTS) {
-          this.deps.log.warn(`lifecycle feedback: could not start a re-decision of ${ids.length} node(s) of ${ref.tenant_id}/${ref.scope} (${(err as Error).message}); the sweep will decide them`);
+          this.deps.log.warn(
+            `lifecycle feedback: could not start a re-decision of ${ids.length} node(s) of ${ref.tenant_id}/${ref.scope} (${(err as Error).message}); the sweep will decide them`,
+          );
           return;
         }
         // A run of this scope is going (ours or another process's): these ids go into the next one.

@@ -88,9 +88,7 @@ function unchanged(d: Decision, prev: SemanticForgettingV1 | null, relocation: A
 type Move = 'demoted' | 'archived' | null;
 
 /** What one node needs: nothing, a dry-run note, or a write (after its payload is stored, if archived). */
-type Plan =
-  | { kind: 'done'; outcome: Outcome; move: Move }
-  | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean };
+type Plan = { kind: 'done'; outcome: Outcome; move: Move } | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean };
 
 function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
   const prevSem = readSemantic(node.slots);

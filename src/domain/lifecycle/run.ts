@@ -14,9 +14,7 @@ import { SCOPE_WORKFLOW, emptyRunCounts, scopeWorkflowId, type ScopeRunInput, ty
 
 const START_ATTEMPTS = 3;
 
-export type RunOutcome =
-  | { status: 'completed'; workflow_id: string; result: ScopeRunResult }
-  | { status: 'running'; workflow_id: string; run_id: string; dry_run: boolean };
+export type RunOutcome = { status: 'completed'; workflow_id: string; result: ScopeRunResult } | { status: 'running'; workflow_id: string; run_id: string; dry_run: boolean };
 
 export async function runLifecycle(c: LifecycleCtx, ref: ScopeRef, input: { dry_run: boolean; max_nodes?: number; wait_ms: number }): Promise<RunOutcome> {
   const workflowId = scopeWorkflowId(ref.tenant_id, ref.scope);

@@ -1,14 +1,5 @@
 import type { MemoryNode } from '../../model/memory/node';
-import {
-  ACTIVATION_USE_WEIGHT,
-  AGE_HALF_LIFE_MS,
-  KIND_PRIOR,
-  RECENCY_HALF_LIFE_MS,
-  TYPE_PRIOR,
-  USAGE_HALF_LIFE_MS,
-  USAGE_SATURATION,
-  WEIGHTS,
-} from './policy';
+import { ACTIVATION_USE_WEIGHT, AGE_HALF_LIFE_MS, KIND_PRIOR, RECENCY_HALF_LIFE_MS, TYPE_PRIOR, USAGE_HALF_LIFE_MS, USAGE_SATURATION, WEIGHTS } from './policy';
 import { readRelocation, readSemantic } from './slots';
 
 /**
@@ -19,10 +10,7 @@ import { readRelocation, readSemantic } from './slots';
  *   0.10 × age     (halves every 90 days since creation)
  */
 
-export type ScoredNode = Pick<
-  MemoryNode,
-  'type' | 'kind' | 'importance' | 'feedback' | 'access' | 'activation' | 'created_at' | 'updated_at' | 'slots'
->;
+export type ScoredNode = Pick<MemoryNode, 'type' | 'kind' | 'importance' | 'feedback' | 'access' | 'activation' | 'created_at' | 'updated_at' | 'slots'>;
 
 export interface ScoreParts {
   type: number;
@@ -77,7 +65,7 @@ export function retentionScore(n: ScoredNode, now: Date): Score {
   const feedback = 0.5 + 0.5 * quality * (votes / (votes + 2));
   const uses = (n.access?.count ?? 0) + ACTIVATION_USE_WEIGHT * (n.activation?.count ?? 0);
   const parts: ScoreParts = {
-    type: clamp01(n.kind ? KIND_PRIOR[n.kind] : TYPE_PRIOR[n.type] ?? 0.4),
+    type: clamp01(n.kind ? KIND_PRIOR[n.kind] : (TYPE_PRIOR[n.type] ?? 0.4)),
     importance: clamp01(n.importance),
     feedback: clamp01(feedback),
     recency: clamp01(0.5 ** (idleMs / RECENCY_HALF_LIFE_MS)),

@@ -111,12 +111,19 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
       const limit = opts.limit ?? 5;
       let hits: { id: string; score: number }[];
       if (query.trim() === '') {
-        hits = [...t.archived.entries()].filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k))).slice(-limit).reverse().map(([id]) => ({ id, score: 0 }));
+        hits = [...t.archived.entries()]
+          .filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k)))
+          .slice(-limit)
+          .reverse()
+          .map(([id]) => ({ id, score: 0 }));
       } else {
         const r = await c.memory.recall(ref, { text: query, limit, tiers: ['archive'], kinds: opts.kinds });
         hits = r.hits.map((h) => ({ id: h.node.id, score: h.score }));
       }
-      const nodes = await c.memory.nodes(ref).getMany(hits.map((h) => h.id), { access: false });
+      const nodes = await c.memory.nodes(ref).getMany(
+        hits.map((h) => h.id),
+        { access: false },
+      );
       const score = new Map(hits.map((h) => [h.id, h.score]));
       return nodes
         .filter((n) => n.tier === 'archive')

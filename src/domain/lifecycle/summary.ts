@@ -33,7 +33,9 @@ export function buildSummary(t: ScopeTally | null, state: ScopeStateDoc | null):
     node_count: t?.nodes ?? 0,
     evaluated_count: t ? t.actions.retain + t.actions.demote + t.actions.archive + t.actions.review - t.undecided : 0,
     undecided_count: t?.undecided ?? 0,
-    last_run: state?.last_run ? { run_id: state.last_run.run_id, decided_at: state.last_run.decided_at, examined: state.last_run.examined, complete: state.last_run.complete } : null,
+    last_run: state?.last_run
+      ? { run_id: state.last_run.run_id, decided_at: state.last_run.decided_at, examined: state.last_run.examined, complete: state.last_run.complete }
+      : null,
   };
   return { ...counts, recommended_action: recommendedAction(counts) };
 }
@@ -48,13 +50,15 @@ export function recommendedAction(c: Counts): string {
   const review = c.semantic_action_counts.review;
   const candidates = c.archive_relocation_state_counts.candidate;
   if (c.node_count === 0) return 'No memory in this scope yet: write execution evidence before relying on recall or forgetting.';
-  if (review > 0) return `Review ${plural(review, 'node', 'nodes')} flagged by the lifecycle operator (contested feedback or important but stale) in the evolution review pack before deciding to keep or archive them.`;
+  if (review > 0)
+    return `Review ${plural(review, 'node', 'nodes')} flagged by the lifecycle operator (contested feedback or important but stale) in the evolution review pack before deciding to keep or archive them.`;
   if (c.differential_rehydration_candidate_count > 0) {
     return `Rehydrate archived workflow memory with mode differential when a task needs it (${plural(c.differential_rehydration_candidate_count, 'candidate', 'candidates')}), instead of restoring full payloads.`;
   }
   if (archived * 2 > c.node_count) return 'Most of this scope’s memory is archived: rehydrate what the current task needs (archive/rehydrate) and pin what must stay hot.';
   if (candidates > 0) return `${plural(candidates, 'node is', 'nodes are')} cooling toward the archive: activate (nodes/activate) the ones still in use to keep them.`;
   if (archived > 0) return 'Archived memory stays searchable by summary: offer it as rehydration candidates rather than injecting it into prompts.';
-  if (c.evaluated_count === 0) return 'No lifecycle operator run has scored this scope’s memory yet: it is retained as written until the sweep (or POST /v1/memory/lifecycle/run) scores and tiers it.';
+  if (c.evaluated_count === 0)
+    return 'No lifecycle operator run has scored this scope’s memory yet: it is retained as written until the sweep (or POST /v1/memory/lifecycle/run) scores and tiers it.';
   return 'Memory is healthy: keep activating nodes that helped so they stay hot.';
 }

@@ -114,12 +114,9 @@ export class ForgettingView {
       onNewScope: (ref: ScopeRef) => void;
     },
   ) {
-    this.catchUp = new CatchUp<NodeState>(
-      { after: (seq, limit) => nodeStatesSince(deps.db, seq, limit), at: (seqs) => nodeStatesAt(deps.db, seqs) },
-      (items) => {
-        for (const n of items) this.apply(n);
-      },
-    );
+    this.catchUp = new CatchUp<NodeState>({ after: (seq, limit) => nodeStatesSince(deps.db, seq, limit), at: (seqs) => nodeStatesAt(deps.db, seqs) }, (items) => {
+      for (const n of items) this.apply(n);
+    });
   }
 
   /** Starts the build in the background; sync() waits for it. */

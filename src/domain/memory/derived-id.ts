@@ -38,5 +38,4 @@ export function orderedDerivedUuid(from: string, ...parts: string[]): string {
   return `${from.slice(0, 18).toLowerCase()}${tail}`;
 }
 
-export const edgeId = (tenant: string, scope: string, src: string, dst: string, type: string) =>
-  orderedDerivedUuid(src, 'edge', tenant, scope, src, dst, type);
+export const edgeId = (tenant: string, scope: string, src: string, dst: string, type: string) => orderedDerivedUuid(src, 'edge', tenant, scope, src, dst, type);

@@ -131,7 +131,14 @@ export class EmbeddingQueue {
     if (this.stopped) return;
     const prev = this.jobs.get(id);
     // A node re-queued while it waits has waited since it was first queued; a rewrite goes fresh.
-    const job: Job = { text: text.slice(0, 32_000), key, ref: { tenant_id: ref.tenant_id, scope: ref.scope }, lane: prev?.lane === 'fresh' ? 'fresh' : lane, at: prev?.at ?? Date.now(), gen: ++this.gen };
+    const job: Job = {
+      text: text.slice(0, 32_000),
+      key,
+      ref: { tenant_id: ref.tenant_id, scope: ref.scope },
+      lane: prev?.lane === 'fresh' ? 'fresh' : lane,
+      at: prev?.at ?? Date.now(),
+      gen: ++this.gen,
+    };
     this.jobs.set(id, job);
     (this.cache ? this.unchecked : this.toEmbed)[job.lane].push({ id, gen: job.gen });
     if (!this.running && !this.timer) this.timer = setTimeout(() => void this.pump(), 0);
@@ -221,7 +228,10 @@ export class EmbeddingQueue {
     if (batch.length === 0) return true;
     let vectors: Float32Array[];
     try {
-      vectors = await this.embedder.embed(batch.map(([, j]) => j.text), { background: true });
+      vectors = await this.embedder.embed(
+        batch.map(([, j]) => j.text),
+        { background: true },
+      );
     } catch (err) {
       // Put the jobs back and back off; recall stays lexical for them meanwhile.
       this.putBack(batch, this.toEmbed);
@@ -272,7 +282,9 @@ export class EmbeddingQueue {
           if (!this.drainedOnce) {
             // The first drain after start: what the restart cost (docs/benchmarks.md reads this line).
             this.drainedOnce = true;
-            this.log.info(`vectors complete ${Date.now() - this.created} ms after start: ${this.counts.cache_hits} read back from the vector cache, ${this.counts.computed} computed`);
+            this.log.info(
+              `vectors complete ${Date.now() - this.created} ms after start: ${this.counts.cache_hits} read back from the vector cache, ${this.counts.computed} computed`,
+            );
           }
           for (const r of this.idle.splice(0)) r();
         }

@@ -40,7 +40,8 @@ const HEADS = new Set(
     'mix elixir swift xcodebuild flutter dart gh lore eslint prettier ruff mypy black flake8 tox nox bazel'
   ).split(' '),
 );
-const TEST_RUNNERS = /^(?:npm (?:run )?test|pnpm (?:run )?test|yarn (?:run )?test|npx (?:vitest|jest|mocha|playwright)|vitest|jest|mocha|pytest|python3? -m pytest|go test|cargo test|node --test|rspec|phpunit|mvn test|gradle test|\.\/gradlew test|dotnet test|mix test|bundle exec rspec|tox|bazel test)\b/;
+const TEST_RUNNERS =
+  /^(?:npm (?:run )?test|pnpm (?:run )?test|yarn (?:run )?test|npx (?:vitest|jest|mocha|playwright)|vitest|jest|mocha|pytest|python3? -m pytest|go test|cargo test|node --test|rspec|phpunit|mvn test|gradle test|\.\/gradlew test|dotnet test|mix test|bundle exec rspec|tox|bazel test)\b/;
 
 export interface FoundCommand {
   command: string;
@@ -191,7 +192,10 @@ const ERROR_RES: { re: RegExp; cls: (m: RegExpMatchArray) => string }[] = [
   { re: new RegExp(String.raw`\b(panic|fatal error):[^\n]{0,200}?${END}`, 'g'), cls: (m) => m[1]! },
   { re: /--- (FAIL): \S+(?: \([\d.]+s\))?/g, cls: (m) => m[1]! },
   { re: /\btest \S+ \.\.\. (FAILED)/g, cls: (m) => m[1]! },
-  { re: /\b(?:connect |listen |open |read |write )?(E(?:CONNREFUSED|CONNRESET|ADDRINUSE|NOENT|ACCES|PERM|TIMEDOUT|PIPE|NOTFOUND|EXIST|ISDIR|MFILE))\b[^\n.]{0,80}/g, cls: (m) => m[1]! },
+  {
+    re: /\b(?:connect |listen |open |read |write )?(E(?:CONNREFUSED|CONNRESET|ADDRINUSE|NOENT|ACCES|PERM|TIMEDOUT|PIPE|NOTFOUND|EXIST|ISDIR|MFILE))\b[^\n.]{0,80}/g,
+    cls: (m) => m[1]!,
+  },
   { re: /\b(context deadline exceeded|segmentation fault|deadlock|out of memory|Timeout of \d+ms exceeded)\b/gi, cls: (m) => m[1]!.toLowerCase().replace(/\d+/g, 'N') },
 ];
 
@@ -227,7 +231,12 @@ const OUTCOME_SEGMENT = /\b(?:outcome|result|status)\s*:\s*([^\n]{1,300})/i;
 export function inferOutcome(text: string, hasSignals: boolean): { outcome: Outcome | null; words: string[] } {
   const seg = OUTCOME_SEGMENT.exec(text);
   if (!seg && !hasSignals) return { outcome: null, words: [] };
-  const scope = seg ? seg[1]! : (text.trim().split(/(?<=[.!?])\s+/).pop() ?? '');
+  const scope = seg
+    ? seg[1]!
+    : (text
+        .trim()
+        .split(/(?<=[.!?])\s+/)
+        .pop() ?? '');
   const words = (re: RegExp) => [...scope.matchAll(re)].map((m) => m[1]!.toLowerCase());
   const s = words(SUCCESS);
   const f = words(FAILURE);

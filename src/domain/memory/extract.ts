@@ -103,23 +103,13 @@ export function extractExecution(src: ExtractionSource): ExecutionNative {
   );
   const targetFiles = uniq([...strList(ex.target_files), ...strList(slots.target_files), ...strList(packet.target_files)], 50);
   const filePaths = uniq(
-    [
-      ...steps.map((s) => s.file_path).filter((f): f is string => !!f),
-      ...targetFiles,
-      ...strList(slots.file_path),
-      ...strList(slots.test_file),
-      ...extractFilePaths(text),
-    ],
+    [...steps.map((s) => s.file_path).filter((f): f is string => !!f), ...targetFiles, ...strList(slots.file_path), ...strList(slots.test_file), ...extractFilePaths(text)],
     50,
   );
   const tools = uniq(
-    [
-      ...steps.map((s) => s.tool),
-      ...strList(slots.tool_sequence),
-      ...strList(slots.tool),
-      ...strList(slots.selected_tool),
-      ...extractTools(text, textCommands),
-    ].map((t) => t.toLowerCase()),
+    [...steps.map((s) => s.tool), ...strList(slots.tool_sequence), ...strList(slots.tool), ...strList(slots.selected_tool), ...extractTools(text, textCommands)].map((t) =>
+      t.toLowerCase(),
+    ),
     20,
   );
   const errors = extractErrors(text);
@@ -188,10 +178,22 @@ export interface ExtractedSummary {
 export function summariseExtractions(all: ExecutionNative[]): ExtractedSummary {
   const first = all[0];
   return {
-    file_paths: uniq(all.flatMap((e) => e.file_paths), 50),
-    tools: uniq(all.flatMap((e) => e.tools), 20),
-    commands: uniq(all.flatMap((e) => e.commands), 20),
-    error_signatures: uniq(all.flatMap((e) => e.error_signatures), 10),
+    file_paths: uniq(
+      all.flatMap((e) => e.file_paths),
+      50,
+    ),
+    tools: uniq(
+      all.flatMap((e) => e.tools),
+      20,
+    ),
+    commands: uniq(
+      all.flatMap((e) => e.commands),
+      20,
+    ),
+    error_signatures: uniq(
+      all.flatMap((e) => e.error_signatures),
+      10,
+    ),
     outcome: all.find((e) => e.outcome)?.outcome ?? null,
     task_signature: first ? { hash: first.task_signature.hash, terms: first.task_signature.terms, task_kind: first.task_signature.task_kind } : null,
   };

@@ -31,12 +31,7 @@ async function resolveNode(m: MemoryServices, ref: ScopeRef, input: { id?: strin
     });
   }
   // A URI of another tenant or scope does not resolve here (and does not say whether it exists).
-  const n =
-    parsed.tenant_id !== ref.tenant_id || parsed.scope !== ref.scope
-      ? null
-      : parsed.kind === 'node'
-        ? await nodes.get(parsed.key)
-        : await nodes.getByClientId(parsed.key);
+  const n = parsed.tenant_id !== ref.tenant_id || parsed.scope !== ref.scope ? null : parsed.kind === 'node' ? await nodes.get(parsed.key) : await nodes.getByClientId(parsed.key);
   if (!n) throw notFound('node', uri, ref.scope, { uri });
   return n;
 }
@@ -130,7 +125,14 @@ export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryR
         const ranked = ids.map((id) => loaded.get(id)).filter((n): n is StoredNode => !!n && matches(n));
         return { nodes: ranked.map((n) => nodeView(n, ref, opts)), next_cursor: null };
       }
-      if (exact) return { nodes: exact.filter(matches).sort((a, b) => (a.id < b.id ? -1 : 1)).map((n) => nodeView(n, ref, opts)), next_cursor: null };
+      if (exact)
+        return {
+          nodes: exact
+            .filter(matches)
+            .sort((a, b) => (a.id < b.id ? -1 : 1))
+            .map((n) => nodeView(n, ref, opts)),
+          next_cursor: null,
+        };
       const cursor = input.cursor !== undefined ? decodeCursor(input.cursor, 'memory.find') : undefined;
       const page = await nodes.find(
         {

@@ -38,8 +38,16 @@ export class PartState {
   ensure(n: number): void {
     if (n <= this.seq.length) return;
     const cap = Math.max(n, this.seq.length * 2);
-    const f64 = (a: Float64Array) => { const b = new Float64Array(cap); b.set(a); return b; };
-    const u8 = (a: Uint8Array) => { const b = new Uint8Array(cap); b.set(a); return b; };
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(cap);
+      b.set(a);
+      return b;
+    };
+    const u8 = (a: Uint8Array) => {
+      const b = new Uint8Array(cap);
+      b.set(a);
+      return b;
+    };
     this.seq = f64(this.seq);
     this.epoch = f64(this.epoch);
     const key = new Uint32Array(cap);

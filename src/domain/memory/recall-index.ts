@@ -304,15 +304,29 @@ export class RecallIndex {
   search(tenant: string, scope: string, q: { text: string; vector: Float32Array | null; limit: number; filter: RecallFilter; expand?: boolean; plain?: boolean }): IndexHit[] {
     const st = this.stateOf(tenant, scope, false);
     if (!st) return [];
-    const search = q.plain ? { feedback: false as const, context: false as const } : q.expand === false ? { ...RECALL_DEFAULTS.search, feedback: false as const } : RECALL_DEFAULTS.search;
-    const hits = hybridSearch(st.part.lexical, st.part.vectors, { text: q.text, vector: q.vector, limit: q.limit, filter: this.filterFor(st, q.filter) }, {
-      search,
-      rrfK: RECALL_DEFAULTS.rrfK,
-      weights: RECALL_DEFAULTS.rrfWeights,
-    });
+    const search = q.plain
+      ? { feedback: false as const, context: false as const }
+      : q.expand === false
+        ? { ...RECALL_DEFAULTS.search, feedback: false as const }
+        : RECALL_DEFAULTS.search;
+    const hits = hybridSearch(
+      st.part.lexical,
+      st.part.vectors,
+      { text: q.text, vector: q.vector, limit: q.limit, filter: this.filterFor(st, q.filter) },
+      {
+        search,
+        rrfK: RECALL_DEFAULTS.rrfK,
+        weights: RECALL_DEFAULTS.rrfWeights,
+      },
+    );
     return hits.map((h) => {
       const pos = st.pos(h.docId);
-      return { ...h, tier: pos === undefined ? 'hot' : st.tierAt(pos), importance: pos === undefined ? 0.5 : (st.importance[pos] ?? 0.5), retired: pos !== undefined && st.retired[pos] === 1 };
+      return {
+        ...h,
+        tier: pos === undefined ? 'hot' : st.tierAt(pos),
+        importance: pos === undefined ? 0.5 : (st.importance[pos] ?? 0.5),
+        retired: pos !== undefined && st.retired[pos] === 1,
+      };
     });
   }
 }

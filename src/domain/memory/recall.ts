@@ -107,7 +107,13 @@ async function rankAndLoad(deps: RecallDeps, ref: ScopeRef, q: RecallQuery, vect
     })
     .sort((a, b) => b.score - a.score || a.rank - b.rank)
     .filter((w) => q.min_score === undefined || w.score >= q.min_score);
-  const docs = weighted.length > 0 ? await deps.store.in(ref).getManyFields(weighted.map((w) => w.h.docId), RECALL_NODE_FIELDS) : [];
+  const docs =
+    weighted.length > 0
+      ? await deps.store.in(ref).getManyFields(
+          weighted.map((w) => w.h.docId),
+          RECALL_NODE_FIELDS,
+        )
+      : [];
   const byId = new Map(docs.map((d) => [d.id, d]));
   const hits: RecallHit[] = [];
   for (const w of weighted) {
@@ -149,7 +155,11 @@ export async function recall(deps: RecallDeps, ref: ScopeRef, q: RecallQuery): P
   let ranked = await rankAndLoad(deps, ref, q, vector);
   await caughtUp;
   if (deps.index.version(ref.tenant_id, ref.scope) !== versionBefore) ranked = await rankAndLoad(deps, ref, q, vector);
-  if (q.record_access !== false) deps.access.record(ref, ranked.hits.map((h) => h.node.id));
+  if (q.record_access !== false)
+    deps.access.record(
+      ref,
+      ranked.hits.map((h) => h.node.id),
+    );
   return {
     hits: ranked.hits,
     strategy: vector ? 'hybrid_rrf' : 'bm25',

@@ -183,7 +183,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
           });
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
-      log.info(`recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${encoderStatus.provider} ${encoderStatus.status}${embedder ? `, ${embedder.id}` : ''})`);
+      log.info(
+        `recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${encoderStatus.provider} ${encoderStatus.status}${embedder ? `, ${embedder.id}` : ''})`,
+      );
       // Access counts another process logged and did not fold (it stopped or died) are folded here.
       access.foldLater();
     },

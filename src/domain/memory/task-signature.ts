@@ -50,7 +50,10 @@ export function isVolatileToken(token: string): boolean {
 
 export function normaliseTaskKind(kind: string | null | undefined): string | null {
   if (!kind) return null;
-  const k = kind.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const k = kind
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   return k === '' ? null : k;
 }
 
@@ -64,7 +67,10 @@ export function signatureTerms(text: string): string[] {
 export function taskSignature(text: string, taskKind?: string | null): TaskSignature {
   const kind = normaliseTaskKind(taskKind);
   const terms = signatureTerms(text);
-  const hash = createHash('sha256').update(`v${TASK_SIGNATURE_VERSION}|${kind ?? ''}|${terms.join(' ')}`).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(`v${TASK_SIGNATURE_VERSION}|${kind ?? ''}|${terms.join(' ')}`)
+    .digest('hex')
+    .slice(0, 16);
   return { version: TASK_SIGNATURE_VERSION, task_kind: kind, terms, hash };
 }
 

@@ -13,5 +13,7 @@ import type { ScopeRef } from '../../store/scope';
  * say nothing across scopes (docs/design.md, "The vector cache").
  */
 export function vectorKey(model: string, ref: ScopeRef, text: string): string {
-  return createHash('sha256').update(JSON.stringify(['lore-vector-v1', model, ref.tenant_id, ref.scope, text])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(['lore-vector-v1', model, ref.tenant_id, ref.scope, text]))
+    .digest('hex');
 }

@@ -157,7 +157,9 @@ export async function writeNodes(
   for (const item of items) {
     if (!item.client_id) continue;
     if (seen.has(item.client_id)) {
-      throw new LoreError('invalid_request', `client_id '${item.client_id}' appears twice in one write`, { issues: [{ path: 'nodes', message: `duplicate client_id ${item.client_id}` }] });
+      throw new LoreError('invalid_request', `client_id '${item.client_id}' appears twice in one write`, {
+        issues: [{ path: 'nodes', message: `duplicate client_id ${item.client_id}` }],
+      });
     }
     seen.add(item.client_id);
   }
@@ -187,7 +189,10 @@ export async function writeNodes(
     }),
   );
   if (fresh.length > 0) {
-    const inserted = await nodes.insert(fresh.map((i) => prepared[i]!.content), now);
+    const inserted = await nodes.insert(
+      fresh.map((i) => prepared[i]!.content),
+      now,
+    );
     fresh.forEach((i, k) => (results[i] = { node: inserted[k]!, outcome: 'created', extraction: prepared[i]!.extraction }));
   }
   // Indexed before the write is acknowledged: a recall right after sees it.

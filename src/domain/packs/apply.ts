@@ -33,7 +33,14 @@ export async function applyChunk(
   progress('revisions');
   const edges = await io.putEdges((chunk.edges as MemoryEdge[]).map((e) => mapEdge(e, map)));
   progress('edges');
-  const more: ContinuationCounts = { cold_payloads_written: 0, playbook_versions_created: 0, playbook_versions_unchanged: 0, automations_created: 0, automations_unchanged: 0, conflicts: 0 };
+  const more: ContinuationCounts = {
+    cold_payloads_written: 0,
+    playbook_versions_created: 0,
+    playbook_versions_unchanged: 0,
+    automations_created: 0,
+    automations_unchanged: 0,
+    conflicts: 0,
+  };
   const moreConflicts: ContinuationConflict[] = [];
   const db: Database = store.db;
   await importColdPayloads(db, ref, (chunk.cold_payloads ?? []) as PackColdPayload[], map, more, moreConflicts);

@@ -36,7 +36,17 @@ export async function exportColdPayloads(db: Database, ref: ScopeRef, nodeIds: s
   const cold = new ColdStore(db);
   for (let i = 0; i < nodeIds.length; i += PAGE) {
     for (const d of await cold.forNodes(ref, nodeIds.slice(i, i + PAGE))) {
-      out.push({ node_id: d.node_id, revision: d.revision, client_id: d.client_id, content_hash: d.content_hash, sha256: d.sha256, payload_bytes: d.payload_bytes, relocated_at: d.relocated_at, run_id: d.run_id, text: d.text });
+      out.push({
+        node_id: d.node_id,
+        revision: d.revision,
+        client_id: d.client_id,
+        content_hash: d.content_hash,
+        sha256: d.sha256,
+        payload_bytes: d.payload_bytes,
+        relocated_at: d.relocated_at,
+        run_id: d.run_id,
+        text: d.text,
+      });
     }
   }
   return out;
@@ -98,7 +108,14 @@ export function importedId(createdAt: string, ref: ScopeRef, ...parts: string[])
 }
 
 /** Archived payloads: each checked against its sha256, stored under its (mapped) node id; a payload stored before keeps its first copy. */
-export async function importColdPayloads(db: Database, ref: ScopeRef, items: PackColdPayload[], map: (id: string) => string, counts: ContinuationCounts, conflicts: ContinuationConflict[]) {
+export async function importColdPayloads(
+  db: Database,
+  ref: ScopeRef,
+  items: PackColdPayload[],
+  map: (id: string) => string,
+  counts: ContinuationCounts,
+  conflicts: ContinuationConflict[],
+) {
   const good = [];
   for (const p of items) {
     if (sha256(Buffer.from(p.text, 'utf8')) !== p.sha256) {
@@ -106,7 +123,15 @@ export async function importColdPayloads(db: Database, ref: ScopeRef, items: Pac
       counts.conflicts += 1;
       continue;
     }
-    good.push({ node_id: map(p.node_id), revision: p.revision, client_id: p.client_id, content_hash: p.content_hash, text: p.text, relocated_at: p.relocated_at, run_id: p.run_id });
+    good.push({
+      node_id: map(p.node_id),
+      revision: p.revision,
+      client_id: p.client_id,
+      content_hash: p.content_hash,
+      text: p.text,
+      relocated_at: p.relocated_at,
+      run_id: p.run_id,
+    });
   }
   if (good.length === 0) return;
   const stored = await new ColdStore(db).putMany(ref, good);
@@ -139,7 +164,15 @@ export async function importPlaybooks(db: Database, ref: ScopeRef, items: PackPl
       const id = `${pb.playbook_id}@${v.version}`;
       const problems = v.playbook_id !== pb.playbook_id ? [{ path: 'playbook_id', message: `belongs to '${v.playbook_id}'` }] : validateContent(v.steps, v.parameters);
       if (problems.length > 0) {
-        conflicts.push({ id, client_id: null, kind: 'playbook_version', reason: `not imported: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ').slice(0, 500)}` });
+        conflicts.push({
+          id,
+          client_id: null,
+          kind: 'playbook_version',
+          reason: `not imported: ${problems
+            .map((p) => `${p.path}: ${p.message}`)
+            .join('; ')
+            .slice(0, 500)}`,
+        });
         counts.conflicts += 1;
         continue;
       }
@@ -169,11 +202,21 @@ export async function importAutomations(db: Database, ref: ScopeRef, items: Pack
   for (const a of items) {
     const check = validateGraph(a.graph as never);
     if (check.issues.length > 0) {
-      conflicts.push({ id: a.automation_id, client_id: null, kind: 'automation', reason: `not imported: ${check.issues.map((i) => `${i.path}: ${i.message}`).join('; ').slice(0, 500)}` });
+      conflicts.push({
+        id: a.automation_id,
+        client_id: null,
+        kind: 'automation',
+        reason: `not imported: ${check.issues
+          .map((i) => `${i.path}: ${i.message}`)
+          .join('; ')
+          .slice(0, 500)}`,
+      });
       counts.conflicts += 1;
       continue;
     }
-    const hash = createHash('sha256').update(canonicalJson({ name: a.name, description: a.description, graph: check.graph })).digest('hex');
+    const hash = createHash('sha256')
+      .update(canonicalJson({ name: a.name, description: a.description, graph: check.graph }))
+      .digest('hex');
     const doc: DefinitionDoc = { ...a, graph: check.graph, content_hash: hash, _id: importedId(a.created_at, ref, 'automation', a.automation_id) };
     if (await defs.insert(doc)) {
       counts.automations_created += 1;

@@ -22,7 +22,15 @@ const PAGE = 1000;
 export async function exportPack(
   m: MemoryServices,
   ref: ScopeRef,
-  opts: { includeRevisions: boolean; includeEdges: boolean; includeColdPayloads?: boolean; includePlaybooks?: boolean; includeAutomations?: boolean; limit?: number; after?: string },
+  opts: {
+    includeRevisions: boolean;
+    includeEdges: boolean;
+    includeColdPayloads?: boolean;
+    includePlaybooks?: boolean;
+    includeAutomations?: boolean;
+    limit?: number;
+    after?: string;
+  },
   now: Date,
 ): Promise<{ pack: Pack; last: string | null; more: boolean }> {
   const store = m.nodes(ref);
@@ -51,13 +59,28 @@ export async function exportPack(
     });
   }
   revisions = revisions.map(({ node_id, revision, title, text, summary, slots, tags, content_hash, actor, superseded_at, created_at }) => ({
-    node_id, revision, title, text, summary, slots, tags, content_hash, actor, superseded_at, created_at,
+    node_id,
+    revision,
+    title,
+    text,
+    summary,
+    slots,
+    tags,
+    content_hash,
+    actor,
+    superseded_at,
+    created_at,
   }));
   edges = edges.map(({ id, src, dst, type, actor, created_at }) => ({ id, src, dst, type, actor, created_at }));
   const extras = noExtras();
   const db = m.store.db;
   const firstPage = opts.after === undefined;
-  if (opts.includeColdPayloads ?? true) extras.cold_payloads = await exportColdPayloads(db, ref, nodes.map((n) => n.id));
+  if (opts.includeColdPayloads ?? true)
+    extras.cold_payloads = await exportColdPayloads(
+      db,
+      ref,
+      nodes.map((n) => n.id),
+    );
   if (firstPage && (opts.includePlaybooks ?? true)) extras.playbooks = await exportPlaybooks(db, ref);
   if (firstPage && (opts.includeAutomations ?? true)) extras.automations = await exportAutomations(db, ref);
   return {

@@ -91,7 +91,10 @@ export function toPackNode(n: StoredNode): PackNode {
  */
 export function contentHash(nodes: PackNode[], revisions: NodeRevision[], edges: MemoryEdge[], extras: PackExtras = noExtras()): string {
   const h = createHash('sha256');
-  const byId = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  const byId =
+    <T>(key: (x: T) => string) =>
+    (a: T, b: T) =>
+      key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
   for (const n of [...nodes].sort(byId((x) => x.id))) h.update(canonical(n)).update('\n');
   h.update('--revisions\n');
   for (const r of [...revisions].sort(byId((x) => `${x.node_id}:${String(x.revision).padStart(10, '0')}`))) h.update(canonical(r)).update('\n');

@@ -30,7 +30,12 @@ const view = (r: ImportRecord) => ({
   totals: { cold_payloads: 0, playbook_versions: 0, automations: 0, ...r.totals },
   progress: { chunks_total: r.chunks_total, chunks_done: r.chunks_done },
   counts: { ...emptyCounts(), ...r.counts },
-  conflicts: r.conflicts.map((c) => ({ id: c.id, client_id: c.client_id, kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation', reason: c.reason ?? null })),
+  conflicts: r.conflicts.map((c) => ({
+    id: c.id,
+    client_id: c.client_id,
+    kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation',
+    reason: c.reason ?? null,
+  })),
   error: r.error,
   created_at: r.created_at,
   updated_at: r.updated_at,
@@ -85,7 +90,10 @@ export function createPacksHandlers(deps: { memory: MemoryServices; engine: Engi
         import_id: importId,
         workflow_id: workflowId,
         status: 'queued',
-        remap_ids: await needsRemap(ref, pack.nodes.map((n) => n.id)),
+        remap_ids: await needsRemap(
+          ref,
+          pack.nodes.map((n) => n.id),
+        ),
         source: pack.source,
         content_hash: pack.content_hash,
         totals: {
@@ -137,4 +145,3 @@ export function createPacksHandlers(deps: { memory: MemoryServices; engine: Engi
     },
   };
 }
-

@@ -80,7 +80,9 @@ export async function evaluateCandidate(c: ReplayStoreCtx, ref: ScopeRef, input:
     'no_host_steps',
     hostSteps.length === 0,
     ['unattended'],
-    hostSteps.length === 0 ? 'every step runs in the sandbox' : `host step(s) ${hostSteps.map((s) => `${s.step_index} (${s.tool_name})`).join(', ')}: only guided mode can run them`,
+    hostSteps.length === 0
+      ? 'every step runs in the sandbox'
+      : `host step(s) ${hostSteps.map((s) => `${s.step_index} (${s.tool_name})`).join(', ')}: only guided mode can run them`,
   );
 
   const readyFor = (target: 'shadow' | 'active') => checks.every((k) => k.passed || !k.required_for.includes(target));

@@ -59,11 +59,18 @@ function simulateAnswer(doc: PlaybookDoc, plan: Plan) {
 }
 
 /** Validates the request, records the run and starts its workflow (a repeated run_id attaches to the run). */
-export async function startPlaybookRun(c: ReplayCtx, ref: ScopeRef, req: RunRequest & { mode: 'strict' | 'guided' }, purpose: 'run' | 'dispatch' | 'automation', actor: string): Promise<Started> {
+export async function startPlaybookRun(
+  c: ReplayCtx,
+  ref: ScopeRef,
+  req: RunRequest & { mode: 'strict' | 'guided' },
+  purpose: 'run' | 'dispatch' | 'automation',
+  actor: string,
+): Promise<Started> {
   const { doc, active } = await runnableVersion(c, ref, req.playbook_id, req.version);
   const plan = planOf(doc, req.params);
   const issues = planIssues(plan, req.mode);
-  if (issues.length > 0) throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
+  if (issues.length > 0)
+    throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
   if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
   const workspace = optionalWorkspace(c.config, req.workspace);
 
@@ -87,7 +94,11 @@ export async function startPlaybookRun(c: ReplayCtx, ref: ScopeRef, req: RunRequ
     host_step_timeout_ms: req.host_step_timeout_ms ?? null,
   };
   const goal = await goalOf(c, ref, doc.source_run_id, doc.name, req.goal);
-  const { run, created } = await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal));
+  const { run, created } = await insertPlaybookRun(
+    c,
+    ref,
+    newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal),
+  );
   if (!created) return { run, created, workflowId: run.playbook!.workflow_id, doc };
   try {
     await c.engine.start({
@@ -143,7 +154,13 @@ const HOST_WAIT_SLICE_MS = 1000;
  * A guided run's result, or null as soon as the run waits for the host (the caller answers then:
  * nobody else can move the run on). Strict runs wait for the result only.
  */
-async function resultOrHostWait(c: ReplayCtx, ref: ScopeRef, s: Started, mode: 'strict' | 'guided', waitMs: number): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
+async function resultOrHostWait(
+  c: ReplayCtx,
+  ref: ScopeRef,
+  s: Started,
+  mode: 'strict' | 'guided',
+  waitMs: number,
+): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
   if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
   const { runs, steps } = storesFor(c.db, ref);
   // Wall time, not the injected clock: a real wait for the workflow's result.

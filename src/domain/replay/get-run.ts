@@ -65,9 +65,7 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, in
   }
   if (run.state === 'open') await resignalLostReport(c, ref, run, r.steps);
   return {
-    run: input.include_steps
-      ? runView(run, r.steps, undefined, c.uiLink)
-      : runView(run, null, r.steps.length, c.uiLink, pendingStepOf(run, r.steps)),
+    run: input.include_steps ? runView(run, r.steps, undefined, c.uiLink) : runView(run, null, r.steps.length, c.uiLink, pendingStepOf(run, r.steps)),
     version: versionOf(run, r.steps),
     ...(wait ? { wait } : {}),
   };

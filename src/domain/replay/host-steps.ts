@@ -47,9 +47,14 @@ export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostSte
   const { runs, steps } = storesFor(c.db, ref);
   const run = await loadRun(runs, input.run_id);
   if (run.source !== 'playbook' || !run.playbook) {
-    throw invalidState(`replay run '${run.run_id}' is ${run.source === 'recorded' ? 'a recorded run' : 'a shadow validation'}; only guided playbook runs wait for host steps`, run.source, { run_id: run.run_id });
+    throw invalidState(
+      `replay run '${run.run_id}' is ${run.source === 'recorded' ? 'a recorded run' : 'a shadow validation'}; only guided playbook runs wait for host steps`,
+      run.source,
+      { run_id: run.run_id },
+    );
   }
-  if (run.state === 'ended') throw invalidState(`playbook run '${run.run_id}' has ended (${run.status}); it waits for nothing`, 'ended', { run_id: run.run_id, status: run.status });
+  if (run.state === 'ended')
+    throw invalidState(`playbook run '${run.run_id}' has ended (${run.status}); it waits for nothing`, 'ended', { run_id: run.run_id, status: run.status });
   const all = await steps.list(run._id);
   const pending = pendingStepOf(run, all);
   if (!pending || pending.step_index !== input.step_index || pending.reported) throw refuse(run, input.step_index, all);
@@ -64,7 +69,15 @@ export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostSte
     report_id: uuidv7(c.clock.now().getTime()),
   };
   // Wall time, not the injected clock: re-signalling waits real time for the workflow to see the report (signalled_wall_ms).
-  const doc: HostReportDoc = { status: report.status, output_signature: report.output_signature, error: report.error, actor, at: report.at, report_id: report.report_id, signalled_wall_ms: Date.now() };
+  const doc: HostReportDoc = {
+    status: report.status,
+    output_signature: report.output_signature,
+    error: report.error,
+    actor,
+    at: report.at,
+    report_id: report.report_id,
+    signalled_wall_ms: Date.now(),
+  };
   if (!(await steps.claimHostReport(run._id, input.step_index, doc))) throw refuse(run, input.step_index, await steps.list(run._id));
   try {
     await c.engine.signal(workflowOf(run), HOST_STEP_SIGNAL, report);
@@ -97,7 +110,12 @@ async function answer(c: ReplayCtx, ref: ScopeRef, first: RunDoc, stepIndex: num
         step: stepView(step),
         completed: run.state === 'ended',
         pending_step: next,
-        ...(settled ? {} : { message: step.status === 'pending' ? 'the report was accepted and is being judged; poll replay/runs/get' : 'the step was judged and the run goes on; poll replay/runs/get' }),
+        ...(settled
+          ? {}
+          : {
+              message:
+                step.status === 'pending' ? 'the report was accepted and is being judged; poll replay/runs/get' : 'the step was judged and the run goes on; poll replay/runs/get',
+            }),
         run: runView(run, all),
       };
     }
@@ -114,7 +132,15 @@ export async function resignalLostReport(c: ReplayCtx, ref: ScopeRef, run: RunDo
   const s = steps.find((x) => x.status === 'pending' && x.host_report);
   const r = s?.host_report;
   if (!s || !r || Date.now() - (r.signalled_wall_ms ?? 0) < RESIGNAL_AFTER_MS) return;
-  const report: HostStepReport = { step_index: s.step_index, status: r.status, output_signature: r.output_signature, error: r.error, actor: r.actor, at: r.at, report_id: r.report_id };
+  const report: HostStepReport = {
+    step_index: s.step_index,
+    status: r.status,
+    output_signature: r.output_signature,
+    error: r.error,
+    actor: r.actor,
+    at: r.at,
+    report_id: r.report_id,
+  };
   try {
     await c.engine.signal(workflowOf(run), HOST_STEP_SIGNAL, report);
     await storesFor(c.db, ref).steps.noteSignalled(run._id, s.step_index, r.report_id, Date.now());

@@ -63,14 +63,18 @@ export function templateLiterals<T>(value: T, literals: Record<string, string | 
   for (const [name, literal] of entries) {
     const text = String(literal);
     const word = new RegExp(`(?<![A-Za-z0-9_])${escapeRe(text)}(?![A-Za-z0-9_])`, 'g');
-    out = mapWithWhole(out, literal, () => {
-      used.add(name);
-      return `{{${name}}}`;
-    }, (s) =>
-      s.replace(word, () => {
+    out = mapWithWhole(
+      out,
+      literal,
+      () => {
         used.add(name);
         return `{{${name}}}`;
-      }),
+      },
+      (s) =>
+        s.replace(word, () => {
+          used.add(name);
+          return `{{${name}}}`;
+        }),
     );
   }
   return out as T;

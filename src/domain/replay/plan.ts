@@ -37,7 +37,16 @@ export function planOf(doc: PlaybookDoc, given: Json): Plan {
     const expected = substitute(s.expected_output_signature, values);
     const spec = commandOf(s.tool_name, toolInput);
     if (!spec) {
-      return { step_index: s.step_index, kind: 'host', tool_name: s.tool_name, tool_input: toolInput, expected_output_signature: expected, max_attempts: s.max_attempts, command: null, problems: [] };
+      return {
+        step_index: s.step_index,
+        kind: 'host',
+        tool_name: s.tool_name,
+        tool_input: toolInput,
+        expected_output_signature: expected,
+        max_attempts: s.max_attempts,
+        command: null,
+        problems: [],
+      };
     }
     const { command, problems } = checkedCommand(spec);
     if (command) {
@@ -48,7 +57,16 @@ export function planOf(doc: PlaybookDoc, given: Json): Plan {
         problems.push(err.message);
       }
     }
-    return { step_index: s.step_index, kind: 'command', tool_name: s.tool_name, tool_input: toolInput, expected_output_signature: expected, max_attempts: s.max_attempts, command, problems };
+    return {
+      step_index: s.step_index,
+      kind: 'command',
+      tool_name: s.tool_name,
+      tool_input: toolInput,
+      expected_output_signature: expected,
+      max_attempts: s.max_attempts,
+      command,
+      problems,
+    };
   });
   return { params: values, steps, issues };
 }

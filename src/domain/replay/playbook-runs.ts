@@ -12,7 +12,12 @@ import type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './
  * whose steps its workflow's activities write, so `replay/runs/get` shows it like a recorded run.
  */
 
-export function newPlaybookRunDoc(c: ReplayStoreCtx, input: PlaybookRunInput, info: Omit<PlaybookRunInfo, 'playbook_id' | 'mode' | 'purpose' | 'params' | 'max_steps'>, goal: string): RunDoc {
+export function newPlaybookRunDoc(
+  c: ReplayStoreCtx,
+  input: PlaybookRunInput,
+  info: Omit<PlaybookRunInfo, 'playbook_id' | 'mode' | 'purpose' | 'params' | 'max_steps'>,
+  goal: string,
+): RunDoc {
   const at = nowIso(c);
   return {
     _id: input.run_key,
@@ -93,7 +98,10 @@ export async function runnableVersion(
       if (opts.latestWhenNoActive) {
         const status = effectiveStatus(any, pointer);
         if (status === 'rejected' || status === 'disabled') {
-          throw invalidState(`playbook '${playbookId}' has no active version and its latest (${any.version}) is ${status}; name a version`, status, { playbook_id: playbookId, version: any.version });
+          throw invalidState(`playbook '${playbookId}' has no active version and its latest (${any.version}) is ${status}; name a version`, status, {
+            playbook_id: playbookId,
+            version: any.version,
+          });
         }
         return { doc: any, active: false };
       }
@@ -174,4 +182,3 @@ export function summarize(status: string, steps: StepDoc[], reason: string | nul
   if (reason) parts.push(reason);
   return `${status}: ${parts.join('; ')}`.slice(0, 2000);
 }
-

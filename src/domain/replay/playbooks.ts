@@ -69,7 +69,12 @@ export function statusAnswer(r: StatusChangeResult, learning: { workflows_update
   };
 }
 
-export async function promotePlaybook(c: ReplayCtx, ref: ScopeRef, input: { playbook_id: string; version?: number | undefined; target_status: PromoteTarget; note?: string | undefined }, actor: string) {
+export async function promotePlaybook(
+  c: ReplayCtx,
+  ref: ScopeRef,
+  input: { playbook_id: string; version?: number | undefined; target_status: PromoteTarget; note?: string | undefined },
+  actor: string,
+) {
   const r = await setVersionStatus(c, ref, input.playbook_id, input.version, input.target_status, { actor, note: input.note ?? null, via: 'promote' });
   return statusAnswer(r, await announceActive(c, ref, r));
 }

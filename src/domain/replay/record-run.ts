@@ -44,16 +44,23 @@ export async function startRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id
 /** Steps and ends of playbook runs are written by their workflow, never through these routes. */
 export function assertRecorded(run: RunDoc): void {
   if (run.source !== 'recorded') {
-    throw invalidState(`replay run '${run.run_id}' is a ${run.source === 'playbook' ? 'playbook run' : 'shadow validation'}; its steps and end are recorded by its workflow`, run.status, {
-      run_id: run.run_id,
-      source: run.source,
-    });
+    throw invalidState(
+      `replay run '${run.run_id}' is a ${run.source === 'playbook' ? 'playbook run' : 'shadow validation'}; its steps and end are recorded by its workflow`,
+      run.status,
+      {
+        run_id: run.run_id,
+        source: run.source,
+      },
+    );
   }
 }
 
 export function assertOpen(run: RunDoc): void {
   if (run.state !== 'open') {
-    throw invalidState(`replay run '${run.run_id}' has ended (${run.status}); steps and ends are only recorded on an open run`, 'ended', { run_id: run.run_id, status: run.status });
+    throw invalidState(`replay run '${run.run_id}' has ended (${run.status}); steps and ends are only recorded on an open run`, 'ended', {
+      run_id: run.run_id,
+      status: run.status,
+    });
   }
 }
 

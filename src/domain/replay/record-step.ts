@@ -52,8 +52,7 @@ export async function stepBefore(c: ReplayStoreCtx, ref: ScopeRef, input: StepBe
   const inserted = await steps.insert(doc);
   if (inserted) return { run_id: run.run_id, step_index: input.step_index, created: true, step: stepView(inserted) };
   const existing = (await steps.get(run._id, input.step_index))!;
-  const same =
-    existing.tool_name === doc.tool_name && sameJson(existing.tool_input, doc.tool_input) && sameJson(existing.expected_output_signature, doc.expected_output_signature);
+  const same = existing.tool_name === doc.tool_name && sameJson(existing.tool_input, doc.tool_input) && sameJson(existing.expected_output_signature, doc.expected_output_signature);
   if (!same) {
     throw new LoreError('conflict', `step ${input.step_index} of replay run '${run.run_id}' was recorded with a different tool or input`, {
       run_id: run.run_id,

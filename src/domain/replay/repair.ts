@@ -138,7 +138,8 @@ function applySteps(base: PlaybookStep[], ops: { op: Op; at: string }[], issues:
     if (op.op === 'remove') removed.add(op.step_index);
     else {
       const fields = Object.fromEntries(Object.entries(op.step).filter(([, v]) => v !== undefined)) as Partial<PlaybookStep>;
-      if (Object.keys(fields).length === 0) issues.push({ path: `${at}.step`, message: 'replace needs at least one of tool_name, tool_input, expected_output_signature, max_attempts' });
+      if (Object.keys(fields).length === 0)
+        issues.push({ path: `${at}.step`, message: 'replace needs at least one of tool_name, tool_input, expected_output_signature, max_attempts' });
       replaced.set(op.step_index, fields);
     }
   }
@@ -195,7 +196,8 @@ export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: Re
     issues.push({ path: 'patch', message: 'the patch changes nothing' });
   }
   if (issues.length === 0) issues.push(...validateContent(steps, parameters));
-  if (issues.length > 0) throw validationFailed(`the patch of playbook '${base.playbook_id}' version ${base.version} is invalid`, issues, { playbook_id: base.playbook_id, version: base.version });
+  if (issues.length > 0)
+    throw validationFailed(`the patch of playbook '${base.playbook_id}' version ${base.version} is invalid`, issues, { playbook_id: base.playbook_id, version: base.version });
 
   const at = nowIso(c);
   // Versions are allocated as latest + 1; a writer that loses the race for a number takes the next.
@@ -230,5 +232,10 @@ export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: Re
       };
     }
   }
-  throw new LoreError('conflict', `could not allocate a new version of playbook '${base.playbook_id}' (too many concurrent repairs); retry`, { playbook_id: base.playbook_id }, true);
+  throw new LoreError(
+    'conflict',
+    `could not allocate a new version of playbook '${base.playbook_id}' (too many concurrent repairs); retry`,
+    { playbook_id: base.playbook_id },
+    true,
+  );
 }

@@ -67,13 +67,26 @@ function dryRun(doc: PlaybookDoc, params: Json, at: string): ShadowValidation {
 }
 
 /** Runs the version in the sandbox as a shadow-validation workflow and waits for its result (up to waitMs). */
-async function executeValidation(c: ReplayCtx, ref: ScopeRef, doc: PlaybookDoc, params: Json, actor: string, waitMs: number, workspace: Workspace | null): Promise<ShadowValidation> {
+async function executeValidation(
+  c: ReplayCtx,
+  ref: ScopeRef,
+  doc: PlaybookDoc,
+  params: Json,
+  actor: string,
+  waitMs: number,
+  workspace: Workspace | null,
+): Promise<ShadowValidation> {
   const { playbooks } = storesFor(c.db, ref);
   const at = nowIso(c);
   const plan = planOf(doc, params);
   const issues = planIssues(plan, 'guided');
   if (issues.length > 0) {
-    const failed: ShadowValidation = { ...dryRun(doc, params, at), mode: 'execute_sandbox', status: 'failed', summary: `failed: the validation could not run: ${issues.map((i) => i.message).join('; ')}` };
+    const failed: ShadowValidation = {
+      ...dryRun(doc, params, at),
+      mode: 'execute_sandbox',
+      status: 'failed',
+      summary: `failed: the validation could not run: ${issues.map((i) => i.message).join('; ')}`,
+    };
     await playbooks.update(doc.playbook_id, doc.version, { shadow_validation: failed, updated_at: at });
     return failed;
   }
@@ -96,7 +109,17 @@ async function executeValidation(c: ReplayCtx, ref: ScopeRef, doc: PlaybookDoc, 
   };
   const goal = await goalOf(c, ref, doc.source_run_id, doc.name, run.goal);
   await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, run, { version: doc.version, workflow_id: workflowId, active_at_start: false, session_id: null }, goal));
-  const running: ShadowValidation = { mode: 'execute_sandbox', status: 'running', run_id: run.run_id, workflow_id: workflowId, started_at: at, finished_at: null, steps: [], issues: [], summary: 'running' };
+  const running: ShadowValidation = {
+    mode: 'execute_sandbox',
+    status: 'running',
+    run_id: run.run_id,
+    workflow_id: workflowId,
+    started_at: at,
+    finished_at: null,
+    steps: [],
+    issues: [],
+    summary: 'running',
+  };
   await playbooks.update(doc.playbook_id, doc.version, { shadow_validation: running, updated_at: at });
   await c.engine.start({
     workflowType: SHADOW_VALIDATION_WORKFLOW,
@@ -124,13 +147,18 @@ export async function reviewRepair(c: ReplayCtx, ref: ScopeRef, input: ReviewInp
   }
   const pointer = await active.get(doc.playbook_id);
   if (doc.status !== 'draft' || pointer === doc.version) {
-    throw invalidState(`playbook '${doc.playbook_id}' version ${doc.version} was already reviewed (it is ${pointer === doc.version ? 'active' : doc.status})`, pointer === doc.version ? 'active' : doc.status, {
-      playbook_id: doc.playbook_id,
-      version: doc.version,
-    });
+    throw invalidState(
+      `playbook '${doc.playbook_id}' version ${doc.version} was already reviewed (it is ${pointer === doc.version ? 'active' : doc.status})`,
+      pointer === doc.version ? 'active' : doc.status,
+      {
+        playbook_id: doc.playbook_id,
+        version: doc.version,
+      },
+    );
   }
   // A workspace that cannot be used is the caller's mistake: refused before anything changes.
-  const workspace = input.action === 'approve' && input.auto_shadow_validate && input.shadow_validation_mode === 'execute_sandbox' ? optionalWorkspace(c.config, input.workspace) : null;
+  const workspace =
+    input.action === 'approve' && input.auto_shadow_validate && input.shadow_validation_mode === 'execute_sandbox' ? optionalWorkspace(c.config, input.workspace) : null;
   const at = nowIso(c);
   const review = { action: input.action, actor, note: input.note ?? null, at };
   if (input.action === 'reject') {

@@ -58,16 +58,36 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
   const { runs, steps } = storesFor(c.db, ref);
   let run = await runs.getByKey(input.run_key);
   if (run && run.state === 'ended') {
-    return { run_key: run._id, version: run.playbook?.version ?? 0, mode: input.mode, session_id: null, steps: [], max_steps: null, ended: resultOf(run, await steps.list(run._id)) };
+    return {
+      run_key: run._id,
+      version: run.playbook?.version ?? 0,
+      mode: input.mode,
+      session_id: null,
+      steps: [],
+      max_steps: null,
+      ended: resultOf(run, await steps.list(run._id)),
+    };
   }
   // Runs started inside another workflow (automation) are recorded here: name their workflow.
   const workflowId = input.purpose === 'shadow_validation' ? shadowValidationWorkflowId(input.run_key) : playbookRunWorkflowId(input.run_key);
   const fail = async (err: unknown) => {
     if (!(err instanceof LoreError) || err.retryable) return;
     // Recorded either way, so the caller (e.g. an automation run) can read why it did not start.
-    run ??= (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: input.version, workflow_id: workflowId, active_at_start: false, session_id: null }, input.goal ?? input.playbook_id))).run;
+    run ??= (
+      await insertPlaybookRun(
+        c,
+        ref,
+        newPlaybookRunDoc(c, input, { version: input.version, workflow_id: workflowId, active_at_start: false, session_id: null }, input.goal ?? input.playbook_id),
+      )
+    ).run;
     const at = nowIso(c);
-    await runs.end(run._id, { status: 'failure', summary: `failure: the run could not start: ${err.message}`.slice(0, 2000), ended_at: at, updated_at: at, learning: notEligible('the run did not start', at) });
+    await runs.end(run._id, {
+      status: 'failure',
+      summary: `failure: the run could not start: ${err.message}`.slice(0, 2000),
+      ended_at: at,
+      updated_at: at,
+      learning: notEligible('the run did not start', at),
+    });
   };
   let resolved;
   try {
@@ -75,7 +95,11 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
     const plan = planOf(doc, input.params);
     // Shadow validation skips host steps rather than refusing them.
     const issues = planIssues(plan, input.purpose === 'shadow_validation' ? 'guided' : input.mode);
-    if (issues.length > 0) throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${input.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
+    if (issues.length > 0)
+      throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${input.mode} mode`, issues, {
+        playbook_id: doc.playbook_id,
+        version: doc.version,
+      });
     if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
     // Checked against this worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
     const workspace = optionalWorkspace(c.config, input.workspace);
@@ -171,7 +195,14 @@ export async function prepareStep(c: RunnerCtx, input: { tenant_id: string; scop
     created = await createRunRecord(
       c,
       ref,
-      { session_id: run.playbook.session_id, mode: 'async', action: { kind: 'command', argv: command.argv, ...(command.env ? { env: command.env } : {}) }, run_id: sandboxRunId, limits: undefined, timeout_ms: command.timeout_ms },
+      {
+        session_id: run.playbook.session_id,
+        mode: 'async',
+        action: { kind: 'command', argv: command.argv, ...(command.env ? { env: command.env } : {}) },
+        run_id: sandboxRunId,
+        limits: undefined,
+        timeout_ms: command.timeout_ms,
+      },
       run.actor,
     );
   } catch (err) {
@@ -179,7 +210,10 @@ export async function prepareStep(c: RunnerCtx, input: { tenant_id: string; scop
     throw err;
   }
   const sb = created.run;
-  const attempts: SandboxAttempt[] = [...step.attempts.filter((a) => a.attempt !== input.attempt), { attempt: input.attempt, sandbox_run_id: sb.run_id, status: sb.status, exit_code: null, reason: null }];
+  const attempts: SandboxAttempt[] = [
+    ...step.attempts.filter((a) => a.attempt !== input.attempt),
+    { attempt: input.attempt, sandbox_run_id: sb.run_id, status: sb.status, exit_code: null, reason: null },
+  ];
   attempts.sort((a, b) => a.attempt - b.attempt);
   await steps.update(run._id, input.step_index, { status: 'running', sandbox_run_id: sb.run_id, attempts, started_at: step.started_at ?? at, updated_at: at });
   return { refused: null, sandbox_run_id: sb.run_id, workflow_id: sb.workflow_id, wall_ms: sb.limits.wall_ms };
@@ -224,9 +258,7 @@ export async function completeStep(
   const match = matchCommand(step.expected_output_signature, outcome, run.playbook?.mode ?? 'strict', facts);
   const reasons = reasonsOf(match);
   const at = nowIso(c);
-  const attempts = step.attempts.map((a) =>
-    a.attempt === input.attempt ? { ...a, status: outcome.status, exit_code: outcome.exit_code, reason: outcome.reason } : a,
-  );
+  const attempts = step.attempts.map((a) => (a.attempt === input.attempt ? { ...a, status: outcome.status, exit_code: outcome.exit_code, reason: outcome.reason } : a));
   const enforced = match.checks.filter((k) => k.enforced && !k.passed).map((k) => k.detail);
   const settled = match.matched || input.last_attempt;
   await steps.update(run._id, input.step_index, {
@@ -325,7 +357,12 @@ export async function finishRun(c: RunnerCtx, input: FinishInput): Promise<Playb
       updated_at: at,
     });
     if (input.pending_from !== null) {
-      await steps.settle(run._id, ['queued'], { status: 'pending', error: 'needs the host: do this step (guided mode), then the ones after it', updated_at: at }, input.pending_from);
+      await steps.settle(
+        run._id,
+        ['queued'],
+        { status: 'pending', error: 'needs the host: do this step (guided mode), then the ones after it', updated_at: at },
+        input.pending_from,
+      );
     }
     await steps.settle(run._id, ['queued'], { status: 'skipped', error: input.status === 'cancelled' ? 'the run was cancelled' : 'not reached', updated_at: at });
     const all = await steps.list(run._id);
@@ -349,7 +386,10 @@ export async function finishRun(c: RunnerCtx, input: FinishInput): Promise<Playb
 }
 
 /** Records a shadow validation's result on the version it validated (finished now). */
-export async function recordShadowValidation(c: RunnerCtx, input: { tenant_id: string; scope: string; playbook_id: string; version: number; validation: ShadowValidation }): Promise<ShadowValidation> {
+export async function recordShadowValidation(
+  c: RunnerCtx,
+  input: { tenant_id: string; scope: string; playbook_id: string; version: number; validation: ShadowValidation },
+): Promise<ShadowValidation> {
   const at = nowIso(c);
   const validation = { ...input.validation, finished_at: input.validation.finished_at ?? at };
   await storesFor(c.db, refOf(input)).playbooks.update(input.playbook_id, input.version, { shadow_validation: validation, updated_at: at });

@@ -31,7 +31,10 @@ export interface ReplayServices {
    * it: the version that would run and every issue (empty when it can). Never throws for a
    * missing playbook or version: that is an issue too.
    */
-  checkRunnable(ref: ScopeRef, req: { playbook_id: string; version?: number | null; mode: 'strict' | 'guided'; params?: Json }): Promise<{ version: number | null; issues: Issue[] }>;
+  checkRunnable(
+    ref: ScopeRef,
+    req: { playbook_id: string; version?: number | null; mode: 'strict' | 'guided'; params?: Json },
+  ): Promise<{ version: number | null; issues: Issue[] }>;
   /** Starts a playbook run (like dispatch) and returns at once; poll getRun. */
   startRun(
     ref: ScopeRef,
@@ -88,4 +91,3 @@ export function createReplayServices(c: ReplayCtx, feed: LearningFeed): ReplaySe
     workflow: { type: PLAYBOOK_RUN_WORKFLOW, workflowIdOf: playbookRunWorkflowId },
   };
 }
-

@@ -107,13 +107,28 @@ export function signatureProblems(sig: unknown): { field: string; message: strin
   const p: { field: string; message: string }[] = [];
   if (sig === null || sig === undefined) return p;
   if (!isObj(sig)) return [{ field: '', message: 'must be an object' }];
-  if (sig.exit_code !== undefined && sig.exit_code !== null && !(typeof sig.exit_code === 'number' && Number.isInteger(sig.exit_code))) p.push({ field: 'exit_code', message: 'must be an integer' });
-  if (sig.error_signature !== undefined && sig.error_signature !== null && typeof sig.error_signature !== 'string') p.push({ field: 'error_signature', message: 'must be a string' });
-  if (sig.markers !== undefined && !(Array.isArray(sig.markers) && sig.markers.every((m) => typeof m === 'string' && m.trim() !== ''))) p.push({ field: 'markers', message: 'must be an array of non-empty strings' });
+  if (sig.exit_code !== undefined && sig.exit_code !== null && !(typeof sig.exit_code === 'number' && Number.isInteger(sig.exit_code)))
+    p.push({ field: 'exit_code', message: 'must be an integer' });
+  if (sig.error_signature !== undefined && sig.error_signature !== null && typeof sig.error_signature !== 'string')
+    p.push({ field: 'error_signature', message: 'must be a string' });
+  if (sig.markers !== undefined && !(Array.isArray(sig.markers) && sig.markers.every((m) => typeof m === 'string' && m.trim() !== '')))
+    p.push({ field: 'markers', message: 'must be an array of non-empty strings' });
   if (sig.json !== undefined && !(Array.isArray(sig.json) && sig.json.every((j) => isObj(j) && typeof j.path === 'string' && parsePath(j.path) !== null && 'equals' in j))) {
     p.push({ field: 'json', message: 'must be an array of {path, equals} with paths such as "$.a.b[0]" or "a.b.0"' });
   }
-  if (sig.artifacts !== undefined && !(Array.isArray(sig.artifacts) && sig.artifacts.every((a) => isObj(a) && typeof a.path === 'string' && relativeInside(a.path) && (a.sha256 === undefined || a.sha256 === null || (typeof a.sha256 === 'string' && /^[0-9a-fA-F]{64}$/.test(a.sha256)))))) {
+  if (
+    sig.artifacts !== undefined &&
+    !(
+      Array.isArray(sig.artifacts) &&
+      sig.artifacts.every(
+        (a) =>
+          isObj(a) &&
+          typeof a.path === 'string' &&
+          relativeInside(a.path) &&
+          (a.sha256 === undefined || a.sha256 === null || (typeof a.sha256 === 'string' && /^[0-9a-fA-F]{64}$/.test(a.sha256))),
+      )
+    )
+  ) {
     p.push({ field: 'artifacts', message: 'must be an array of {path, sha256?} with relative paths that stay inside the working directory and sha256 as 64 hex digits' });
   }
   if (sig.description !== undefined && sig.description !== null && typeof sig.description !== 'string') p.push({ field: 'description', message: 'must be a string' });
@@ -148,7 +163,13 @@ function atPath(value: unknown, path: string[]): { found: boolean; value: unknow
 /** JSON in a text: the whole of it, else its last non-empty line (a tool that logs before printing its result). */
 export function jsonIn(text: string | null): { ok: boolean; value: unknown } {
   if (text === null) return { ok: false, value: undefined };
-  const tries = [text.trim(), normalizeOutput(text).split('\n').filter((l) => l.trim() !== '').at(-1) ?? ''];
+  const tries = [
+    text.trim(),
+    normalizeOutput(text)
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .at(-1) ?? '',
+  ];
   for (const t of tries) {
     if (t === '') continue;
     try {
@@ -222,7 +243,13 @@ function contentChecks(e: Expectation, output: string, errors: string, json: { o
     const got = atPath(json.value, path);
     const passed = got.found && sameJson(got.value, j.equals);
     checks.push(
-      check('json', passed, passed ? `${j.path} equals ${clip(JSON.stringify(j.equals))}` : `${j.path} ${got.found ? `is ${clip(JSON.stringify(got.value))}` : 'is absent'}, expected ${clip(JSON.stringify(j.equals))}`),
+      check(
+        'json',
+        passed,
+        passed
+          ? `${j.path} equals ${clip(JSON.stringify(j.equals))}`
+          : `${j.path} ${got.found ? `is ${clip(JSON.stringify(got.value))}` : 'is absent'}, expected ${clip(JSON.stringify(j.equals))}`,
+      ),
     );
   }
   for (const a of e.artifacts) {
@@ -248,7 +275,13 @@ export function matchCommand(expected: Json | null, o: CommandOutcome, mode: Run
   const completed = o.status === 'succeeded' || o.status === 'failed';
   checks.push(check('completed', completed, completed ? 'the command ran to its end' : `the command did not complete: ${o.status}${o.reason ? ` (${o.reason})` : ''}`));
   const wantExit = e.exit_code ?? 0;
-  checks.push(check('exit_code', completed && o.exit_code === wantExit, `expected exit code ${wantExit}, got ${o.exit_code === null ? (o.signal ? `signal ${o.signal}` : 'none') : o.exit_code}`));
+  checks.push(
+    check(
+      'exit_code',
+      completed && o.exit_code === wantExit,
+      `expected exit code ${wantExit}, got ${o.exit_code === null ? (o.signal ? `signal ${o.signal}` : 'none') : o.exit_code}`,
+    ),
+  );
   const out = normalizeOutput(o.stdout);
   checks.push(...contentChecks(e, out, normalizeOutput(o.stderr), jsonIn(o.stdout), [], facts));
   return { matched: checks.every((c) => c.passed || !c.enforced), mode, checks };
@@ -278,7 +311,9 @@ export function matchHost(expected: Json | null, r: HostReport, mode: RunMode, f
   if (e.exit_code !== null && e.exit_code !== 0) {
     checks.push(check('exit_code', reportedExit === e.exit_code, `expected exit code ${e.exit_code}, the host reported ${reportedExit ?? 'none'}`));
   } else {
-    checks.push(check('status', r.status === 'success', r.status === 'success' ? 'the host reported success' : `the host reported ${r.status}${r.error ? `: ${clip(r.error, 200)}` : ''}`));
+    checks.push(
+      check('status', r.status === 'success', r.status === 'success' ? 'the host reported success' : `the host reported ${r.status}${r.error ? `: ${clip(r.error, 200)}` : ''}`),
+    );
     if (reportedExit !== null) checks.push(check('exit_code', reportedExit === 0, `expected exit code 0, the host reported ${reportedExit}`));
   }
   const { text, listed } = hostOutput(sig);

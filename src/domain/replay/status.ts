@@ -41,7 +41,14 @@ export interface StatusChangeOpts {
 const raced = (playbookId: string, version: number, what: string) =>
   new LoreError('conflict', `playbook '${playbookId}' version ${version} changed concurrently (${what}); read it again and retry`, { playbook_id: playbookId, version }, true);
 
-export async function setVersionStatus(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, version: number | null | undefined, target: PlaybookStatus, opts: StatusChangeOpts): Promise<StatusChangeResult> {
+export async function setVersionStatus(
+  c: ReplayStoreCtx,
+  ref: ScopeRef,
+  playbookId: string,
+  version: number | null | undefined,
+  target: PlaybookStatus,
+  opts: StatusChangeOpts,
+): Promise<StatusChangeResult> {
   const { playbooks, active } = storesFor(c.db, ref);
   const doc = await loadVersion(playbooks, playbookId, version);
   const v = doc.version;
@@ -100,14 +107,20 @@ export async function setVersionStatus(c: ReplayStoreCtx, ref: ScopeRef, playboo
 /** Marks a version that lost the active slot as shadow (only if it is still marked active). */
 async function demote(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, version: number, why: string, actor: string): Promise<PlaybookDoc | null> {
   const at = nowIso(c);
-  return storesFor(c.db, ref).playbooks.setStatus(playbookId, version, 'active', { status: DEMOTED_STATUS, updated_at: at }, {
-    from: 'active',
-    to: DEMOTED_STATUS,
-    via: 'demotion',
-    actor,
-    note: why,
-    at,
-  });
+  return storesFor(c.db, ref).playbooks.setStatus(
+    playbookId,
+    version,
+    'active',
+    { status: DEMOTED_STATUS, updated_at: at },
+    {
+      from: 'active',
+      to: DEMOTED_STATUS,
+      via: 'demotion',
+      actor,
+      note: why,
+      at,
+    },
+  );
 }
 
 /**

@@ -57,7 +57,9 @@ export function checkedCommand(spec: CommandSpec): { command: CheckedCommand | n
   if (!argv.success) problems.push(`argv: ${argv.error.issues.map((i) => i.message).join('; ')}`);
   let env: Record<string, string> | undefined;
   if (spec.env !== undefined && spec.env !== null) {
-    const e = CommandEnv.safeParse(typeof spec.env === 'object' && !Array.isArray(spec.env) ? Object.fromEntries(Object.entries(spec.env as object).map(([k, v]) => [k, asText(v)])) : spec.env);
+    const e = CommandEnv.safeParse(
+      typeof spec.env === 'object' && !Array.isArray(spec.env) ? Object.fromEntries(Object.entries(spec.env as object).map(([k, v]) => [k, asText(v)])) : spec.env,
+    );
     if (!e.success) problems.push(`env: ${e.error.issues.map((i) => i.message).join('; ')}`);
     else env = e.data;
   }

@@ -40,11 +40,10 @@ export function storesFor(db: Database, ref: ScopeRef) {
 /** Every sandbox route starts here: the spec says configuration is the first thing to check. */
 export function requireEnabled(config: Config): void {
   if (!config.sandbox.enabled) {
-    throw new LoreError(
-      'sandbox_disabled',
-      'the sandbox is disabled by runtime configuration: SANDBOX_ENABLED is false (set SANDBOX_ENABLED=true to enable it)',
-      { setting: 'SANDBOX_ENABLED', value: false },
-    );
+    throw new LoreError('sandbox_disabled', 'the sandbox is disabled by runtime configuration: SANDBOX_ENABLED is false (set SANDBOX_ENABLED=true to enable it)', {
+      setting: 'SANDBOX_ENABLED',
+      value: false,
+    });
   }
 }
 

@@ -128,9 +128,7 @@ export async function createRunRecord(
 async function repeatOf(runs: SandboxRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
   const existing = await loadRun(runs, runId);
   const same =
-    existing.session_id === wanted.session_id &&
-    JSON.stringify(existing.argv) === JSON.stringify(wanted.argv) &&
-    JSON.stringify(existing.env) === JSON.stringify(wanted.env);
+    existing.session_id === wanted.session_id && JSON.stringify(existing.argv) === JSON.stringify(wanted.argv) && JSON.stringify(existing.env) === JSON.stringify(wanted.env);
   if (!same) {
     throw new LoreError('conflict', `sandbox run '${runId}' exists with a different session or command`, { run_id: runId, session_id: existing.session_id });
   }

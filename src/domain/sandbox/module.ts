@@ -24,9 +24,18 @@ export interface SandboxServices {
 
 export function createSandboxModule(deps: AppDeps, _upstream: Record<string, never>): FamilyModule<Routes, SandboxServices> {
   const log = deps.log.child('sandbox');
-  const c: SandboxCtx = { config: deps.config, db: deps.db, engine: deps.engine, clock: deps.clock, log, waiter: new RunWaiter(log), uiLink: temporalUiLink(deps.runtime.temporal) };
+  const c: SandboxCtx = {
+    config: deps.config,
+    db: deps.db,
+    engine: deps.engine,
+    clock: deps.clock,
+    log,
+    waiter: new RunWaiter(log),
+    uiLink: temporalUiLink(deps.runtime.temporal),
+  };
   // Every route, and every service call, checks SANDBOX_ENABLED first.
-  const gate = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+  const gate =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       requireEnabled(c.config);
       return fn(...args);

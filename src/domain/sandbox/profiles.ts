@@ -13,9 +13,7 @@ import type { Profile } from '../../model/sandbox/records';
  *   the options of those tools that would write files or run other programs refused.
  */
 
-export const LOCAL_SAFE_COMMANDS = [
-  'cat', 'cut', 'diff', 'echo', 'false', 'find', 'grep', 'head', 'ls', 'pwd', 'sort', 'stat', 'tail', 'tr', 'true', 'uniq', 'wc',
-] as const;
+export const LOCAL_SAFE_COMMANDS = ['cat', 'cut', 'diff', 'echo', 'false', 'find', 'grep', 'head', 'ls', 'pwd', 'sort', 'stat', 'tail', 'tr', 'true', 'uniq', 'wc'] as const;
 
 /** Options that turn an allowlisted tool into a writer or a launcher. */
 const REFUSED_OPTIONS: Record<string, RegExp> = {
@@ -37,9 +35,7 @@ export interface ProfileInfo {
 }
 
 export function profileInfo(profile: Profile): ProfileInfo {
-  return profile === 'local-safe'
-    ? { shell_allowed: false, allowed_commands: [...LOCAL_SAFE_COMMANDS] }
-    : { shell_allowed: true, allowed_commands: null };
+  return profile === 'local-safe' ? { shell_allowed: false, allowed_commands: [...LOCAL_SAFE_COMMANDS] } : { shell_allowed: true, allowed_commands: null };
 }
 
 function notAllowed(argv0: string, profile: Profile, why: string): LoreError {

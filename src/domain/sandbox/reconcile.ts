@@ -23,7 +23,10 @@ export function reconcile(c: SandboxCtx, runs: SandboxRuns, run: RunDoc): Promis
         ? { status: 'failed', reason: NEVER_STARTED }
         : wf.state === 'cancelled'
           ? { status: 'cancelled', reason: 'cancelled; the workflow ended before the command could record its outcome' }
-          : { status: 'failed', reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording a result (e.g. terminated by an operator)` };
+          : {
+              status: 'failed',
+              reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording a result (e.g. terminated by an operator)`,
+            };
       const settled = await runs.finish(run.run_id, { ...ending, finished_at: now, updated_at: now });
       return settled ?? (await runs.get(run.run_id)) ?? run;
     },

@@ -91,11 +91,10 @@ export async function awaitHostReport(config: Config, db: Database, waitMs = 10_
     }
     if (Date.now() >= deadline) {
       const why = r && !r.enabled ? 'the worker runs with SANDBOX_ENABLED=false' : 'no worker has reported its sandbox isolation';
-      throw new LoreError(
-        'overloaded',
-        `${why} for task queue '${config.temporal.taskQueue}'; start a worker with the sandbox enabled (lore start --role worker)`,
-        { task_queue: config.temporal.taskQueue, retry_after_s: 5 },
-      );
+      throw new LoreError('overloaded', `${why} for task queue '${config.temporal.taskQueue}'; start a worker with the sandbox enabled (lore start --role worker)`, {
+        task_queue: config.temporal.taskQueue,
+        retry_after_s: 5,
+      });
     }
     await sleep(200);
   }

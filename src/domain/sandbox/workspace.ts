@@ -48,7 +48,8 @@ export function resolveWorkspace(config: Pick<Config, 'sandbox'>, given: { path:
     const r = realOrNull(root) ?? root;
     return real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep);
   });
-  if (!inside) throw bad(`workspace ${p}${real !== p ? ` (${real})` : ''} is not under an allowed root (LORE_SANDBOX_WORKSPACE_ROOTS: ${roots.join(':')})`, { allowed_roots: roots });
+  if (!inside)
+    throw bad(`workspace ${p}${real !== p ? ` (${real})` : ''} is not under an allowed root (LORE_SANDBOX_WORKSPACE_ROOTS: ${roots.join(':')})`, { allowed_roots: roots });
   return { path: real };
 }
 

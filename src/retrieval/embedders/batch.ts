@@ -1,6 +1,6 @@
 // Runs an embedding call over texts in batches, checking dimensions agree.
 
-import { EmbeddingError } from "./types";
+import { EmbeddingError } from './types';
 
 export async function embedInBatches(
   texts: string[],
@@ -14,11 +14,11 @@ export async function embedInBatches(
     const batch = texts.slice(i, i + batchSize);
     const vecs = await call(batch);
     if (vecs.length !== batch.length) {
-      throw new EmbeddingError("bad_response", `${label}: asked for ${batch.length} embeddings, got ${vecs.length}`);
+      throw new EmbeddingError('bad_response', `${label}: asked for ${batch.length} embeddings, got ${vecs.length}`);
     }
     for (const v of vecs) {
       if (state.dim === undefined) state.dim = v.length;
-      else if (v.length !== state.dim) throw new EmbeddingError("bad_response", `${label}: dimension changed from ${state.dim} to ${v.length}`);
+      else if (v.length !== state.dim) throw new EmbeddingError('bad_response', `${label}: dimension changed from ${state.dim} to ${v.length}`);
       out.push(v);
     }
   }

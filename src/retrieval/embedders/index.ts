@@ -1,29 +1,29 @@
 // createEmbedder(config): the embedding provider named by config.provider, or null for "none".
 
-import { createLocalEmbedder, localEmbedderAvailable } from "./local";
-import { createOnnxEmbedder, onnxEmbedderAvailable } from "./onnx";
-import { createOnnxProcessEmbedder } from "./onnx-process";
-import { createOllamaEmbedder } from "./ollama";
-import { createOpenAIEmbedder } from "./openai";
-import { EmbeddingError, type EmbedOptions, type Embedder, type EmbedderConfig, type EmbeddingProvider } from "./types";
+import { createLocalEmbedder, localEmbedderAvailable } from './local';
+import { createOnnxEmbedder, onnxEmbedderAvailable } from './onnx';
+import { createOnnxProcessEmbedder } from './onnx-process';
+import { createOllamaEmbedder } from './ollama';
+import { createOpenAIEmbedder } from './openai';
+import { EmbeddingError, type EmbedOptions, type Embedder, type EmbedderConfig, type EmbeddingProvider } from './types';
 
 export { EmbeddingError, localEmbedderAvailable, onnxEmbedderAvailable };
 export type { EmbedOptions, Embedder, EmbedderConfig, EmbeddingProvider };
 
 export async function createEmbedder(config: EmbedderConfig): Promise<Embedder | null> {
   switch (config.provider) {
-    case "none":
+    case 'none':
       return null;
-    case "openai":
+    case 'openai':
       return createOpenAIEmbedder(config);
-    case "ollama":
+    case 'ollama':
       return createOllamaEmbedder(config);
-    case "local":
+    case 'local':
       return createLocalEmbedder(config);
-    case "onnx":
+    case 'onnx':
       return config.inline ? createOnnxEmbedder(config) : createOnnxProcessEmbedder(config);
     default:
-      throw new EmbeddingError("config", `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local | onnx)`);
+      throw new EmbeddingError('config', `unknown embedding provider '${String((config as { provider?: unknown }).provider)}' (none | openai | ollama | local | onnx)`);
   }
 }
 

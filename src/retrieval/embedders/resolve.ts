@@ -50,8 +50,7 @@ export const ONNX_RUNTIME_FIX =
   'or point LORE_EMBEDDINGS_LOCAL_DIR at a node_modules folder holding it';
 
 export const ONNX_RUNTIME_MISSING =
-  `the optional package onnxruntime-node is not installed (${ONNX_RUNTIME_FIX}); ` +
-  'recall and task matching are lexical until then (LORE_EMBEDDINGS=none says so on purpose)';
+  `the optional package onnxruntime-node is not installed (${ONNX_RUNTIME_FIX}); ` + 'recall and task matching are lexical until then (LORE_EMBEDDINGS=none says so on purpose)';
 
 export function modelNotInstalled(name: string): string {
   return `the sentence encoder ${name} is not installed: run \`lore models install ${name}\` (\`lore start\` installs it on first start); recall and task matching are lexical until then`;

@@ -1,11 +1,11 @@
 // Embedding providers: turn texts into vectors for the VectorIndex.
 
-export type EmbeddingProvider = "none" | "openai" | "ollama" | "local" | "onnx";
+export type EmbeddingProvider = 'none' | 'openai' | 'ollama' | 'local' | 'onnx';
 
 export interface Embedder {
   /** Stable identity, e.g. "openai:text-embedding-3-small"; vectors of different ids do not mix. */
   readonly id: string;
-  readonly provider: Exclude<EmbeddingProvider, "none">;
+  readonly provider: Exclude<EmbeddingProvider, 'none'>;
   /** Dimensions, once known (after the first call for remote providers). */
   readonly dim: number | undefined;
   /** One vector per input text, in input order. */
@@ -50,7 +50,7 @@ export interface EmbedderConfig {
   /** local and onnx: a node_modules folder holding the optional encoder packages. */
   moduleDir?: string;
   /** onnx only: "mean" or "cls" pooling (default: cls for bge models, mean otherwise). */
-  pooling?: "mean" | "cls";
+  pooling?: 'mean' | 'cls';
   /** onnx only: prepended to every text (default "query: " for e5 models, none otherwise). */
   textPrefix?: string;
   /** onnx only: intra-op threads (default 1). */
@@ -59,7 +59,7 @@ export interface EmbedderConfig {
   inline?: boolean;
 }
 
-export type EmbeddingErrorCode = "timeout" | "network" | "http" | "bad_response" | "config" | "unavailable";
+export type EmbeddingErrorCode = 'timeout' | 'network' | 'http' | 'bad_response' | 'config' | 'unavailable';
 
 export class EmbeddingError extends Error {
   readonly code: EmbeddingErrorCode;
@@ -68,7 +68,7 @@ export class EmbeddingError extends Error {
 
   constructor(code: EmbeddingErrorCode, message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
-    this.name = "EmbeddingError";
+    this.name = 'EmbeddingError';
     this.code = code;
     this.status = options.status;
     this.retryable = options.retryable ?? false;

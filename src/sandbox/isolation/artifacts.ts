@@ -26,10 +26,7 @@ export interface ArtifactListing {
   truncated: boolean;
 }
 
-export async function listArtifacts(
-  artifactsPath: string,
-  opts: { maxFiles?: number; maxTotalBytes?: number; maxDepth?: number } = {},
-): Promise<ArtifactListing> {
+export async function listArtifacts(artifactsPath: string, opts: { maxFiles?: number; maxTotalBytes?: number; maxDepth?: number } = {}): Promise<ArtifactListing> {
   const maxFiles = opts.maxFiles ?? 1000;
   const maxTotal = opts.maxTotalBytes ?? 64 * 1024 * 1024;
   const maxDepth = opts.maxDepth ?? 16;

@@ -55,8 +55,7 @@ export function syntheticEtc(uid: number, gid: number): SyntheticEtc {
       'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n',
     group: `root:x:0:\nsandbox:x:${gid}:\nnogroup:x:65534:\n`,
     hosts: `127.0.0.1\tlocalhost ${SANDBOX_HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-    'nsswitch.conf':
-      'passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetworks: files\nprotocols: files\nservices: files\n',
+    'nsswitch.conf': 'passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetworks: files\nprotocols: files\nservices: files\n',
   };
 }
 

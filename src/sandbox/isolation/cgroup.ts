@@ -101,10 +101,7 @@ export class RunCgroup {
 
   pids(): number[] {
     try {
-      return readFileSync(path.join(this.dir, 'cgroup.procs'), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
+      return readFileSync(path.join(this.dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
     } catch {
       return [];
     }

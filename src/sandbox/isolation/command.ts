@@ -54,13 +54,7 @@ function sandboxEnv(mode: RunSpec['isolation'], workdir: string, extra: Record<s
  * whole tree is limited as well.
  */
 export function prlimitArgs(l: ResolvedLimits, mode: RunSpec['isolation'], uid: number | null, leftovers = 0): string[] {
-  const a = [
-    `--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`,
-    `--data=${l.memoryBytes}`,
-    `--fsize=${l.maxFileBytes}`,
-    `--nofile=${l.maxOpenFiles}`,
-    '--core=0',
-  ];
+  const a = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--data=${l.memoryBytes}`, `--fsize=${l.maxFileBytes}`, `--nofile=${l.maxOpenFiles}`, '--core=0'];
   // RLIMIT_NPROC counts every process of the uid: the chain's helpers and, on a home uid, what
   // earlier runs left that init has not reaped yet (untilReaped) are added to the run's own limit.
   if (uid !== null) a.push(`--nproc=${l.maxProcesses + (mode === 'bubblewrap' ? BWRAP_HELPER_PROCESSES : 0) + leftovers}`);

@@ -41,11 +41,7 @@ async function probe(): Promise<HostState> {
   if (!tools.prlimit) reasons.push('prlimit (util-linux) not found: no run can be limited, runs will be refused');
   if (!uidIsolation) reasons.push('not root: runs share the runtime uid, so the process limit is not enforced');
   if (!tools.bwrap) {
-    reasons.unshift(
-      bwrapPath
-        ? `bubblewrap not found at ${bwrapPath} (LORE_SANDBOX_BWRAP)`
-        : 'bubblewrap (bwrap) not found in /usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin',
-    );
+    reasons.unshift(bwrapPath ? `bubblewrap not found at ${bwrapPath} (LORE_SANDBOX_BWRAP)` : 'bubblewrap (bwrap) not found in /usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin');
     state.info.reason = reasons.join('; ');
     return state;
   }

@@ -130,9 +130,7 @@ async function spawnChain(o: ExecuteOptions, { cg, cmd }: Prepared): Promise<Run
 
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
   spawnError.catch(() => undefined);
-  const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, sig) => resolve({ code, sig })),
-  );
+  const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const pid = child.pid;
 
@@ -213,7 +211,10 @@ function killTree(o: ExecuteOptions, cg: RunCgroup | null, r: Running, why: Excl
     r.processesAtKill = mine.filter((p) => !p.zombie).length;
     // They die, and are reaped, after the run has ended (and its dead but unreaped ones with them):
     // the next run on the uid allows for them, or waits for them (untilReaped).
-    noteLeftBehind(uid, mine.map((p) => p.pid));
+    noteLeftBehind(
+      uid,
+      mine.map((p) => p.pid),
+    );
   }
   if (r.pid !== undefined) {
     try {

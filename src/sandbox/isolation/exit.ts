@@ -6,14 +6,11 @@ import type { LimitName, RunOutcome, RunSpec } from './types';
 /** What ended the run besides the command itself (null: it ended on its own). */
 export type EndedBy = null | 'timeout' | 'cancel' | 'output' | 'hook_error';
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(osConstants.signals).map(([name, num]) => [num as number, name]),
-);
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, num]) => [num as number, name]));
 
 const MEMORY_PATTERN =
   /MemoryError|Out of memory|out of memory|Cannot allocate memory|std::bad_alloc|allocation (of \d+ bytes )?failed|failed to allocate|mmap\(\) failed|JavaScript heap|insufficient memory/;
-const FORK_PATTERN =
-  /Cannot fork|can't fork|fork: (retry|Resource temporarily unavailable)|BlockingIOError: \[Errno 11\]/i;
+const FORK_PATTERN = /Cannot fork|can't fork|fork: (retry|Resource temporarily unavailable)|BlockingIOError: \[Errno 11\]/i;
 const FSIZE_PATTERN = /File too large|File size limit exceeded/;
 
 export function interpretExit(
@@ -37,13 +34,8 @@ export function interpretExit(
   o.exit_code = code;
   o.signal = sig;
   const saturated =
-    processesAtKill !== null && processesAtKill >= limits.maxProcesses
-      ? ` The process limit was saturated (${processesAtKill} processes of the run uid at kill time).`
-      : '';
-  const oomNote =
-    oomKills > 0
-      ? ` The kernel OOM killer ended ${oomKills} process(es) of the run at the memory limit of ${limits.memoryBytes} bytes (whole process tree).`
-      : '';
+    processesAtKill !== null && processesAtKill >= limits.maxProcesses ? ` The process limit was saturated (${processesAtKill} processes of the run uid at kill time).` : '';
+  const oomNote = oomKills > 0 ? ` The kernel OOM killer ended ${oomKills} process(es) of the run at the memory limit of ${limits.memoryBytes} bytes (whole process tree).` : '';
 
   if (endedBy === 'cancel') {
     o.status = 'cancelled';
@@ -77,10 +69,7 @@ export function interpretExit(
   }
   o.status = 'failed';
   const stderr = o.stderr_tail;
-  const how =
-    sig !== null
-      ? `killed by ${sig}${inferred ? ` (bubblewrap exit status ${exit.code} = 128+${exit.code! - 128})` : ''}`
-      : `exited with code ${code}`;
+  const how = sig !== null ? `killed by ${sig}${inferred ? ` (bubblewrap exit status ${exit.code} = 128+${exit.code! - 128})` : ''}` : `exited with code ${code}`;
   if (oomKills > 0) {
     o.limit_hit = 'memory';
     o.reason = `${how}.${oomNote}${truncatedNote}`;
@@ -89,7 +78,8 @@ export function interpretExit(
   let hit: LimitName | undefined;
   if (sig === 'SIGXCPU') hit = 'cpu_time';
   else if (sig === 'SIGXFSZ') hit = 'file_size';
-  else if (sig === 'SIGKILL' && o.duration_ms >= limits.cpuSeconds * 1000) hit = 'cpu_time'; // hard RLIMIT_CPU
+  else if (sig === 'SIGKILL' && o.duration_ms >= limits.cpuSeconds * 1000)
+    hit = 'cpu_time'; // hard RLIMIT_CPU
   else if (MEMORY_PATTERN.test(stderr)) hit = 'memory';
   else if (FSIZE_PATTERN.test(stderr)) hit = 'file_size';
   else if (FORK_PATTERN.test(stderr)) hit = 'processes';

@@ -286,7 +286,10 @@ export async function sweepUid(uid: number, gid: number, killPath: string | unde
     const found = listProcesses().filter((p) => p.uids.includes(uid));
     // Anything found here outlived the run's main process: dead (or killed now, dying) processes
     // of the uid that still count toward its process limit (untilReaped).
-    noteLeftBehind(uid, found.map((p) => p.pid));
+    noteLeftBehind(
+      uid,
+      found.map((p) => p.pid),
+    );
     const pids = found.filter((p) => !p.zombie).map((p) => p.pid);
     if (pids.length === 0) return true;
     for (const pid of pids) {

@@ -8,8 +8,7 @@ const NONE_WEAKER =
   'environment scrubbing, the workdir as cwd and process-tree kill apply.';
 
 export const MEMORY_RLIMIT_NOTE =
-  'memory is limited per process only (RLIMIT_DATA): shared anonymous mappings are not counted, and ' +
-  'each process of the run may use the full limit.';
+  'memory is limited per process only (RLIMIT_DATA): shared anonymous mappings are not counted, and ' + 'each process of the run may use the full limit.';
 
 export function makeReport(host: HostState, spec: RunSpec, uid: number | null, gid: number | null): RunIsolationReport {
   const r: RunIsolationReport = {

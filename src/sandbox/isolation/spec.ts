@@ -13,8 +13,33 @@ export class IsolationUnavailableError extends Error {
 }
 
 const SHELLS = new Set([
-  'sh', 'bash', 'dash', 'zsh', 'ksh', 'ksh93', 'mksh', 'pdksh', 'lksh', 'oksh', 'loksh', 'yash', 'posh',
-  'ash', 'rbash', 'csh', 'tcsh', 'fish', 'busybox', 'toybox', 'pwsh', 'powershell', 'nu', 'elvish', 'xonsh', 'rc', 'es',
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'ksh93',
+  'mksh',
+  'pdksh',
+  'lksh',
+  'oksh',
+  'loksh',
+  'yash',
+  'posh',
+  'ash',
+  'rbash',
+  'csh',
+  'tcsh',
+  'fish',
+  'busybox',
+  'toybox',
+  'pwsh',
+  'powershell',
+  'nu',
+  'elvish',
+  'xonsh',
+  'rc',
+  'es',
 ]);
 
 /** True when argv[0] names a shell (by basename, ignoring a version suffix such as bash5.2 or python-like -5). */
@@ -48,8 +73,7 @@ export function resolveLimits(l: RunLimits): ResolvedLimits {
     maxFileBytes: checkPositive('maxFileBytes', l.maxFileBytes, true),
     maxOutputBytes: checkPositive('maxOutputBytes', l.maxOutputBytes, true),
     maxOpenFiles: l.maxOpenFiles === undefined ? DEFAULT_OPEN_FILES : checkPositive('maxOpenFiles', l.maxOpenFiles, true),
-    tmpBytes:
-      l.tmpBytes === undefined ? Math.min(memoryBytes, DEFAULT_TMP_CAP) : checkPositive('tmpBytes', l.tmpBytes, true),
+    tmpBytes: l.tmpBytes === undefined ? Math.min(memoryBytes, DEFAULT_TMP_CAP) : checkPositive('tmpBytes', l.tmpBytes, true),
   };
 }
 

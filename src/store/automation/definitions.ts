@@ -15,7 +15,10 @@ export const definitionsCollection = defineCollection({
 /** Automation definitions of one tenant+scope. */
 export class AutomationDefinitions {
   private readonly coll: ScopedCollection<DefinitionDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<DefinitionDoc>(definitionsCollection, ref);
   }
 
@@ -37,9 +40,9 @@ export class AutomationDefinitions {
 
   /** Changes the status only if it is still `from` (two racing changes: one wins, the other sees it). */
   async setStatus(automationId: string, from: DefinitionStatus, change: StatusChange): Promise<DefinitionDoc | null> {
-    return this.coll.findOneAndUpdate(
-      { automation_id: automationId, status: from },
-      { $set: { status: change.to, updated_at: change.at }, $push: { status_history: change } } as never,
-    );
+    return this.coll.findOneAndUpdate({ automation_id: automationId, status: from }, {
+      $set: { status: change.to, updated_at: change.at },
+      $push: { status_history: change },
+    } as never);
   }
 }

@@ -22,7 +22,10 @@ const OPEN: RunStatus[] = ['queued', 'running', 'paused'];
 /** Automation run records of one tenant+scope. Every state change is conditional, so racing writers agree. */
 export class AutomationRuns {
   private readonly coll: ScopedCollection<RunDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<RunDoc>(runsCollection, ref);
   }
 

@@ -82,11 +82,20 @@ export class DelegationStore {
   }
 
   /** Replaces the content if the stored revision is still `expectRevision`; null when someone else got there first. */
-  async update(ref: ScopeRef, recordDocId: string, expectRevision: number, set: Partial<DelegationRecord>, entry: DelegationRecord['history'][number]): Promise<DelegationRecord | null> {
-    const d = await this.coll(ref).findOneAndUpdate({ _id: recordDocId, revision: expectRevision } as Filter<Doc>, {
-      $set: { ...set, revision: expectRevision + 1 },
-      $push: { history: { $each: [entry], $slice: -HISTORY_MAX } },
-    } as never);
+  async update(
+    ref: ScopeRef,
+    recordDocId: string,
+    expectRevision: number,
+    set: Partial<DelegationRecord>,
+    entry: DelegationRecord['history'][number],
+  ): Promise<DelegationRecord | null> {
+    const d = await this.coll(ref).findOneAndUpdate(
+      { _id: recordDocId, revision: expectRevision } as Filter<Doc>,
+      {
+        $set: { ...set, revision: expectRevision + 1 },
+        $push: { history: { $each: [entry], $slice: -HISTORY_MAX } },
+      } as never,
+    );
     return d ? toRecord(d) : null;
   }
 

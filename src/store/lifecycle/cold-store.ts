@@ -101,7 +101,10 @@ export class ColdStore {
       };
     });
     try {
-      await this.coll(ref).bulkWrite(docs.map((d) => ({ insertOne: { document: d } })), false);
+      await this.coll(ref).bulkWrite(
+        docs.map((d) => ({ insertOne: { document: d } })),
+        false,
+      );
     } catch (err) {
       if (!onlyDuplicates(err)) throw err; // relocated before (a retried activity): keep the first copies
     }

@@ -42,7 +42,16 @@ const PROJECTION = {
 type Raw = NodeDoc & { tenant_id: string; scope: string };
 
 function toState(d: unknown): NodeState {
-  const doc = d as { _id: string; tenant_id: string; scope: string; tier: Tier; kind?: NodeKind | null; seq: number; slots?: Record<string, unknown>; feedback?: { positive?: number; negative?: number } };
+  const doc = d as {
+    _id: string;
+    tenant_id: string;
+    scope: string;
+    tier: Tier;
+    kind?: NodeKind | null;
+    seq: number;
+    slots?: Record<string, unknown>;
+    feedback?: { positive?: number; negative?: number };
+  };
   const feedback = { positive: doc.feedback?.positive ?? 0, negative: doc.feedback?.negative ?? 0 };
   return { id: doc._id, tenant_id: doc.tenant_id, scope: doc.scope, tier: doc.tier, kind: doc.kind ?? null, seq: doc.seq, slots: doc.slots ?? {}, feedback };
 }

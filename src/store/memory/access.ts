@@ -67,7 +67,13 @@ export const accessCollection = defineCollection({
 
 export const accessLogCollection = defineCollection({
   name: 'memory_access_log',
-  indexes: [{ key: { tenant_id: 1, scope: 1, ids: 1 }, name: 'scope_ids', why: 'reads of a node’s access find the log entries not yet folded that name it; a fold of one scope claims its documents' }],
+  indexes: [
+    {
+      key: { tenant_id: 1, scope: 1, ids: 1 },
+      name: 'scope_ids',
+      why: 'reads of a node’s access find the log entries not yet folded that name it; a fold of one scope claims its documents',
+    },
+  ],
 });
 
 /** Counted nodes per log document: bounds one document's size (and one fold command's). */
@@ -183,7 +189,10 @@ export class AccessStore {
   /** `nodes` with their counted access added to the access they were stored with. */
   async withAccess<N extends { id: string; access: Access }>(ref: ScopeRef, nodes: N[]): Promise<N[]> {
     if (nodes.length === 0) return nodes;
-    const counted = await this.of(ref, nodes.map((n) => n.id));
+    const counted = await this.of(
+      ref,
+      nodes.map((n) => n.id),
+    );
     if (counted.size === 0) return nodes;
     return nodes.map((n) => {
       const c = counted.get(n.id);
@@ -200,9 +209,7 @@ export class AccessStore {
   async fold(opts: FoldOptions = {}): Promise<FoldResult> {
     const result: FoldResult = { documents: 0, counts: 0, complete: true };
     for (;;) {
-      const candidates = await this.logColl
-        .find(this.claimable(opts.ref), { projection: { _id: 1 }, sort: { _id: 1 }, limit: FOLD_BATCH })
-        .toArray();
+      const candidates = await this.logColl.find(this.claimable(opts.ref), { projection: { _id: 1 }, sort: { _id: 1 }, limit: FOLD_BATCH }).toArray();
       if (candidates.length === 0) return result;
       for (const { _id } of candidates) {
         if (opts.stop?.()) {

@@ -10,8 +10,20 @@ import { nodesCollection, toNode, type NodeDoc, type StoredNode } from './node-d
 
 /** Fields the in-process recall index needs; the rest stays in the store. */
 export const INDEX_PROJECTION = {
-  _id: 1, tenant_id: 1, scope: 1, client_id: 1, type: 1, kind: 1, tier: 1, title: 1, text: 1, summary: 1,
-  tags: 1, importance: 1, seq: 1, created_at: 1,
+  _id: 1,
+  tenant_id: 1,
+  scope: 1,
+  client_id: 1,
+  type: 1,
+  kind: 1,
+  tier: 1,
+  title: 1,
+  text: 1,
+  summary: 1,
+  tags: 1,
+  importance: 1,
+  seq: 1,
+  created_at: 1,
   // Whether the lifecycle operator retired the node (recall leaves retired nodes out).
   'slots.semantic_forgetting_v1.lifecycle_state': 1,
 } as const;
@@ -28,7 +40,10 @@ export interface SeqRef {
   scope: string;
 }
 
-export type IndexedNodeFields = Pick<StoredNode, 'id' | 'tenant_id' | 'scope' | 'client_id' | 'type' | 'kind' | 'tier' | 'title' | 'text' | 'summary' | 'tags' | 'importance' | 'seq' | 'created_at'> & {
+export type IndexedNodeFields = Pick<
+  StoredNode,
+  'id' | 'tenant_id' | 'scope' | 'client_id' | 'type' | 'kind' | 'tier' | 'title' | 'text' | 'summary' | 'tags' | 'importance' | 'seq' | 'created_at'
+> & {
   slots?: Record<string, unknown>;
 };
 
@@ -81,8 +96,7 @@ export async function* scanForIndex(db: Database, pageSize = 300): AsyncGenerato
   type Raw = NodeDoc & { tenant_id: string; scope: string; seq: number };
   const scopes = new Map<string, { tenant_id: string; scope: string }>();
   const seqPages = prefetchedPages<Raw>(
-    (last) =>
-      db.findAll<Raw>(nodesCollection, { filter: { seq: { $gt: last?.seq ?? 0 } }, projection: { tenant_id: 1, scope: 1, seq: 1 }, sort: { seq: 1 }, limit: pageSize }),
+    (last) => db.findAll<Raw>(nodesCollection, { filter: { seq: { $gt: last?.seq ?? 0 } }, projection: { tenant_id: 1, scope: 1, seq: 1 }, sort: { seq: 1 }, limit: pageSize }),
     pageSize,
   );
   for await (const page of seqPages) {

@@ -5,4 +5,12 @@ import { edgesCollection, nodesCollection, revisionsCollection } from './nodes';
 import { vectorCacheCollection } from './vector-cache';
 
 /** Collections of the memory family (indexes are created at start). */
-export const memoryCollections: CollectionSpec[] = [nodesCollection, revisionsCollection, edgesCollection, countersCollection, accessCollection, accessLogCollection, vectorCacheCollection];
+export const memoryCollections: CollectionSpec[] = [
+  nodesCollection,
+  revisionsCollection,
+  edgesCollection,
+  countersCollection,
+  accessCollection,
+  accessLogCollection,
+  vectorCacheCollection,
+];

@@ -55,4 +55,3 @@ export function toNode(doc: NodeDoc & { tenant_id?: string; scope?: string }): S
   const { _id, client_key: _ck, ...rest } = doc;
   return { id: _id, ...(rest as Omit<MemoryNode, 'id'>), tenant_id: doc.tenant_id ?? '', scope: doc.scope ?? '' };
 }
-

@@ -364,7 +364,10 @@ export class ScopedNodes {
     if (edges.length === 0) return;
     const docs: EdgeDoc[] = edges.map(({ id, ...e }) => ({ _id: id, ...e }));
     try {
-      await this.edges.bulkWrite(docs.map((d) => ({ insertOne: { document: d } })), false);
+      await this.edges.bulkWrite(
+        docs.map((d) => ({ insertOne: { document: d } })),
+        false,
+      );
     } catch (err) {
       if (!onlyDuplicates(err)) throw err;
     }

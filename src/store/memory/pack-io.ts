@@ -24,7 +24,6 @@ export interface NodeImportResult {
   conflicts: { id: string; client_id: string | null }[];
 }
 
-
 export class ScopedNodeImport {
   private readonly nodes: ScopedCollection<NodeDoc>;
   private readonly revisions: ScopedCollection<RevisionDoc>;

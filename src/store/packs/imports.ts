@@ -124,7 +124,17 @@ export class PackImportStore {
 
   async chunk(ref: ScopeRef, importId: string, index: number): Promise<ImportChunk | null> {
     const d = await this.chunks(ref).findOne({ import_id: importId, index } as Filter<ChunkDoc>);
-    return d ? { index: d.index, nodes: d.nodes, revisions: d.revisions, edges: d.edges, cold_payloads: d.cold_payloads ?? [], playbooks: d.playbooks ?? [], automations: d.automations ?? [] } : null;
+    return d
+      ? {
+          index: d.index,
+          nodes: d.nodes,
+          revisions: d.revisions,
+          edges: d.edges,
+          cold_payloads: d.cold_payloads ?? [],
+          playbooks: d.playbooks ?? [],
+          automations: d.automations ?? [],
+        }
+      : null;
   }
 
   async setStatus(ref: ScopeRef, importId: string, status: ImportStatus, at: Date, error: string | null = null): Promise<ImportRecord | null> {
@@ -138,11 +148,14 @@ export class PackImportStore {
    */
   async chunkDone(ref: ScopeRef, importId: string, index: number, counts: ImportCounts, conflicts: ImportRecord['conflicts'], at: Date): Promise<boolean> {
     const inc = Object.fromEntries(Object.entries(counts).map(([k, v]) => [`counts.${k}`, v]));
-    const r = await this.records(ref).updateOne({ _id: importId, chunks_done: index } as Filter<RecordDoc>, {
-      $inc: { ...inc, chunks_done: 1 },
-      $set: { updated_at: at.toISOString(), status: 'running', [`chunk_counts.${index}`]: counts },
-      ...(conflicts.length > 0 ? { $push: { conflicts: { $each: conflicts, $slice: 100 } } } : {}),
-    } as never);
+    const r = await this.records(ref).updateOne(
+      { _id: importId, chunks_done: index } as Filter<RecordDoc>,
+      {
+        $inc: { ...inc, chunks_done: 1 },
+        $set: { updated_at: at.toISOString(), status: 'running', [`chunk_counts.${index}`]: counts },
+        ...(conflicts.length > 0 ? { $push: { conflicts: { $each: conflicts, $slice: 100 } } } : {}),
+      } as never,
+    );
     return r.matched > 0;
   }
 

@@ -21,7 +21,10 @@ export const activeCollection = defineCollection({
  */
 export class ReplayActive {
   private readonly coll: ScopedCollection<ActivePointerDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<ActivePointerDoc>(activeCollection, ref);
   }
 

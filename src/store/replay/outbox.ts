@@ -27,11 +27,9 @@ export class LearningOutbox {
   }
 
   async enqueue(ref: ScopeRef, runKey: string, runId: string, at: string): Promise<void> {
-    await this.coll.updateOne(
-      { _id: runKey } as never,
-      { $setOnInsert: { tenant_id: ref.tenant_id, scope: ref.scope, run_id: runId, enqueued_at: at, attempts: 0 } } as never,
-      { upsert: true },
-    );
+    await this.coll.updateOne({ _id: runKey } as never, { $setOnInsert: { tenant_id: ref.tenant_id, scope: ref.scope, run_id: runId, enqueued_at: at, attempts: 0 } } as never, {
+      upsert: true,
+    });
   }
 
   /** Some waiting entries (the queue is short: entries live seconds). */

@@ -30,7 +30,10 @@ export type PlaybookPatch = Partial<Omit<PlaybookDoc, '_id' | 'playbook_id' | 'v
 /** Playbook versions of one tenant+scope. Status changes are conditional on the status read. */
 export class ReplayPlaybooks {
   private readonly coll: ScopedCollection<PlaybookDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<PlaybookDoc>(playbooksCollection, ref);
   }
 
@@ -45,10 +48,7 @@ export class ReplayPlaybooks {
 
   /** Every version, newest first (summaries only). */
   async versions(playbookId: string): Promise<Pick<PlaybookDoc, 'version' | 'status' | 'repair_of' | 'created_at'>[]> {
-    return this.coll.find(
-      { playbook_id: playbookId },
-      { sort: { version: -1 }, projection: { version: 1, status: 1, repair_of: 1, created_at: 1 } },
-    ) as never;
+    return this.coll.find({ playbook_id: playbookId }, { sort: { version: -1 }, projection: { version: 1, status: 1, repair_of: 1, created_at: 1 } }) as never;
   }
 
   /**
@@ -81,7 +81,13 @@ export class ReplayPlaybooks {
    * Compare-and-set of a version's status: applies only while the status is still `expected`.
    * Null when it was not (a concurrent change won); the caller reports a conflict or retries.
    */
-  async setStatus(playbookId: string, version: number, expected: PlaybookStatus, patch: PlaybookPatch & { status: PlaybookStatus }, push?: PlaybookDoc['status_history'][number]): Promise<PlaybookDoc | null> {
+  async setStatus(
+    playbookId: string,
+    version: number,
+    expected: PlaybookStatus,
+    patch: PlaybookPatch & { status: PlaybookStatus },
+    push?: PlaybookDoc['status_history'][number],
+  ): Promise<PlaybookDoc | null> {
     const update: Record<string, unknown> = { $set: patch };
     if (push) update.$push = { status_history: push };
     return this.coll.findOneAndUpdate({ playbook_id: playbookId, version, status: expected }, update);
@@ -89,9 +95,7 @@ export class ReplayPlaybooks {
 
   /** Versions of every playbook of the scope, by (playbook_id, version), a page after `after` (packs export them). */
   async page(after: { playbook_id: string; version: number } | null, limit: number): Promise<PlaybookDoc[]> {
-    const filter = after
-      ? { $or: [{ playbook_id: { $gt: after.playbook_id } }, { playbook_id: after.playbook_id, version: { $gt: after.version } }] }
-      : {};
+    const filter = after ? { $or: [{ playbook_id: { $gt: after.playbook_id } }, { playbook_id: after.playbook_id, version: { $gt: after.version } }] } : {};
     return this.coll.find(filter as never, { sort: { playbook_id: 1, version: 1 }, limit });
   }
 

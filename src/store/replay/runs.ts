@@ -25,7 +25,10 @@ export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'created_at'>>;
 /** Replay runs of one tenant+scope. State changes are conditional on the state read, so racing writers agree. */
 export class ReplayRuns {
   private readonly coll: ScopedCollection<RunDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<RunDoc>(runsCollection, ref);
   }
 

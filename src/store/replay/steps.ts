@@ -17,7 +17,10 @@ export type StepPatch = Partial<Omit<StepDoc, '_id' | 'run_key' | 'run_id' | 'st
 /** Steps of replay runs in one tenant+scope. */
 export class ReplaySteps {
   private readonly coll: ScopedCollection<StepDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<StepDoc>(stepsCollection, ref);
   }
 

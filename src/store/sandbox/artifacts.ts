@@ -11,7 +11,10 @@ export const artifactsCollection = defineCollection({
 /** Files collected from the artifacts/ directory when a run ended, per tenant+scope. */
 export class SandboxArtifacts {
   private readonly coll: ScopedCollection<ArtifactDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<ArtifactDoc>(artifactsCollection, ref);
   }
 

@@ -14,7 +14,10 @@ export const logEntryId = (runKey: string, seq: number) => `${runKey}:${String(s
 /** Output entries of sandbox runs in one tenant+scope. */
 export class SandboxLogs {
   private readonly coll: ScopedCollection<LogEntryDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<LogEntryDoc>(logsCollection, ref);
   }
 

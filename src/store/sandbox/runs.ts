@@ -31,7 +31,10 @@ export async function hasOpenRun(db: Database, sessionKey: string): Promise<bool
 /** Sandbox run records of one tenant+scope. State changes are conditional, so racing writers agree. */
 export class SandboxRuns {
   private readonly coll: ScopedCollection<RunDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<RunDoc>(runsCollection, ref);
   }
 
@@ -59,10 +62,7 @@ export class SandboxRuns {
 
   /** queued → running, once. Null when the run is not queued any more (cancelled, lost, or already started). */
   async markRunning(runId: string, patch: RunPatch): Promise<RunDoc | null> {
-    return this.coll.findOneAndUpdate(
-      { run_id: runId, status: 'queued' },
-      { $set: { ...patch, status: 'running' }, $inc: { attempts: 1 } },
-    );
+    return this.coll.findOneAndUpdate({ run_id: runId, status: 'queued' }, { $set: { ...patch, status: 'running' }, $inc: { attempts: 1 } });
   }
 
   /** Ends an open run. Null when it had already ended: the first ending wins. */
@@ -76,9 +76,6 @@ export class SandboxRuns {
   }
 
   async requestCancel(runId: string, reason: string | null, at: string): Promise<RunDoc | null> {
-    return this.coll.findOneAndUpdate(
-      { run_id: runId, status: { $in: OPEN } },
-      { $set: { cancel_requested: true, cancel_reason: reason, updated_at: at } },
-    );
+    return this.coll.findOneAndUpdate({ run_id: runId, status: { $in: OPEN } }, { $set: { cancel_requested: true, cancel_reason: reason, updated_at: at } });
   }
 }

@@ -18,7 +18,10 @@ export const sessionsCollection = defineCollection({
 /** Sandbox sessions of one tenant+scope. */
 export class SandboxSessions {
   private readonly coll: ScopedCollection<SessionDoc>;
-  constructor(db: Database, readonly ref: ScopeRef) {
+  constructor(
+    db: Database,
+    readonly ref: ScopeRef,
+  ) {
     this.coll = db.scoped<SessionDoc>(sessionsCollection, ref);
   }
 

@@ -151,7 +151,14 @@ for (const isolation of ['bubblewrap', 'none'] as const) {
       // ls opens one fd of its own to read the directory; nothing else may be there.
       const r = await run(['ls', '/proc/self/fd'], workdir, { isolation });
       assert.equal(r.outcome.status, 'succeeded', r.stderr);
-      assert.deepEqual(r.stdout.trim().split('\n').map(Number).sort((a, b) => a - b), [0, 1, 2, 3]);
+      assert.deepEqual(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map(Number)
+          .sort((a, b) => a - b),
+        [0, 1, 2, 3],
+      );
     });
 
     test('the outcome says which isolation was in force', async () => {

@@ -18,9 +18,7 @@ test('50 concurrent short runs in one session all complete with correct, separat
   const w = await makeWorkdir('conc-one');
   roots.push(w.root);
   const t0 = performance.now();
-  const results = await Promise.all(
-    Array.from({ length: 50 }, (_, n) => run(['sh', '-c', `echo run-${n}; echo err-${n} >&2; echo ${n} > file-${n}.txt`], w.workdir)),
-  );
+  const results = await Promise.all(Array.from({ length: 50 }, (_, n) => run(['sh', '-c', `echo run-${n}; echo err-${n} >&2; echo ${n} > file-${n}.txt`], w.workdir)));
   const elapsed = performance.now() - t0;
   results.forEach((r, n) => {
     assert.equal(r.outcome.status, 'succeeded', `run ${n}: ${r.outcome.reason} ${r.stderr}`);
@@ -54,9 +52,7 @@ test('50 concurrent runs across 10 sessions do not share process budgets', { ski
   const wds = await Promise.all(Array.from({ length: 10 }, (_, i) => prepareWorkdir(root, `s-${i}`)));
   // Each run holds 3 processes at once under maxProcesses 4: with a shared uid 50 runs would need 150.
   const results = await Promise.all(
-    Array.from({ length: 50 }, (_, n) =>
-      run(['sh', '-c', `sleep 1 & sleep 1 & wait; echo run-${n}`], wds[n % 10]!.hostPath, { limits: { maxProcesses: 4, wallMs: 60_000 } }),
-    ),
+    Array.from({ length: 50 }, (_, n) => run(['sh', '-c', `sleep 1 & sleep 1 & wait; echo run-${n}`], wds[n % 10]!.hostPath, { limits: { maxProcesses: 4, wallMs: 60_000 } })),
   );
   results.forEach((r, n) => {
     assert.equal(r.outcome.status, 'succeeded', `run ${n}: ${r.outcome.reason} ${r.stderr}`);

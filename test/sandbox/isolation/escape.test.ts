@@ -67,7 +67,11 @@ test('network: a TCP connect to a host listener on 127.0.0.1 fails and no connec
 
     // Only a loopback of its own: no other interface, no route out.
     const ifaces = await run(['cat', '/proc/net/dev'], workdir);
-    const names = ifaces.stdout.split('\n').slice(2).filter(Boolean).map((l) => l.split(':')[0]!.trim());
+    const names = ifaces.stdout
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((l) => l.split(':')[0]!.trim());
     assert.deepEqual(names, ['lo']);
     const outside = await run(['bash', '-c', 'exec 3<>/dev/tcp/1.1.1.1/80 && echo CONNECTED'], workdir);
     assert.equal(outside.outcome.status, 'failed');
@@ -83,8 +87,8 @@ test('network: a TCP connect to a host listener on 127.0.0.1 fails and no connec
 test('writes outside the workdir fail: /usr, /etc, /, /var, /dev; sandbox /tmp is private', async () => {
   const marker = `lore-escape-${randomBytes(6).toString('hex')}`;
   const targets = ['/usr/' + marker, '/etc/' + marker, '/' + marker, '/var/' + marker, '/dev/' + marker, '/bin/' + marker, '/proc/' + marker];
-  const script = targets.map((t) => `if (echo pwn > ${t}) 2>/dev/null; then echo "WROTE ${t}"; else echo "DENIED ${t}"; fi`).join('\n') +
-    `\necho private > /tmp/${marker} && echo "TMP-OK"`;
+  const script =
+    targets.map((t) => `if (echo pwn > ${t}) 2>/dev/null; then echo "WROTE ${t}"; else echo "DENIED ${t}"; fi`).join('\n') + `\necho private > /tmp/${marker} && echo "TMP-OK"`;
   const r = await run(['sh', '-c', script], workdir);
   for (const t of targets) assert.ok(r.stdout.includes(`DENIED ${t}`), `${t}: ${r.stdout}`);
   assert.ok(!r.stdout.includes('WROTE'));
@@ -112,7 +116,8 @@ test('host paths are not visible: runtime data dir, /root, /home, host /tmp, the
   assert.ok(!r.stdout.includes(secret));
 
   const probe = ['/root', '/home', dataDir, '/work/main', '/opt', '/run', '/srv', '/mnt', '/var/lib', '/var/run'];
-  const script = probe.map((p) => `if [ -e ${p} ]; then echo "VISIBLE ${p}"; else echo "ABSENT ${p}"; fi`).join('\n') +
+  const script =
+    probe.map((p) => `if [ -e ${p} ]; then echo "VISIBLE ${p}"; else echo "ABSENT ${p}"; fi`).join('\n') +
     `\necho TMP-ENTRIES $(ls -A /tmp | wc -l)\ngrep -r ${secret} / --exclude-dir=proc --exclude-dir=sys 2>/dev/null && echo FOUND-SECRET; echo GREP-DONE`;
   // The whole-filesystem grep is slow on a loaded machine: a generous wall limit, and a marker that
   // says it finished (a run cut short by the limit must not pass as "secret not found").
@@ -124,7 +129,14 @@ test('host paths are not visible: runtime data dir, /root, /home, host /tmp, the
 
   // /work inside is the session workdir, not the host's /work.
   const w = await run(['sh', '-c', 'ls -a /work'], workdir);
-  assert.deepEqual(w.stdout.trim().split('\n').filter((l) => l !== '.' && l !== '..').sort(), (await fsp.readdir(workdir)).sort());
+  assert.deepEqual(
+    w.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '.' && l !== '..')
+      .sort(),
+    (await fsp.readdir(workdir)).sort(),
+  );
 });
 
 test('a runtime secret in process.env is not visible (env, /proc/1/environ, /proc/self/environ)', async () => {
@@ -198,7 +210,10 @@ test('allocating 2 GiB fails under a 512 MiB limit (python3 and perl)', async ()
 
 test('printing 100 MB is cut at maxOutputBytes: truncated, limit_hit output_bytes, tree killed', async () => {
   const max = 1024 * 1024;
-  for (const argv of [['head', '-c', '100000000', '/dev/zero'], ['sh', '-c', 'yes | head -c 100000000']]) {
+  for (const argv of [
+    ['head', '-c', '100000000', '/dev/zero'],
+    ['sh', '-c', 'yes | head -c 100000000'],
+  ]) {
     const t0 = performance.now();
     const r = await run(argv, workdir, { limits: { maxOutputBytes: max } });
     const elapsed = performance.now() - t0;
@@ -269,7 +284,10 @@ test('artifacts: links planted by the command are not followed when the host col
   const r = await run(['sh', '-c', script], w.workdir);
   assert.equal(r.outcome.status, 'succeeded', r.stderr);
   const listing = await listArtifacts(w.artifacts);
-  assert.deepEqual(listing.files.map((f) => f.path), ['sub/ok.txt', 'top.txt']);
+  assert.deepEqual(
+    listing.files.map((f) => f.path),
+    ['sub/ok.txt', 'top.txt'],
+  );
   assert.deepEqual(listing.skipped.sort(), ['fifo', 'link-dir', 'link-to-secret']);
   assert.equal((await readArtifact(w.artifacts, 'sub/ok.txt')).toString(), 'real\n');
   await assert.rejects(readArtifact(w.artifacts, 'link-to-secret'));

@@ -63,8 +63,14 @@ export async function run(
   return {
     outcome,
     chunks,
-    stdout: chunks.filter((c) => c.stream === 'stdout').map((c) => c.chunk).join(''),
-    stderr: chunks.filter((c) => c.stream === 'stderr').map((c) => c.chunk).join(''),
+    stdout: chunks
+      .filter((c) => c.stream === 'stdout')
+      .map((c) => c.chunk)
+      .join(''),
+    stderr: chunks
+      .filter((c) => c.stream === 'stderr')
+      .map((c) => c.chunk)
+      .join(''),
   };
 }
 

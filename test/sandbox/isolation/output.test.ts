@@ -6,7 +6,11 @@ import { completeUtf8Length, OutputCollector, TAIL_BYTES } from '../../../src/sa
 function collector(max: number) {
   const got: [string, string, number][] = [];
   let limits = 0;
-  const c = new OutputCollector(max, (s, chunk, seq) => got.push([s, chunk, seq]), () => limits++);
+  const c = new OutputCollector(
+    max,
+    (s, chunk, seq) => got.push([s, chunk, seq]),
+    () => limits++,
+  );
   return { c, got, limits: () => limits };
 }
 
@@ -21,7 +25,13 @@ test('UTF-8 split at every byte boundary decodes whole; seq increases across str
       c.push('stdout', bytes.subarray(i, j));
       c.push('stdout', bytes.subarray(j));
       c.finish();
-      assert.equal(got.filter((g) => g[0] === 'stdout').map((g) => g[1]).join(''), text);
+      assert.equal(
+        got
+          .filter((g) => g[0] === 'stdout')
+          .map((g) => g[1])
+          .join(''),
+        text,
+      );
       got.forEach((g, k) => assert.equal(g[2], k));
     }
   }

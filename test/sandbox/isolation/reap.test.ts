@@ -33,7 +33,10 @@ after(async () => {
 /** Processes of `uid` at this moment. */
 const ofUid = (uid: number) => readProcesses().filter((p) => p.uids.includes(uid));
 /** Dead processes of `uid` at this moment (what would still count toward its process limit). */
-const zombiesOf = (uid: number) => ofUid(uid).filter((p) => p.zombie).map((p) => p.pid);
+const zombiesOf = (uid: number) =>
+  ofUid(uid)
+    .filter((p) => p.zombie)
+    .map((p) => p.pid);
 
 /**
  * Which of the processes of `uid` that existed before the next run was asked for are still there
@@ -43,7 +46,9 @@ const zombiesOf = (uid: number) => ofUid(uid).filter((p) => p.zombie).map((p) =>
 const leftoversAmong = (uid: number, before: Set<number>) => zombiesOf(uid).filter((pid) => before.has(pid));
 const processesOf = (uid: number) => new Set(ofUid(uid).map((p) => p.pid));
 
-test('consecutive bubblewrap runs on a home uid start at once, with their whole process limit, and never scan /proc', { skip: !isRoot && 'needs root (per-run uid)' }, async (t) => {
+test('consecutive bubblewrap runs on a home uid start at once, with their whole process limit, and never scan /proc', {
+  skip: !isRoot && 'needs root (per-run uid)',
+}, async (t) => {
   const first = await run(['true'], workdir); // the first use of the range also looks for strays
   assert.equal(first.outcome.status, 'succeeded', first.outcome.reason);
   const home = first.outcome.isolation.uid!;

@@ -49,7 +49,17 @@ export async function awaitApproval(run: AutomationRun, node: GraphNode, inputs:
   const a = run.approvals.get(id)!;
   // Only signals sent by a runs/resume that knew about decisions can reject.
   const decision = a.decision === 'reject' && patched(PATCHES.approvalDecisions) ? 'reject' : 'approve';
-  const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: a.at, resumed_by: a.actor, reason: a.reason, decision, decided_by: a.actor, decided_at: a.at, timed_out: false };
+  const approval: ApprovalInfo = {
+    approval_key: key,
+    requested_at: null,
+    resumed_at: a.at,
+    resumed_by: a.actor,
+    reason: a.reason,
+    decision,
+    decided_by: a.actor,
+    decided_at: a.at,
+    timed_out: false,
+  };
   const output = { approved: decision === 'approve', decision, approval_key: key, reason: a.reason, actor: a.actor, resumed_at: a.at, inputs };
   showDecision(run);
   if (decision === 'reject') throw new NodeFailure('approval_rejected', `approval '${key}' was rejected by ${a.actor}${a.reason ? `: ${a.reason}` : ''}`, output, approval);
@@ -63,13 +73,33 @@ function approvalExpired(run: AutomationRun, node: GraphNode, inputs: Record<str
   const at = new Date().toISOString();
   const reason = `no decision within ${node.timeout} (the approval expired at ${expiresAt})`;
   if ((node.on_timeout ?? 'reject') === 'fail') {
-    const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: null, resumed_by: null, reason, decision: null, decided_by: null, decided_at: null, timed_out: true };
+    const approval: ApprovalInfo = {
+      approval_key: key,
+      requested_at: null,
+      resumed_at: null,
+      resumed_by: null,
+      reason,
+      decision: null,
+      decided_by: null,
+      decided_at: null,
+      timed_out: true,
+    };
     throw new NodeFailure('approval_timeout', `approval '${key}' timed out: ${reason}`, undefined, approval);
   }
   run.st.resumes.push({ resume_id: `timeout:${id}`, node_ids: [id], decision: 'reject', reason, actor: TIMEOUT_ACTOR, at, timed_out: true });
   run.st.touch();
   showDecision(run);
-  const approval: ApprovalInfo = { approval_key: key, requested_at: null, resumed_at: null, resumed_by: null, reason, decision: 'reject', decided_by: TIMEOUT_ACTOR, decided_at: at, timed_out: true };
+  const approval: ApprovalInfo = {
+    approval_key: key,
+    requested_at: null,
+    resumed_at: null,
+    resumed_by: null,
+    reason,
+    decision: 'reject',
+    decided_by: TIMEOUT_ACTOR,
+    decided_at: at,
+    timed_out: true,
+  };
   const output = { approved: false, decision: 'reject', approval_key: key, reason, actor: TIMEOUT_ACTOR, timed_out: true, inputs };
   throw new NodeFailure('approval_rejected', `approval '${key}' was rejected: ${reason}`, output, approval);
 }

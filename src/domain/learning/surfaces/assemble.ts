@@ -22,7 +22,11 @@ interface Layer {
   items: { id: string | null; line: string }[];
 }
 
-export async function assembleContext(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest & { char_budget?: number; token_budget?: number; include_supporting_knowledge?: boolean }) {
+export async function assembleContext(
+  ctx: LearningCtx,
+  ref: ScopeRef,
+  raw: RawTaskRequest & { char_budget?: number; token_budget?: number; include_supporting_knowledge?: boolean },
+) {
   const request = taskRequest(raw);
   // Reads that need only the task's text start now and overlap the plan.
   const reads = startPacketReads(ctx, ref, taskText(request), { supporting: raw.include_supporting_knowledge !== false });
@@ -35,11 +39,37 @@ export async function assembleContext(ctx: LearningCtx, ref: ScopeRef, raw: RawT
   const lines = (entries: Entry[]) => entries.map((e) => ({ id: e.id, line: e.line }));
   const fa = plan.first_action;
   const layers: Layer[] = [
-    { name: 'first_action', heading: 'First action', items: [{ id: fa?.workflow_id ?? fa?.policy_memory_id ?? fa?.pattern_id ?? null, line: fa ? `${fa.next_action} (${fa.source_kind}, confidence ${fa.confidence}; evidence ${fa.evidence_ids.slice(0, 3).join(', ')})` : 'none learned for this task: inspect the context before acting' }] },
+    {
+      name: 'first_action',
+      heading: 'First action',
+      items: [
+        {
+          id: fa?.workflow_id ?? fa?.policy_memory_id ?? fa?.pattern_id ?? null,
+          line: fa
+            ? `${fa.next_action} (${fa.source_kind}, confidence ${fa.confidence}; evidence ${fa.evidence_ids.slice(0, 3).join(', ')})`
+            : 'none learned for this task: inspect the context before acting',
+        },
+      ],
+    },
     { name: 'workflows', heading: 'Workflows', items: lines([...s.recommended_workflows, ...s.candidate_workflows]) },
-    { name: 'patterns', heading: 'Tool patterns and policies', items: [...lines([...s.trusted_patterns, ...s.contested_patterns]), ...lines(s.supporting_knowledge.filter((e) => e.kind === 'policy_memory'))] },
-    { name: 'rules', heading: 'Rules', items: plan.rules.matched.map((m) => ({ id: m.rule_node_id, line: `${m.applied ? 'active' : 'shadow (not applied)'} rule ${m.rule_id}: ${m.effects.map((e) => `${e.effect} ${e.tool}`).join(', ')}` })) },
-    { name: 'supporting_knowledge', heading: 'Supporting knowledge', items: raw.include_supporting_knowledge === false ? [] : lines(s.supporting_knowledge.filter((e) => e.kind !== 'policy_memory')) },
+    {
+      name: 'patterns',
+      heading: 'Tool patterns and policies',
+      items: [...lines([...s.trusted_patterns, ...s.contested_patterns]), ...lines(s.supporting_knowledge.filter((e) => e.kind === 'policy_memory'))],
+    },
+    {
+      name: 'rules',
+      heading: 'Rules',
+      items: plan.rules.matched.map((m) => ({
+        id: m.rule_node_id,
+        line: `${m.applied ? 'active' : 'shadow (not applied)'} rule ${m.rule_id}: ${m.effects.map((e) => `${e.effect} ${e.tool}`).join(', ')}`,
+      })),
+    },
+    {
+      name: 'supporting_knowledge',
+      heading: 'Supporting knowledge',
+      items: raw.include_supporting_knowledge === false ? [] : lines(s.supporting_knowledge.filter((e) => e.kind !== 'policy_memory')),
+    },
     { name: 'rehydration', heading: 'Archived (rehydrate before use)', items: lines(s.rehydration_candidates) },
   ];
   let used = 0;

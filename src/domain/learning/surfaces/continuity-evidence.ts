@@ -147,12 +147,18 @@ export async function anchorEvidence(ctx: LearningCtx, ref: ScopeRef, anchor: st
 
   // Memory: the anchor's words through the recall index (BM25 only), kept when the node names it.
   await ctx.memory.catchUp();
-  const search = (text: string) => ctx.memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: LEXICAL_CANDIDATES, filter: { includeArchived: true }, plain: true });
+  const search = (text: string) =>
+    ctx.memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: LEXICAL_CANDIDATES, filter: { includeArchived: true }, plain: true });
   // The run ids the caller knows (a handoff's run) are looked up the same way: executions of that run.
   const hits = [...search(anchor), ...(known.run_ids.length > 0 ? search(known.run_ids.join(' ')) : [])];
   const runIds = new Set(known.run_ids);
   const [lexical, session] = await Promise.all([nodes.getMany([...new Set(hits.map((h) => h.docId))], { access: false }), nodes.getByClientId(`~session:${anchor}`)]);
-  const sessionEvents = session ? await nodes.getMany((await nodes.edgesInto(session.id, 'part_of', { limit: 200 })).map((e) => e.src), { access: false }) : [];
+  const sessionEvents = session
+    ? await nodes.getMany(
+        (await nodes.edgesInto(session.id, 'part_of', { limit: 200 })).map((e) => e.src),
+        { access: false },
+      )
+    : [];
   const byId = new Map<string, StoredNode>();
   const ofTask = (n: StoredNode) => nodeNamesAnchor(n, anchor) || runIds.has(executionOf(n)?.run_id ?? '');
   for (const n of [...known.nodes, ...sessionEvents, ...lexical.filter(ofTask)]) {

@@ -64,7 +64,17 @@ const unique = (xs: string[]) => [...new Set(xs.filter((x) => x !== ''))];
 
 function latestRunView(e: AnchorEvidence | null) {
   if (!e) return null;
-  return { node_id: e.node_id, run_id: e.run_id, outcome: e.outcome, title: e.title, summary: e.summary, error_signatures: e.error_signatures, created_at: e.created_at, source_kind: e.source_kind, ended_at: e.at };
+  return {
+    node_id: e.node_id,
+    run_id: e.run_id,
+    outcome: e.outcome,
+    title: e.title,
+    summary: e.summary,
+    error_signatures: e.error_signatures,
+    created_at: e.created_at,
+    source_kind: e.source_kind,
+    ended_at: e.at,
+  };
 }
 
 function evidenceView(e: AnchorEvidence) {
@@ -96,7 +106,9 @@ export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anch
     const target_files = unique(evidence.flatMap((e) => e.files)).slice(0, 20);
     const next_action = evidence.find((e) => e.next_action)?.next_action ?? null;
     const acceptance_checks = unique(evidence.flatMap((e) => e.acceptance_checks)).slice(0, 20);
-    const blockers = [`no structured handoff for anchor '${anchor}': resuming is not known to be safe (this pack is assembled from ${evidence.length} piece(s) of evidence that name it)`];
+    const blockers = [
+      `no structured handoff for anchor '${anchor}': resuming is not known to be safe (this pack is assembled from ${evidence.length} piece(s) of evidence that name it)`,
+    ];
     if (target_files.length === 0) blockers.push('the evidence names no target files');
     if (!next_action) blockers.push('the evidence records no next action');
     if (acceptance_checks.length === 0) blockers.push('no acceptance checks: success cannot be verified');
@@ -145,7 +157,15 @@ export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anch
         blockers,
         evidence_ids: unique([handoff.id, ...(resume ? [resume.id] : []), ...(run ? [run.id] : [])]),
       },
-      latest_handoff: { handoff_id: handoff.id, anchor: h.anchor, title: handoff.title, summary: handoff.summary, revision: handoff.revision, previous_revision: previous ? { revision: previous.revision, summary: previous.summary, superseded_at: previous.superseded_at } : null, updated_at: handoff.updated_at },
+      latest_handoff: {
+        handoff_id: handoff.id,
+        anchor: h.anchor,
+        title: handoff.title,
+        summary: handoff.summary,
+        revision: handoff.revision,
+        previous_revision: previous ? { revision: previous.revision, summary: previous.summary, superseded_at: previous.superseded_at } : null,
+        updated_at: handoff.updated_at,
+      },
       latest_resume: resume ? { event_id: resume.id, event_type: eventType(resume), title: resume.title, summary: resume.summary, created_at: resume.created_at } : null,
       latest_terminal_run,
       recovered_handoff: h,

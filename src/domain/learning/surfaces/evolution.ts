@@ -21,13 +21,20 @@ import { latestGovernanceResult, learningRecommendations, type Proposal } from '
 
 const status = (ok: boolean): 'pass' | 'attention' => (ok ? 'pass' : 'attention');
 
-function review(state: ScopeLearning, p: Learned<PolicySlot>): { finding: string; recommended_action: GovernanceAction | 'keep' | 'wait_for_revalidation'; proposal: Proposal | null } {
+function review(
+  state: ScopeLearning,
+  p: Learned<PolicySlot>,
+): { finding: string; recommended_action: GovernanceAction | 'keep' | 'wait_for_revalidation'; proposal: Proposal | null } {
   const s = p.slot;
   const pattern = state.patternOf(s.family_id, s.tool);
   const cls = pattern ? patternClass(pattern.slot) : null;
   const propose = (action: GovernanceAction, reason: string) => (canGovern(s.state, action) ? { policy_memory_id: p.node.id, action, reason } : null);
   if (s.state === 'contested' && cls === 'contested') {
-    return { finding: 'negative feedback after activation, and its tool pattern is contested too', recommended_action: 'retire', proposal: propose('retire', `contested policy for ${s.tool}: negative feedback after activation and a contested pattern`) };
+    return {
+      finding: 'negative feedback after activation, and its tool pattern is contested too',
+      recommended_action: 'retire',
+      proposal: propose('retire', `contested policy for ${s.tool}: negative feedback after activation and a contested pattern`),
+    };
   }
   if (s.state === 'contested') return { finding: 'contested by negative feedback; fresh positive runs revalidate it', recommended_action: 'wait_for_revalidation', proposal: null };
   if (s.state === 'retired' && cls === 'trusted' && s.fresh_positive_runs.length >= REVALIDATE_RUNS) {
@@ -45,15 +52,29 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
   const { state, plan } = await planFor(ctx, ref, raw);
   const scoped = plan.request.terms.length === 0 && !plan.request.task_kind;
   const policies = scoped ? [...state.policies.values()] : plan.policies.map((m) => m.entry);
-  const workflows = scoped ? [...state.workflows.values()].map((entry) => ({ entry, score: null as number | null })) : plan.workflows.map((m) => ({ entry: m.entry, score: m.score as number | null }));
-  const patterns = scoped ? [...state.patterns.values()].map((entry) => ({ entry, score: null as number | null, cls: patternClass(entry.slot) })) : plan.patterns.map((m) => ({ entry: m.entry, score: m.score as number | null, cls: m.cls }));
+  const workflows = scoped
+    ? [...state.workflows.values()].map((entry) => ({ entry, score: null as number | null }))
+    : plan.workflows.map((m) => ({ entry: m.entry, score: m.score as number | null }));
+  const patterns = scoped
+    ? [...state.patterns.values()].map((entry) => ({ entry, score: null as number | null, cls: patternClass(entry.slot) }))
+    : plan.patterns.map((m) => ({ entry: m.entry, score: m.score as number | null, cls: m.cls }));
 
   const policyReview = policies.map((p) => {
     const r = review(state, p);
-    return { policy_memory_id: p.node.id, tool: p.slot.tool, state: p.slot.state, finding: r.finding, recommended_action: r.recommended_action, proposal: r.proposal, contract: policyContractOf(p) };
+    return {
+      policy_memory_id: p.node.id,
+      tool: p.slot.tool,
+      state: p.slot.state,
+      finding: r.finding,
+      recommended_action: r.recommended_action,
+      proposal: r.proposal,
+      contract: policyContractOf(p),
+    };
   });
   const proposals = policyReview.map((r) => r.proposal).filter((x): x is Proposal => x !== null);
-  const payload = proposals[0] ? { tenant_id: ref.tenant_id, scope: ref.scope, actor, policy_memory_id: proposals[0].policy_memory_id, action: proposals[0].action, reason: proposals[0].reason } : undefined;
+  const payload = proposals[0]
+    ? { tenant_id: ref.tenant_id, scope: ref.scope, actor, policy_memory_id: proposals[0].policy_memory_id, action: proposals[0].action, reason: proposals[0].reason }
+    : undefined;
   const governanceContract = {
     route: '/v1/memory/policies/governance/apply',
     transitions: GOVERNANCE_TRANSITIONS,
@@ -88,7 +109,11 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
         task: { query_text: plan.request.text, goal: plan.request.goal, task_kind: plan.request.task_kind, file_path: plan.request.file_path, scope_wide: scoped },
         checks: [
           { check: 'a stable workflow covers the task', status: status(stable.length > 0), detail: `${stable.length} stable, ${ready.length} promotion ready` },
-          { check: 'no contested evidence', status: status(byClass('contested').length === 0 && policies.every((p) => p.slot.state !== 'contested')), detail: `${byClass('contested').length} contested pattern(s)` },
+          {
+            check: 'no contested evidence',
+            status: status(byClass('contested').length === 0 && policies.every((p) => p.slot.state !== 'contested')),
+            detail: `${byClass('contested').length} contested pattern(s)`,
+          },
           { check: 'policies are governed', status: status(proposals.length === 0), detail: `${proposals.length} governance proposal(s)` },
         ],
         evidence_ids: evidence,

@@ -15,7 +15,12 @@ import { planFor, taskFamilyView } from './common';
  */
 
 export function policyHints(p: Plan) {
-  const contested = [...new Set([...p.patterns.filter((m) => m.cls === 'contested').map((m) => m.entry.slot.tool), ...p.policies.filter((m) => m.entry.slot.state === 'contested').map((m) => m.entry.slot.tool)])];
+  const contested = [
+    ...new Set([
+      ...p.patterns.filter((m) => m.cls === 'contested').map((m) => m.entry.slot.tool),
+      ...p.policies.filter((m) => m.entry.slot.state === 'contested').map((m) => m.entry.slot.tool),
+    ]),
+  ];
   const avoid = [...new Set([...p.policies.filter((m) => m.applies).flatMap((m) => m.entry.slot.avoid_tools), ...contested])].filter((t) => t !== p.selected_tool);
   const fa = p.first_action;
   return {

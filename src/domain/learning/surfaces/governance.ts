@@ -46,7 +46,13 @@ export const ruleClientId = (ruleId: string) => `lore:rule:${ruleId}`;
 export async function setRuleState(
   ctx: LearningCtx,
   ref: ScopeRef,
-  i: { rule_id?: string; rule_node_id?: string; state: RuleState; rule?: { description?: string | null; conditions: RuleConditions; effects: RuleEffect[]; priority: number }; reason: string },
+  i: {
+    rule_id?: string;
+    rule_node_id?: string;
+    state: RuleState;
+    rule?: { description?: string | null; conditions: RuleConditions; effects: RuleEffect[]; priority: number };
+    reason: string;
+  },
   actor: string,
 ) {
   const state = await ctx.scope(ref);
@@ -61,7 +67,13 @@ export async function setRuleState(
       if (!i.rule) {
         throw new LoreError('not_found', `rule '${i.rule_id}' does not exist in scope '${ref.scope}'; to create it, send rule {conditions, effects}`, { rule_id: i.rule_id });
       }
-      const slot = newRule({ rule_id: i.rule_id, description: i.rule.description ?? null, conditions: i.rule.conditions, effects: i.rule.effects, priority: i.rule.priority }, i.state, actor, i.reason, at);
+      const slot = newRule(
+        { rule_id: i.rule_id, description: i.rule.description ?? null, conditions: i.rule.conditions, effects: i.rule.effects, priority: i.rule.priority },
+        i.state,
+        actor,
+        i.reason,
+        at,
+      );
       const node = await ctx.persist.create(ref, actor, {
         client_id: ruleClientId(i.rule_id),
         type: 'rule',
@@ -96,6 +108,8 @@ export async function evaluateRulesFor(ctx: LearningCtx, ref: ScopeRef, raw: Raw
   );
   return {
     evaluation: { matched: e.matched, applied: { prefer: e.prefer, deny: e.deny }, shadow: { prefer: e.shadow_prefer, deny: e.shadow_deny } },
-    candidates_after: [...e.prefer.filter((t) => r.candidates.length === 0 || r.candidates.includes(t)), ...r.candidates.filter((t) => !e.prefer.includes(t))].filter((t) => !e.deny.includes(t)),
+    candidates_after: [...e.prefer.filter((t) => r.candidates.length === 0 || r.candidates.includes(t)), ...r.candidates.filter((t) => !e.prefer.includes(t))].filter(
+      (t) => !e.deny.includes(t),
+    ),
   };
 }

@@ -16,7 +16,9 @@ import { scopeOriginCounts } from './summary';
  */
 
 const byStrength = (a: Learned<WorkflowSlot>, b: Learned<WorkflowSlot>) =>
-  Number(b.slot.promotion_state === 'stable') - Number(a.slot.promotion_state === 'stable') || b.slot.counts.successes - a.slot.counts.successes || (a.node.updated_at < b.node.updated_at ? 1 : -1);
+  Number(b.slot.promotion_state === 'stable') - Number(a.slot.promotion_state === 'stable') ||
+  b.slot.counts.successes - a.slot.counts.successes ||
+  (a.node.updated_at < b.node.updated_at ? 1 : -1);
 
 const carrierEntry = (c: CarrierMeta): Entry => ({
   id: c.id,
@@ -36,11 +38,20 @@ export function countsOf(state: ScopeLearning) {
   const carriers = [...state.carriers.values()];
   const n = <T>(list: T[], v: T) => list.filter((x) => x === v).length;
   return {
-    workflow_counts: { total: wf.length, stable: wf.filter((w) => w.slot.promotion_state === 'stable').length, candidate: wf.filter((w) => w.slot.promotion_state === 'candidate').length, promotion_ready: wf.filter((w) => w.slot.promotion_ready).length },
+    workflow_counts: {
+      total: wf.length,
+      stable: wf.filter((w) => w.slot.promotion_state === 'stable').length,
+      candidate: wf.filter((w) => w.slot.promotion_state === 'candidate').length,
+      promotion_ready: wf.filter((w) => w.slot.promotion_ready).length,
+    },
     pattern_counts: { observed: n(patterns, 'observed'), trusted: n(patterns, 'trusted'), contested: n(patterns, 'contested'), suppressed: n(patterns, 'suppressed') },
     policy_counts: { active: n(policies, 'active'), contested: n(policies, 'contested'), retired: n(policies, 'retired') },
     rule_counts: { draft: n(rules, 'draft'), shadow: n(rules, 'shadow'), active: n(rules, 'active'), disabled: n(rules, 'disabled') },
-    continuity_carrier_counts: { handoffs: carriers.filter((c) => c.kind === 'handoff').length, sessions: carriers.filter((c) => c.kind === 'session').length, session_events: state.sessionEventCount },
+    continuity_carrier_counts: {
+      handoffs: carriers.filter((c) => c.kind === 'handoff').length,
+      sessions: carriers.filter((c) => c.kind === 'session').length,
+      session_events: state.sessionEventCount,
+    },
   };
 }
 
@@ -50,7 +61,11 @@ export async function executionIntrospect(ctx: LearningCtx, ref: ScopeRef, opts:
   const workflows = [...state.workflows.values()].sort(byStrength).slice(0, limit);
   const patterns = [...state.patterns.values()].sort((a, b) => (a.node.updated_at < b.node.updated_at ? 1 : -1)).slice(0, limit);
   const policies = [...state.policies.values()].sort((a, b) => (a.node.updated_at < b.node.updated_at ? 1 : -1));
-  const latest = (kind: string) => [...state.carriers.values()].filter((c) => c.kind === kind).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1)).slice(0, limit);
+  const latest = (kind: string) =>
+    [...state.carriers.values()]
+      .filter((c) => c.kind === kind)
+      .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))
+      .slice(0, limit);
   const sections = {
     workflows: workflows.map((w): Entry => ({ ...workflowView(w), id: w.node.id, kind: 'workflow', relevance: null })),
     patterns: patterns.map((p): Entry => ({ ...patternView(p), id: p.node.id, kind: 'pattern', relevance: null })),

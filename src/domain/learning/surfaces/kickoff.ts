@@ -27,7 +27,14 @@ export function kickoffRecommendation(p: Plan) {
   }
   for (const m of p.policies) {
     if (!m.applies || m.entry.node.id === fa?.policy_memory_id) continue;
-    alternatives.push({ source_kind: 'policy_memory', id: m.entry.node.id, selected_tool: m.entry.slot.tool, file_path: m.entry.slot.file_path, relevance: r3(m.score), why: m.entry.slot.reason });
+    alternatives.push({
+      source_kind: 'policy_memory',
+      id: m.entry.node.id,
+      selected_tool: m.entry.slot.tool,
+      file_path: m.entry.slot.file_path,
+      relevance: r3(m.score),
+      why: m.entry.slot.reason,
+    });
   }
   for (const h of p.recall) {
     if (fa?.evidence_ids.includes(h.node_id)) continue;

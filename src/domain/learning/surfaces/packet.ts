@@ -61,7 +61,13 @@ export function startPacketReads(ctx: LearningCtx, ref: ScopeRef, text: string, 
 }
 
 export async function supportingKnowledge(ctx: LearningCtx, ref: ScopeRef, p: Plan, reads?: PacketReads): Promise<Entry[]> {
-  const out: Entry[] = p.policies.map((m) => ({ id: m.entry.node.id, kind: 'policy_memory', line: policyLine(m.entry), relevance: r3(m.score), policy_memory: policyMemoryView(m.entry) }));
+  const out: Entry[] = p.policies.map((m) => ({
+    id: m.entry.node.id,
+    kind: 'policy_memory',
+    line: policyLine(m.entry),
+    relevance: r3(m.score),
+    policy_memory: policyMemoryView(m.entry),
+  }));
   const text = taskText(p.request);
   if (text === '') return out;
   const r = reads ? await reads.recall : await ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL, expand: false });
@@ -92,7 +98,9 @@ export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: 
   }));
   const text = taskText(p.request);
   if (text === '') return out;
-  const more: RehydrationCandidate[] = reads ? await reads.rehydration : await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 });
+  const more: RehydrationCandidate[] = reads
+    ? await reads.rehydration
+    : await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 });
   for (const c of more) {
     if (out.some((e) => e.id === c.id)) continue;
     out.push({ id: c.id, kind: c.kind ?? c.type, line: c.line, relevance: r3(c.score), rehydrate: c.rehydrate, differential_available: c.differential_available });

@@ -21,13 +21,25 @@ export async function actionRetrieval(ctx: LearningCtx, ref: ScopeRef, raw: RawT
   };
   for (const w of plan.workflows) {
     const s = w.entry.slot;
-    push({ id: w.entry.node.id, source_kind: s.promotion_state === 'stable' ? 'stable_workflow' : 'candidate_workflow', title: w.entry.node.title, score: r3(w.score), why: `${s.promotion_state} workflow learned from ${s.counts.successes} successful runs (${s.distillation_origin})` });
+    push({
+      id: w.entry.node.id,
+      source_kind: s.promotion_state === 'stable' ? 'stable_workflow' : 'candidate_workflow',
+      title: w.entry.node.title,
+      score: r3(w.score),
+      why: `${s.promotion_state} workflow learned from ${s.counts.successes} successful runs (${s.distillation_origin})`,
+    });
   }
   for (const m of plan.policies) {
     push({ id: m.entry.node.id, source_kind: 'policy_memory', title: m.entry.node.title, score: r3(m.score), why: `${m.entry.slot.state} policy memory: ${m.entry.slot.reason}` });
   }
   for (const m of plan.patterns) {
-    push({ id: m.entry.node.id, source_kind: m.cls === 'trusted' ? 'trusted_pattern' : `${m.cls}_pattern`, title: m.entry.node.title, score: r3(m.score), why: `${m.cls} pattern for ${m.entry.slot.tool} (${m.entry.slot.positive_runs.length}+/${m.entry.slot.negative_runs.length}- runs)${m.retired_policy_id ? `; its policy memory ${m.retired_policy_id} is retired, so it is not applied` : ''}` });
+    push({
+      id: m.entry.node.id,
+      source_kind: m.cls === 'trusted' ? 'trusted_pattern' : `${m.cls}_pattern`,
+      title: m.entry.node.title,
+      score: r3(m.score),
+      why: `${m.cls} pattern for ${m.entry.slot.tool} (${m.entry.slot.positive_runs.length}+/${m.entry.slot.negative_runs.length}- runs)${m.retired_policy_id ? `; its policy memory ${m.retired_policy_id} is retired, so it is not applied` : ''}`,
+    });
   }
   for (const h of plan.recall) push({ id: h.node_id, source_kind: 'recall', title: h.obs.goal, score: r3(h.score), why: 'one similar earlier successful execution' });
   // The evidence the action itself rests on comes first.

@@ -58,8 +58,14 @@ export function stepChart(points, series, opts = {}) {
     if (opts.stacked) {
       const top = vals.map((v, i) => base[i] + v);
       const upper = stepPath(top);
-      const lower = stepPath(base.slice()).split(/(?=[ML])/).reverse().map((seg) => `L${seg.slice(1)}`).join('');
-      svg.append(s('path', { d: `${upper}${lower}Z`, fill: ser.color, 'fill-opacity': 0.55, stroke: ser.color, 'stroke-width': 1, 'data-series': ser.key }, s('title', {}, ser.label)));
+      const lower = stepPath(base.slice())
+        .split(/(?=[ML])/)
+        .reverse()
+        .map((seg) => `L${seg.slice(1)}`)
+        .join('');
+      svg.append(
+        s('path', { d: `${upper}${lower}Z`, fill: ser.color, 'fill-opacity': 0.55, stroke: ser.color, 'stroke-width': 1, 'data-series': ser.key }, s('title', {}, ser.label)),
+      );
       top.forEach((v, i) => (base[i] = v));
     } else {
       svg.append(s('path', { d: stepPath(vals), fill: 'none', stroke: ser.color, 'stroke-width': 2, 'data-series': ser.key }, s('title', {}, ser.label)));

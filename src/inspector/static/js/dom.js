@@ -60,14 +60,36 @@ export function table(columns, rows, opts = {}) {
   return h(
     'table',
     { class: opts.class ?? 'grid', ...(opts.testid ? { 'data-testid': opts.testid } : {}) },
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: c.class }, c.label)))),
-    h('tbody', {}, rows.map((r) => h('tr', opts.rowAttrs ? opts.rowAttrs(r) : {}, columns.map((c) => h('td', { class: c.class }, c.cell(r)))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c) => h('th', { class: c.class }, c.label)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          opts.rowAttrs ? opts.rowAttrs(r) : {},
+          columns.map((c) => h('td', { class: c.class }, c.cell(r))),
+        ),
+      ),
+    ),
   );
 }
 
 /** key: value pairs as a definition list; values may be nodes. */
 export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v === null || v === undefined || v === '' ? '—' : v)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v === null || v === undefined || v === '' ? '—' : v)]),
+  );
 }
 
 export function errorBox(err) {

@@ -99,7 +99,12 @@ async function refreshPickers() {
     const t = await call('/v1/memory/tenants/list', { limit: 200 });
     options(tenantSel, t.tenants, where.tenant, 'tenant');
     const s = await call('/v1/memory/scopes/list', { tenant_id: where.tenant, limit: 200 });
-    options(scopeSel, s.scopes.map((x) => x.scope), where.scope, 'scope');
+    options(
+      scopeSel,
+      s.scopes.map((x) => x.scope),
+      where.scope,
+      'scope',
+    );
   } catch {
     options(tenantSel, [], where.tenant, 'tenant');
     options(scopeSel, [], where.scope, 'scope');
@@ -135,9 +140,9 @@ async function route() {
     void refreshPickers();
   }
   const render = routes[page] ?? renderMemory;
-  document.getElementById('nav').replaceChildren(
-    ...NAV.map(([p, label]) => h('a', { href: href(`/${p}`), class: p === page || (routes[page] && pageSection(page) === p) ? 'active' : null }, label)),
-  );
+  document
+    .getElementById('nav')
+    .replaceChildren(...NAV.map(([p, label]) => h('a', { href: href(`/${p}`), class: p === page || (routes[page] && pageSection(page) === p) ? 'active' : null }, label)));
   const main = document.getElementById('main');
   main.replaceChildren();
   document.title = `Lore inspector · ${page}`;

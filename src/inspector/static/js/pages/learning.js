@@ -17,7 +17,11 @@ export async function renderLearning(main, _args, query) {
   const filter = query.get('state') ?? '';
   main.append(
     h('h1', {}, 'Learning'),
-    h('nav', { class: 'tabs' }, TABS.map(([t, label]) => h('a', { href: href('/learning', { tab: t }), class: t === tab ? 'active' : null }, label))),
+    h(
+      'nav',
+      { class: 'tabs' },
+      TABS.map(([t, label]) => h('a', { href: href('/learning', { tab: t }), class: t === tab ? 'active' : null }, label)),
+    ),
   );
   if (tab === 'patterns') main.append(patterns(filter));
   else if (tab === 'policies') main.append(policies(filter));
@@ -63,7 +67,16 @@ function workflows(state) {
 
 function history(entries, render) {
   if (!entries || entries.length === 0) return h('span', { class: 'muted' }, '—');
-  return h('details', { open: entries.length <= 4 }, h('summary', {}, `${entries.length} change${entries.length === 1 ? '' : 's'}`), h('ol', { class: 'history' }, entries.map((e) => h('li', {}, render(e)))));
+  return h(
+    'details',
+    { open: entries.length <= 4 },
+    h('summary', {}, `${entries.length} change${entries.length === 1 ? '' : 's'}`),
+    h(
+      'ol',
+      { class: 'history' },
+      entries.map((e) => h('li', {}, render(e))),
+    ),
+  );
 }
 
 function patterns(state) {
@@ -101,7 +114,11 @@ function policies(state) {
       next_cursor: r.next_cursor,
       node: table(
         [
-          { label: 'policy memory', cell: (p) => link(`/node/${p.node_id}`, `${p.policy_contract.selected_tool ?? '?'} for ${p.policy_contract.task_family_label ?? p.policy_contract.task_kind ?? 'a task family'}`) },
+          {
+            label: 'policy memory',
+            cell: (p) =>
+              link(`/node/${p.node_id}`, `${p.policy_contract.selected_tool ?? '?'} for ${p.policy_contract.task_family_label ?? p.policy_contract.task_kind ?? 'a task family'}`),
+          },
           { label: 'state', cell: (p) => badge(p.policy_contract.policy_memory_state ?? 'computed') },
           { label: 'applies as', cell: (p) => p.policy_contract.activation_mode },
           { label: 'source', cell: (p) => p.policy_contract.source ?? '—' },
@@ -109,7 +126,8 @@ function policies(state) {
           { label: 'feedback +/−', cell: (p) => `${p.counts.positive} / ${p.counts.negative}`, class: 'n' },
           {
             label: 'governance history',
-            cell: (p) => history(p.policy_contract.history, (e) => h('span', {}, `${time(e.at)} `, badge(e.action), ` ${e.from} → ${e.to} by ${e.actor} (${e.trigger}): ${e.reason}`)),
+            cell: (p) =>
+              history(p.policy_contract.history, (e) => h('span', {}, `${time(e.at)} `, badge(e.action), ` ${e.from} → ${e.to} by ${e.actor} (${e.trigger}): ${e.reason}`)),
           },
         ],
         r.policies,
@@ -130,7 +148,13 @@ export async function evidenceList(ids) {
     { class: 'evidence', 'data-testid': 'evidence' },
     ids.map((id) => {
       const n = byId.get(id);
-      return h('li', {}, n ? [link(`/node/${id}`, n.title ?? n.summary.slice(0, 100)), ' ', badge(n.tier), h('span', { class: 'muted' }, ` ${n.kind ?? n.type} · ${time(n.created_at)}`)] : [h('code', {}, id), h('span', { class: 'muted' }, ' (not in this scope any more)')]);
+      return h(
+        'li',
+        {},
+        n
+          ? [link(`/node/${id}`, n.title ?? n.summary.slice(0, 100)), ' ', badge(n.tier), h('span', { class: 'muted' }, ` ${n.kind ?? n.type} · ${time(n.created_at)}`)]
+          : [h('code', {}, id), h('span', { class: 'muted' }, ' (not in this scope any more)')],
+      );
     }),
   );
 }

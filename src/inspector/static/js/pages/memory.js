@@ -37,12 +37,26 @@ export async function renderMemory(main, _args, query) {
           ['nodes', String(fs.node_count)],
           ['by tier', TIERS.map(([k]) => `${k} ${fs.tier_counts[k]}`).join(' · ')],
           ['by lifecycle state', STATES.map(([k]) => `${k} ${fs.lifecycle_state_counts[k]}`).join(' · ')],
-          ['decisions', Object.entries(fs.semantic_action_counts).map(([k, v]) => `${k} ${v}`).join(' · ')],
+          [
+            'decisions',
+            Object.entries(fs.semantic_action_counts)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(' · '),
+          ],
           ['last lifecycle run', fs.last_run ? `${time(fs.last_run.decided_at)} (${fs.last_run.examined} examined)` : 'never'],
           ['recommended', fs.recommended_action],
         ]),
         summary.review_candidates.length > 0
-          ? h('div', {}, h('h3', {}, 'Waiting for review'), h('ul', {}, summary.review_candidates.map((c) => h('li', {}, link(`/node/${c.id}`, c.title ?? c.summary), ' ', badge(c.lifecycle_state)))))
+          ? h(
+              'div',
+              {},
+              h('h3', {}, 'Waiting for review'),
+              h(
+                'ul',
+                {},
+                summary.review_candidates.map((c) => h('li', {}, link(`/node/${c.id}`, c.title ?? c.summary), ' ', badge(c.lifecycle_state))),
+              ),
+            )
           : null,
       ),
       section(
@@ -67,7 +81,15 @@ export function whyRecalled(b, score) {
     ['weight', `× ${num(b.weight.factor)} (importance ${num(b.weight.importance, 2)}, tier ${b.weight.tier})`],
     ['score', num(score, 4)],
   ];
-  return h('table', { class: 'why', 'data-testid': 'why' }, h('tbody', {}, rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))));
+  return h(
+    'table',
+    { class: 'why', 'data-testid': 'why' },
+    h(
+      'tbody',
+      {},
+      rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))),
+    ),
+  );
 }
 
 function searchSection(query) {
@@ -94,7 +116,15 @@ function searchSection(query) {
             h(
               'li',
               { class: 'hit', 'data-testid': 'hit' },
-              h('div', { class: 'hit-head' }, link(`/node/${hit.id}`, hit.title ?? hit.summary.slice(0, 120)), ' ', badge(hit.tier), hit.kind ? badge(hit.kind, 'kind') : null, h('span', { class: 'score' }, num(hit.score, 4))),
+              h(
+                'div',
+                { class: 'hit-head' },
+                link(`/node/${hit.id}`, hit.title ?? hit.summary.slice(0, 120)),
+                ' ',
+                badge(hit.tier),
+                hit.kind ? badge(hit.kind, 'kind') : null,
+                h('span', { class: 'score' }, num(hit.score, 4)),
+              ),
               h('p', { class: 'snippet' }, (hit.text || hit.summary).slice(0, 280)),
               h('details', { open: true }, h('summary', {}, 'why recalled'), whyRecalled(hit.score_breakdown, hit.score)),
             ),
@@ -109,8 +139,18 @@ function searchSection(query) {
 }
 
 function nodesSection(query) {
-  const tier = h('select', { 'aria-label': 'tier' }, h('option', { value: '' }, 'any tier'), TIERS.map(([t]) => h('option', { value: t, selected: query.get('tier') === t }, t)));
-  const kind = h('select', { 'aria-label': 'kind' }, h('option', { value: '' }, 'any kind'), KINDS.map((k) => h('option', { value: k, selected: query.get('kind') === k }, k)));
+  const tier = h(
+    'select',
+    { 'aria-label': 'tier' },
+    h('option', { value: '' }, 'any tier'),
+    TIERS.map(([t]) => h('option', { value: t, selected: query.get('tier') === t }, t)),
+  );
+  const kind = h(
+    'select',
+    { 'aria-label': 'kind' },
+    h('option', { value: '' }, 'any kind'),
+    KINDS.map((k) => h('option', { value: k, selected: query.get('kind') === k }, k)),
+  );
   const holder = h('div');
   const load = () =>
     holder.replaceChildren(

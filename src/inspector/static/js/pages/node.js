@@ -26,7 +26,15 @@ async function nodeView(id, body) {
     try {
       const res = await scoped('/v1/memory/archive/rehydrate', { ids: [n.id], target_tier: 'warm', reason: 'rehydrated from the inspector' });
       const item = res.nodes[0];
-      note.replaceChildren(h('div', { class: 'ok', role: 'status' }, item ? `Rehydrated: ${item.from_tier} → ${item.to_tier}${item.payload_restored ? `, ${item.payload_bytes} bytes restored` : ''}${item.detail ? ` (${item.detail})` : ''}.` : 'Nothing to rehydrate.'));
+      note.replaceChildren(
+        h(
+          'div',
+          { class: 'ok', role: 'status' },
+          item
+            ? `Rehydrated: ${item.from_tier} → ${item.to_tier}${item.payload_restored ? `, ${item.payload_bytes} bytes restored` : ''}${item.detail ? ` (${item.detail})` : ''}.`
+            : 'Nothing to rehydrate.',
+        ),
+      );
       await fill(body, () => nodeView(id, body).then((view) => (view.prepend(note), view)));
     } catch (err) {
       note.replaceChildren(errorBox(err));
@@ -63,7 +71,12 @@ async function nodeView(id, body) {
       section(
         'Archive state',
         n.tier === 'archive'
-          ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', onclick: rehydrate, 'data-testid': 'rehydrate' }, 'Rehydrate to warm…'), muted('Brings the payload back from the cold store.'))
+          ? h(
+              'div',
+              { class: 'row' },
+              h('button', { type: 'button', class: 'danger', onclick: rehydrate, 'data-testid': 'rehydrate' }, 'Rehydrate to warm…'),
+              muted('Brings the payload back from the cold store.'),
+            )
           : null,
         rel
           ? facts([
@@ -78,7 +91,12 @@ async function nodeView(id, body) {
           : muted('The payload is on the node (never relocated).'),
       ),
     ),
-    section('Payload', n.tier === 'archive' && n.text === '' ? muted('Archived: the payload is in the cold store; the summary stays searchable.') : pre(n.text), h('h3', {}, 'Summary'), pre(n.summary)),
+    section(
+      'Payload',
+      n.tier === 'archive' && n.text === '' ? muted('Archived: the payload is in the cold store; the summary stays searchable.') : pre(n.text),
+      h('h3', {}, 'Summary'),
+      pre(n.summary),
+    ),
     section('Forgetting decisions', decisions(sem)),
     section(
       `Revisions (${r.revisions.length} earlier)`,
@@ -120,7 +138,14 @@ function decisions(sem) {
     facts([
       ['latest', h('span', {}, badge(sem.action), ` ${sem.current_tier} → ${sem.target_tier}`)],
       ['retention score', num(sem.retention_score)],
-      ['why', h('ul', {}, sem.rationale.map((x) => h('li', {}, x)))],
+      [
+        'why',
+        h(
+          'ul',
+          {},
+          sem.rationale.map((x) => h('li', {}, x)),
+        ),
+      ],
       ['decided', `${time(sem.decided_at)} by ${sem.run_id}`],
       ['in this tier since', time(sem.tier_changed_at)],
       ['policy version', String(sem.policy)],

@@ -43,7 +43,14 @@ export async function renderPlaybook(main, args, query) {
       'div',
       {},
       h('h1', {}, p.name),
-      h('p', { class: 'row' }, `version ${p.version} `, badge(p.status), r.active_version !== null ? h('span', { class: 'muted' }, ` active: v${r.active_version}`) : null, h('code', { class: 'muted' }, p.playbook_id)),
+      h(
+        'p',
+        { class: 'row' },
+        `version ${p.version} `,
+        badge(p.status),
+        r.active_version !== null ? h('span', { class: 'muted' }, ` active: v${r.active_version}`) : null,
+        h('code', { class: 'muted' }, p.playbook_id),
+      ),
       h(
         'div',
         { class: 'two' },
@@ -51,7 +58,10 @@ export async function renderPlaybook(main, args, query) {
           'Versions',
           table(
             [
-              { label: 'version', cell: (v) => (v.version === p.version ? h('strong', {}, `v${v.version}`) : link(`/playbook/${p.playbook_id}`, `v${v.version}`, { version: v.version })) },
+              {
+                label: 'version',
+                cell: (v) => (v.version === p.version ? h('strong', {}, `v${v.version}`) : link(`/playbook/${p.playbook_id}`, `v${v.version}`, { version: v.version })),
+              },
               { label: 'status', cell: (v) => badge(v.status) },
               { label: 'repair of', cell: (v) => (v.repair_of === null ? '—' : `v${v.repair_of}`) },
               { label: 'created', cell: (v) => time(v.created_at) },
@@ -66,10 +76,21 @@ export async function renderPlaybook(main, args, query) {
             ['source run', p.source_run_id],
             ['sandbox profile', p.sandbox_profile],
             ['note', p.note],
-            ['review', p.review ? h('span', {}, badge(p.review.action), ` by ${p.review.actor} at ${time(p.review.at)}${p.review.note ? `: ${p.review.note}` : ''}`) : 'not reviewed'],
+            [
+              'review',
+              p.review ? h('span', {}, badge(p.review.action), ` by ${p.review.actor} at ${time(p.review.at)}${p.review.note ? `: ${p.review.note}` : ''}`) : 'not reviewed',
+            ],
             [
               'shadow validation',
-              shadow ? h('span', {}, badge(shadow.status), ` ${shadow.mode}: ${shadow.summary} `, shadow.workflow_id ? externalLink(shadowLink, shadow.workflow_id, { 'data-testid': 'temporal-link' }) : null) : 'none',
+              shadow
+                ? h(
+                    'span',
+                    {},
+                    badge(shadow.status),
+                    ` ${shadow.mode}: ${shadow.summary} `,
+                    shadow.workflow_id ? externalLink(shadowLink, shadow.workflow_id, { 'data-testid': 'temporal-link' }) : null,
+                  )
+                : 'none',
             ],
             ['parameters', p.parameters.length ? p.parameters.map((x) => `${x.name}${x.required ? '' : ` = ${JSON.stringify(x.default)}`}`).join(', ') : null],
           ]),

@@ -15,7 +15,9 @@ function temporalCell(workflowId, testid) {
 
 /** The run page's link, or why there is none. */
 const temporalButton = (url) =>
-  url ? externalLink(url, 'Open in the Temporal UI ↗', { 'data-testid': 'run-temporal-link' }) : h('span', { class: 'muted' }, '(no Temporal UI address: set LORE_TEMPORAL_UI_URL)');
+  url
+    ? externalLink(url, 'Open in the Temporal UI ↗', { 'data-testid': 'run-temporal-link' })
+    : h('span', { class: 'muted' }, '(no Temporal UI address: set LORE_TEMPORAL_UI_URL)');
 
 export async function renderRuns(main) {
   main.append(
@@ -31,7 +33,14 @@ export async function renderRuns(main) {
               { label: 'run', cell: (x) => link(`/run/${x.run_id}`, x.run_id) },
               { label: 'automation', cell: (x) => x.automation_name },
               { label: 'status', cell: (x) => [badge(x.status), x.paused_nodes.length ? h('span', { class: 'muted' }, ` waits at ${x.paused_nodes.join(', ')}`) : null] },
-              { label: 'nodes', cell: (x) => Object.entries(x.node_counts).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(' · ') },
+              {
+                label: 'nodes',
+                cell: (x) =>
+                  Object.entries(x.node_counts)
+                    .filter(([, v]) => v > 0)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(' · '),
+              },
               { label: 'created', cell: (x) => time(x.created_at) },
               { label: 'workflow', cell: (x) => temporalCell(x.workflow_id, 'run-temporal-link') },
             ],
@@ -111,7 +120,7 @@ export async function renderRun(main, args) {
                   ? h('span', { class: 'bad' }, `${n.error.code}: ${n.error.message}`)
                   : n.approval
                     ? `approval ${n.approval.approval_key}${n.approval.resumed_at ? ` resumed by ${n.approval.resumed_by}` : ' waiting'}`
-                    : n.skip_reason ?? (n.output === null || n.output === undefined ? '' : h('details', {}, h('summary', {}, 'output'), json(n.output))),
+                    : (n.skip_reason ?? (n.output === null || n.output === undefined ? '' : h('details', {}, h('summary', {}, 'output'), json(n.output)))),
             },
             { label: 'child workflow', cell: (n) => (n.child_workflow_id ? temporalCell(n.child_workflow_id, 'child-temporal-link') : '—') },
           ],

@@ -27,7 +27,10 @@ export async function renderWorkflow(main, args) {
             ['task kind', w.task_kind],
             ['promotion', `${w.promotion_state}${w.stable_reason ? ` (${w.stable_reason})` : ''}`],
             ['distillation origin', badge(w.distillation_origin, 'origin')],
-            ['runs', `${w.counts.successes} succeeded, ${w.counts.failures} failed, ${w.counts.partials} partial of ${w.counts.observations} observed (${w.counts.unresolved_failures} unresolved failures)`],
+            [
+              'runs',
+              `${w.counts.successes} succeeded, ${w.counts.failures} failed, ${w.counts.partials} partial of ${w.counts.observations} observed (${w.counts.unresolved_failures} unresolved failures)`,
+            ],
             ['consistent first step', w.consistent_first_step ? 'yes' : 'no'],
             ['confidence', num(w.confidence, 2)],
             ['target files', w.target_files.join(', ')],
@@ -45,7 +48,14 @@ export async function renderWorkflow(main, args) {
             Object.entries(w.origin_counts).filter(([, v]) => v > 0),
             { empty: 'No observations counted.' },
           ),
-          w.playbook_ids.length ? h('p', {}, 'Playbooks: ', w.playbook_ids.map((p, i) => [i ? ', ' : '', link(`/playbook/${p}`, p)])) : null,
+          w.playbook_ids.length
+            ? h(
+                'p',
+                {},
+                'Playbooks: ',
+                w.playbook_ids.map((p, i) => [i ? ', ' : '', link(`/playbook/${p}`, p)]),
+              )
+            : null,
         ),
       ),
       section(
