@@ -6,7 +6,8 @@
  * V8's defaults the old generation grows to about twice the live data after the start-up scans and
  * the young generation takes up to 3 × 16 MB, so a Lore holding 100k nodes sat at 440-510 MB RSS
  * with about 210 MB live. A 4 MB semi-space and a 25 % heap growing step keep it at 320-360 MB
- * (docs/benchmarks.md, "Memory"). Both are command-line only: V8 reads them when it sizes the heap.
+ * (docs/notes/experiments.md, "A start-up without a peak"; the figures: the git history of
+ * docs/benchmarks.md). Both are command-line only: V8 reads them when it sizes the heap.
  */
 export const NODE_MEMORY_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=25'];
 

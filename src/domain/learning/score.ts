@@ -89,7 +89,7 @@ const MIN_MERGE_TEXT = 0.25;
  *   `hub` scoring): the mean of the best phrasing cosine and the cosine to the phrasings'
  *   centroid, minus the family's mean cosine to every other embedded family. Families that
  *   resemble everything (workflows merged from many unrelated phrasings) otherwise win most
- *   queries. Calibrated the same way (docs/benchmarks.md, "Learning").
+ *   queries. Calibrated the same way (the git history of docs/benchmarks.md, "Learning").
  *
  * Without a runner-up (a scope with one family), the lead is measured against the profile's
  * defaultBaseline.

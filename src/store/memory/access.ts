@@ -85,7 +85,7 @@ const FOLD_BATCH = 100;
 /**
  * Log ids a node's document remembers as folded (the bound above). Few and short, because every
  * fold update rewrites the whole document: 32 uuids made it ~1.4 KB (the fold's cost per count
- * measured the same with these 8; docs/benchmarks.md, "Access counts as a log").
+ * measured the same with these 8; docs/notes/experiments.md, "Access counts as a log").
  */
 export const FOLDED_KEPT = 8;
 
