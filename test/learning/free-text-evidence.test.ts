@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+import { pollFor } from '../helpers/wait';
 import { ok, writeExecution, type Scope } from './helpers';
 
 /**
@@ -104,9 +105,13 @@ describe('free-text evidence and recorded replay runs teach task start', () => {
       assert.equal(end.run.learning.workflows_updated.length, 1, JSON.stringify(end.run.learning));
       learnedFrom.add(end.run.learning.workflows_updated[0]);
     }
-    // Text evidence and the runs of the same task are one workflow.
-    const found = await ok(api, '/v1/memory/find', { ...id, kinds: ['workflow'], limit: 50 });
-    const ledger = found.nodes.filter((n: { slots: { workflow_v1: { target_files: string[] } } }) => n.slots.workflow_v1.target_files.includes(FILE));
+    // Text evidence and the runs of the same task are one workflow. Learning stores the workflow
+    // it updated in the background (its writer batches), so the read waits for both episodes.
+    const ledger = await pollFor('the ledger workflow with both replay episodes', async () => {
+      const found = await ok(api, '/v1/memory/find', { ...id, kinds: ['workflow'], limit: 50 });
+      const all = found.nodes.filter((n: { slots: { workflow_v1: { target_files: string[] } } }) => n.slots.workflow_v1.target_files.includes(FILE));
+      return all.length !== 1 || all[0].slots.workflow_v1.origin_counts.replay_learning_episode >= 2 ? all : null;
+    });
     assert.equal(ledger.length, 1, JSON.stringify(ledger.map((n: { slots: unknown }) => n.slots)));
     assert.deepEqual([...learnedFrom], [ledger[0].id]);
     const slot = ledger[0].slots.workflow_v1;
