@@ -1,167 +1,19 @@
-import { LoreError, notFound } from '../../contract/errors';
 import type { memoryRoutes } from '../../contract/families/memory';
 import type { Handlers } from '../../contract/handlers';
-import type { StoredNode } from '../../store/memory/nodes';
-import { scopeRef, type ScopeRef } from '../../store/scope';
+import { scopeRef } from '../../store/scope';
+import { findNodes, resolveNode } from './find-resolve';
+import { recallText } from './recall-text';
 import type { MemoryServices } from './services';
-import { parseUri, nodeUri } from './uri';
-import { edgeView, nodeView, revisionView, writeResultView } from './views';
-import { itemsFromWrite } from './write-request';
-import { decodeCursor, encodeCursor } from './cursor';
+import { writeNodes } from './write-nodes';
 
-/** HTTP handlers of the memory core: write, recall_text, find, resolve. */
+const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);
 
-async function resolveNode(m: MemoryServices, ref: ScopeRef, input: { id?: string; client_id?: string; uri?: string }): Promise<StoredNode> {
-  const nodes = m.nodes(ref);
-  if (input.id !== undefined) {
-    const n = await nodes.get(input.id);
-    if (!n) throw notFound('node', input.id, ref.scope, { id: input.id });
-    return n;
-  }
-  if (input.client_id !== undefined) {
-    const n = await nodes.getByClientId(input.client_id);
-    if (!n) throw notFound('node with client_id', input.client_id, ref.scope, { client_id: input.client_id });
-    return n;
-  }
-  const uri = input.uri!;
-  const parsed = parseUri(uri);
-  if (!parsed) {
-    throw new LoreError('invalid_request', `uri '${uri}' is not a Lore node URI (lore://<tenant>/<scope>/node/<id> or …/client/<client_id>)`, {
-      issues: [{ path: 'uri', message: 'not a lore:// node URI' }],
-    });
-  }
-  // A URI of another tenant or scope does not resolve here (and does not say whether it exists).
-  const n = parsed.tenant_id !== ref.tenant_id || parsed.scope !== ref.scope ? null : parsed.kind === 'node' ? await nodes.get(parsed.key) : await nodes.getByClientId(parsed.key);
-  if (!n) throw notFound('node', uri, ref.scope, { uri });
-  return n;
-}
-
+/** One handler per memory core route (write, recall_text, find, resolve); each is a thin call into the operation's module. */
 export function createMemoryHandlers(m: MemoryServices): Handlers<typeof memoryRoutes> {
   return {
-    'memory.write': async (input, ctx) => {
-      const ref = scopeRef(ctx.tenant_id, ctx.scope);
-      const { items, edges, warnings } = itemsFromWrite(input);
-      const r = await m.write(ref, ctx.actor, items, edges, { source: 'memory.write', warnings });
-      return { deduplicated: r.nodes.every((n) => n.outcome === 'deduplicated'), ...writeResultView(r, ref) };
-    },
-
-    'memory.recallText': async (input, ctx) => {
-      const ref = scopeRef(ctx.tenant_id, ctx.scope);
-      const text = (input.query_text ?? input.query)!;
-      const r = await m.recall(ref, {
-        text,
-        limit: input.limit,
-        types: input.types,
-        kinds: input.kinds,
-        tiers: input.tiers,
-        tags: input.tags,
-        include_archived: input.include_archived,
-        include_retired: input.include_retired,
-        min_score: input.min_score,
-        record_access: input.record_access,
-      });
-      return {
-        results: r.hits.map((h) => ({
-          id: h.node.id,
-          uri: nodeUri(ref, h.node.id),
-          client_id: h.node.client_id,
-          type: h.node.type,
-          kind: h.node.kind,
-          tier: h.node.tier,
-          archived: h.node.tier === 'archive',
-          retired: h.retired,
-          title: h.node.title,
-          text: h.node.text,
-          summary: h.node.summary,
-          tags: h.node.tags,
-          score: h.score,
-          score_breakdown: h.breakdown,
-          created_at: h.node.created_at,
-          updated_at: h.node.updated_at,
-        })),
-        query: { text, strategy: r.strategy, limit: input.limit, vector_error: r.vector_error },
-        took_ms: r.took_ms,
-      };
-    },
-
-    'memory.find': async (input, ctx) => {
-      const ref = scopeRef(ctx.tenant_id, ctx.scope);
-      const nodes = m.nodes(ref);
-      const opts = { includeText: input.include_text };
-      const after = (n: StoredNode) => !input.created_after || n.created_at >= new Date(input.created_after).toISOString();
-      const before = (n: StoredNode) => !input.created_before || n.created_at < new Date(input.created_before).toISOString();
-      const matches = (n: StoredNode) =>
-        (!input.types || input.types.includes(n.type)) &&
-        (!input.kinds || (n.kind !== null && input.kinds.includes(n.kind))) &&
-        (!input.tiers || input.tiers.includes(n.tier)) &&
-        (!input.tags || input.tags.every((t) => n.tags.includes(t))) &&
-        after(n) &&
-        before(n);
-      const clientIds = [...(input.client_id ? [input.client_id] : []), ...(input.client_ids ?? [])];
-      const nodeIds = [...(input.ids ?? []), ...(input.node_ids ?? []), ...(input.anchor_ids ?? [])];
-      // Exact lookups (node ids on _id, client ids on the unique client_key index). Given both, a
-      // node must match both; every other filter still applies.
-      let exact: StoredNode[] | null = null;
-      if (clientIds.length > 0 || nodeIds.length > 0) {
-        const byId = nodeIds.length > 0 ? await nodes.getMany([...new Set(nodeIds)]) : null;
-        const byClient = clientIds.length > 0 ? await nodes.getManyByClientId([...new Set(clientIds)]) : null;
-        exact = byId && byClient ? byId.filter((n) => byClient.some((c) => c.id === n.id)) : (byId ?? byClient ?? []);
-      }
-      if (input.query_text !== undefined && input.query_text.trim() !== '') {
-        // Text: ranked as recall_text ranks (lexical, and vectors when configured), best first.
-        const r = await m.recall(ref, {
-          text: input.query_text,
-          limit: input.limit,
-          types: input.types,
-          kinds: input.kinds,
-          tiers: input.tiers,
-          tags: input.tags,
-          include_archived: true,
-          expand: false,
-        });
-        const allowed = exact ? new Set(exact.map((n) => n.id)) : null;
-        const ids = r.hits.map((h) => h.node.id).filter((id) => !allowed || allowed.has(id));
-        const loaded = new Map((await nodes.getMany(ids)).map((n) => [n.id, n]));
-        const ranked = ids.map((id) => loaded.get(id)).filter((n): n is StoredNode => !!n && matches(n));
-        return { nodes: ranked.map((n) => nodeView(n, ref, opts)), next_cursor: null };
-      }
-      if (exact)
-        return {
-          nodes: exact
-            .filter(matches)
-            .sort((a, b) => (a.id < b.id ? -1 : 1))
-            .map((n) => nodeView(n, ref, opts)),
-          next_cursor: null,
-        };
-      const cursor = input.cursor !== undefined ? decodeCursor(input.cursor, 'memory.find') : undefined;
-      const page = await nodes.find(
-        {
-          types: input.types,
-          kinds: input.kinds,
-          tiers: input.tiers,
-          tags_all: input.tags,
-          created_after: input.created_after ? new Date(input.created_after).toISOString() : undefined,
-          created_before: input.created_before ? new Date(input.created_before).toISOString() : undefined,
-        },
-        { limit: input.limit + 1, after: cursor },
-      );
-      const more = page.length > input.limit;
-      const shown = more ? page.slice(0, input.limit) : page;
-      return {
-        nodes: shown.map((n) => nodeView(n, ref, opts)),
-        next_cursor: more ? encodeCursor('memory.find', shown[shown.length - 1]!.id) : null,
-      };
-    },
-
-    'memory.resolve': async (input, ctx) => {
-      const ref = scopeRef(ctx.tenant_id, ctx.scope);
-      const node = await resolveNode(m, ref, input);
-      const nodes = m.nodes(ref);
-      const [edges, revisions] = await Promise.all([
-        input.include_edges ? nodes.edgesOf(node.id) : Promise.resolve([]),
-        input.include_revisions ? nodes.revisionsOf(node.id) : Promise.resolve([]),
-      ]);
-      return { node: nodeView(node, ref), edges: edges.map(edgeView), revisions: revisions.map(revisionView) };
-    },
+    'memory.write': (input, ctx) => writeNodes(m, refOf(ctx), input, ctx.actor),
+    'memory.recallText': (input, ctx) => recallText(m, refOf(ctx), input),
+    'memory.find': (input, ctx) => findNodes(m, refOf(ctx), input),
+    'memory.resolve': (input, ctx) => resolveNode(m, refOf(ctx), input),
   };
 }

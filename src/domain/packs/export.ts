@@ -1,6 +1,10 @@
 import { LoreError } from '../../contract/errors';
+import type { packsRoutes } from '../../contract/families/packs';
+import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
+import type { Clock } from '../../model/clock';
 import type { MemoryEdge, NodeRevision } from '../../model/memory/node';
+import { decodeCursor, encodeCursor } from '../memory/cursor';
 import type { MemoryServices } from '../memory/services';
 import { exportAutomations, exportColdPayloads, exportPlaybooks } from './continuation';
 import { PACK_FORMAT, PACK_VERSION, contentHash, noExtras, toPackNode, type Pack, type PackNode } from './format';
@@ -106,4 +110,24 @@ export async function exportPack(
     last: nodes.length > 0 ? nodes[nodes.length - 1]!.id : null,
     more,
   };
+}
+
+/** packs.export: one pack (or one page of it) with the cursor of the next page. */
+export async function exportPackPage(memory: MemoryServices, clock: Clock, ref: ScopeRef, input: RouteInput<(typeof packsRoutes)['packs.export']>) {
+  const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'packs.export') : undefined;
+  const r = await exportPack(
+    memory,
+    ref,
+    {
+      includeRevisions: input.include_revisions,
+      includeEdges: input.include_edges,
+      includeColdPayloads: input.include_cold_payloads,
+      includePlaybooks: input.include_playbooks,
+      includeAutomations: input.include_automations,
+      limit: input.limit,
+      after,
+    },
+    clock.now(),
+  );
+  return { pack: r.pack, next_cursor: r.more && r.last ? encodeCursor('packs.export', r.last) : null };
 }
