@@ -25,7 +25,7 @@ miss and every answered unseen task is printed to stderr.
 
 Two ways to run it, both through the real HTTP API on the real local servers:
 - in-process (default): the API built in this process (Fastify inject) on a fresh database of
-  a MongoDB-compatible server and a Temporal dev server it starts itself (test/helpers);
+  a MongoDB-compatible server and a Temporal dev server it starts itself (bench/harness.ts);
 - '--base-url http://127.0.0.1:21201': a running Lore over the network (e.g. started by
   'node --import tsx bench/memory/run-lore.ts --port 21201', with '--env LORE_EMBEDDINGS=local
   --env LORE_EMBEDDINGS_LOCAL_DIR=...' for the encoder). --embeddings is then only a label: the

@@ -1,6 +1,6 @@
 // @ts-nocheck
 // Generator of loadgen-like execution-evidence texts, ported verbatim from
-// /work/shared/bench/loadgen.mjs (makeItem / makeNlQuery, seed-deterministic), so the
+// ../shared/bench/loadgen.mjs (makeItem / makeNlQuery, seed-deterministic), so the
 // scale benchmark indexes the same kind of text the HTTP load test writes.
 /* eslint-disable */
 
