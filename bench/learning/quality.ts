@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startLocalLore } from '../harness';
 import { FAMILIES, FRESH, FRESH2, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2 } from './families';
+import { AREAS, MODULES, PROBLEMS, mulberry32 } from './noise-vocabulary';
 import { cli } from '../cli';
 
 const USAGE = `Learning quality benchmark, the earlier one (one task kind per family; the current one is
@@ -92,101 +93,10 @@ async function connect(): Promise<Poster> {
   return { post: (p, b) => api.post(p, b), idle: () => api.modules.learning.services.idle(), close: () => api.close() };
 }
 
-function mulberry32(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(SEED);
 const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
 
-// loadgen.mjs's vocabulary (areas, modules, problems, verbs, tool sequences), abridged.
-const AREAS = [
-  'payments',
-  'auth',
-  'billing',
-  'search',
-  'export',
-  'ingest',
-  'scheduler',
-  'notifications',
-  'cache',
-  'metrics',
-  'cli',
-  'parser',
-  'storage',
-  'sync',
-  'webhooks',
-  'migrations',
-  'i18n',
-  'uploads',
-  'reporting',
-  'ratelimit',
-  'sessions',
-  'graphql',
-  'admin',
-  'email',
-  'inventory',
-  'checkout',
-  'flags',
-  'audit',
-  'geo',
-  'pdf',
-];
-const MODULES = [
-  'handler',
-  'service',
-  'client',
-  'retry',
-  'config',
-  'router',
-  'serializer',
-  'validator',
-  'worker',
-  'queue',
-  'adapter',
-  'middleware',
-  'model',
-  'repository',
-  'utils',
-  'schema',
-  'controller',
-];
-const PROBLEMS = [
-  'retry backoff',
-  'pagination cursor',
-  'CSV export encoding',
-  'JWT refresh',
-  'cache invalidation',
-  'webhook signature check',
-  'rate limit headers',
-  'timezone date parsing',
-  'unicode normalization',
-  'N+1 query',
-  'memory leak',
-  'race condition',
-  'config defaults',
-  'upload size limit',
-  'connection pool exhaustion',
-  'flaky integration test',
-  'null dereference on empty list',
-  'migration ordering',
-  'locale fallback',
-  'idempotency keys',
-  'graceful shutdown',
-  'log redaction',
-  'currency rounding',
-  'slow full-text search',
-  'duplicate email sends',
-  'permission check bypass',
-  'PDF rendering overflow',
-  'feature flag evaluation',
-];
+// Verbs and tool sequences (areas, modules, problems: noise-vocabulary.ts).
 const VERBS = ['fix', 'add', 'refactor', 'debug', 'speed up', 'remove', 'upgrade', 'harden'];
 const TOOLS = [
   ['read', 'edit', 'test'],

@@ -3,6 +3,7 @@ import { taskTerms } from '../../src/domain/learning/similarity';
 import { startLocalLore } from '../harness';
 import { cli } from '../cli';
 import { FAMILIES, FRESH, FRESH2, MORE_FAMILIES, UNSEEN, UNSEEN_FRESH, UNSEEN_FRESH2, sharedKind, unseenKind, type Family } from './families';
+import { AREAS, MODULES, PROBLEMS, mulberry32 } from './noise-vocabulary';
 
 const USAGE = `Learning benchmark, task start (docs/benchmarks.md, "Learning: task start"; issue 28): does a
 task start phrased differently from the training get the learned first move, when task kinds
@@ -50,16 +51,6 @@ const CANDIDATES = ['read', 'edit', 'apply_patch', 'run_tests', 'bash', 'grep'];
 /** The families' tool names as agents name them. */
 const toolName = (t: string) => (t === 'test' ? 'run_tests' : t);
 
-function mulberry32(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(SEED);
 const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
 
@@ -104,88 +95,7 @@ function writeBody(e: Exec, id: { tenant_id: string; scope: string }) {
   return { ...id, input_text: `${TEXT_KIND ? `[${e.kind}] ` : ''}${e.goal}: ${told}. ${OUTCOME_TEXT[e.outcome]}` };
 }
 
-// loadgen.mjs's vocabulary (areas, modules, problems), with the shared kinds and the same tools.
-const AREAS = [
-  'payments',
-  'auth',
-  'billing',
-  'search',
-  'export',
-  'ingest',
-  'scheduler',
-  'notifications',
-  'cache',
-  'metrics',
-  'cli',
-  'parser',
-  'storage',
-  'sync',
-  'webhooks',
-  'migrations',
-  'i18n',
-  'uploads',
-  'reporting',
-  'ratelimit',
-  'sessions',
-  'graphql',
-  'admin',
-  'email',
-  'inventory',
-  'checkout',
-  'flags',
-  'audit',
-  'geo',
-  'pdf',
-];
-const MODULES = [
-  'handler',
-  'service',
-  'client',
-  'retry',
-  'config',
-  'router',
-  'serializer',
-  'validator',
-  'worker',
-  'queue',
-  'adapter',
-  'middleware',
-  'model',
-  'repository',
-  'utils',
-  'schema',
-  'controller',
-];
-const PROBLEMS = [
-  'retry backoff',
-  'pagination cursor',
-  'CSV export encoding',
-  'JWT refresh',
-  'cache invalidation',
-  'webhook signature check',
-  'rate limit headers',
-  'timezone date parsing',
-  'unicode normalization',
-  'N+1 query',
-  'memory leak',
-  'race condition',
-  'config defaults',
-  'upload size limit',
-  'connection pool exhaustion',
-  'flaky integration test',
-  'null dereference on empty list',
-  'migration ordering',
-  'locale fallback',
-  'idempotency keys',
-  'graceful shutdown',
-  'log redaction',
-  'currency rounding',
-  'slow full-text search',
-  'duplicate email sends',
-  'permission check bypass',
-  'PDF rendering overflow',
-  'feature flag evaluation',
-];
+// Verbs with the shared kinds they imply, and the tools (areas, modules, problems: noise-vocabulary.ts).
 const VERBS: [string, string][] = [
   ['fix', 'bugfix'],
   ['debug', 'bugfix'],
