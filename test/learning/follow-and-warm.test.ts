@@ -96,3 +96,56 @@ describe('learning: other processes, and a start with learned scopes', () => {
     }
   });
 });
+
+describe('learning: a scope whose learned state is still loading holds no request', () => {
+  // LORE_LEARNING_LOAD_WAIT=0: no request waits for a scope's load at all, so every first use of a
+  // scope below meets it still loading (a large scope after a restart, without the seconds).
+  let api: TestApi;
+  before(async () => {
+    api = await startTestApi({ env: { LORE_LEARNING_LOAD_WAIT: '0' } });
+  });
+  after(async () => {
+    await api?.close();
+  });
+
+  it('a write is answered at once and learned from once the scope has loaded, in order, none lost', async () => {
+    const id = { tenant_id: 'default', scope: uniqueName('loading-writes') };
+    const goal = 'fix the stale session token refresh in the auth gateway';
+    const first = await api.post('/v1/memory/write', { ...id, execution: execution(goal, 'r-0', 'src/auth/gateway.ts') });
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.learning.workflows_updated, []);
+    assert.deepEqual(
+      first.body.warnings.map((w: { code: string }) => w.code),
+      ['learning_deferred'],
+      'the write says its learning goes on in the background',
+    );
+    assert.match(first.body.warnings[0].message, /still loading/);
+    // Five more of the same task at once, while the first may still be queued.
+    const more = await Promise.all([1, 2, 3, 4, 5].map((k) => api.post('/v1/memory/write', { ...id, execution: execution(goal, `r-${k}`, 'src/auth/gateway.ts') })));
+    for (const r of more) assert.equal(r.status, 200);
+    const workflows = async () => (await api.post('/v1/memory/workflows/list', { ...id, limit: 10 })).body.workflows as { counts: { observations: number } }[];
+    await pollFor('every write to be learned from', async () => (await workflows())[0]?.counts.observations === 6, 60_000, 100);
+    assert.equal((await workflows()).length, 1, 'one workflow: the writes joined one family, none founded a second');
+  });
+
+  it('a task start answers from what has loaded and says the rest was not considered', async () => {
+    const id = { tenant_id: 'default', scope: uniqueName('loading-reads') };
+    const r = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: 'stale token refresh in the auth gateway', context: { task_kind: 'bugfix' } });
+    assert.equal(r.status, 200);
+    assert.notEqual(r.body.uncertainty.level, 'low');
+    assert.ok(
+      r.body.uncertainty.reasons.some((x: string) => /learned state is still loading/.test(x)),
+      `the uncertainty says the scope was loading: ${JSON.stringify(r.body.uncertainty.reasons)}`,
+    );
+    // Once loaded, the same request is whole again.
+    await pollFor(
+      'the scope to load',
+      async () => {
+        const again = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: 'stale token refresh', context: { task_kind: 'bugfix' } });
+        return !again.body.uncertainty.reasons.some((x: string) => /still loading/.test(x));
+      },
+      60_000,
+      100,
+    );
+  });
+});

@@ -7,6 +7,7 @@ import type { TaskRequest } from './request';
 import { evaluateRules, type RuleEvaluation } from './rule-model';
 import { THRESHOLDS } from './score';
 import type { ScopeLearning } from './scope-state';
+import type { LoadProgress } from './scopes';
 import { findSimilarExecutions, type SimilarExecution } from './similar-executions';
 import { rankTools, type ToolScore } from './tool-ranking';
 import { firstActionOf, type FirstAction } from './first-action';
@@ -38,7 +39,13 @@ export interface Plan {
 const MAX_WORKFLOWS = 10;
 const MAX_PATTERNS = 20;
 
-export async function plan(memory: MemoryServices, ref: ScopeRef, state: ScopeLearning, r: TaskRequest, opts: { vector?: Float32Array | null } = {}): Promise<Plan> {
+export async function plan(
+  memory: MemoryServices,
+  ref: ScopeRef,
+  state: ScopeLearning,
+  r: TaskRequest,
+  opts: { vector?: Float32Array | null; loading?: LoadProgress | null } = {},
+): Promise<Plan> {
   const q = { ...familyQuery(r), vector: opts.vector ?? null };
   // Live and archived workflows apart, each ranked by relevance with stable ones a little ahead
   // (workflow classes: scope-state.ts workflowClass); the index reads only what can rank.
@@ -99,5 +106,5 @@ export async function plan(memory: MemoryServices, ref: ScopeRef, state: ScopeLe
     first_action: first,
     recall,
   };
-  return { ...result, uncertainty: uncertaintyOf(result) };
+  return { ...result, uncertainty: uncertaintyOf({ ...result, loading: opts.loading ?? null }) };
 }

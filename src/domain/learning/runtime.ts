@@ -19,7 +19,7 @@ import { RemoteFollower } from './remote';
 import { replayObservation, replaySourceId, type ReplayEpisode } from './replay';
 import { RULE_SLOT } from './rule-model';
 import type { ScopeLearning } from './scope-state';
-import { ScopeRegistry } from './scopes';
+import { ScopeRegistry, storeSource, type LearnedStateSource, type ScopeView } from './scopes';
 import { GoalVectors } from './vectors';
 import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
@@ -69,8 +69,13 @@ export interface LearningCtx {
   log: Log;
   persist: Persist;
   vectors: GoalVectors | null;
-  /** The scope's learning state, after catching up with other processes' writes. */
+  /** The scope's whole learning state, after catching up with other processes' writes: for routes that change it or list it. */
   scope(ref: ScopeRef): Promise<ScopeLearning>;
+  /**
+   * The scope's learning state for a task start: whole, or, while the scope is still loading after
+   * a start and does not finish within LORE_LEARNING_LOAD_WAIT, as far as it has loaded.
+   */
+  scopeForReading(ref: ScopeRef): Promise<ScopeView>;
   distillDeps: DistillDeps;
 }
 
@@ -96,12 +101,37 @@ class SeenSources {
   }
 }
 
-export function createLearningRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
+/** The value of `p` if it settles within `ms` (its rejection is thrown), else null. */
+async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | null> {
+  if (ms <= 0) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([p.then((value) => ({ value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createLearningRuntime(deps: {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Log;
+  memory: MemoryServices;
+  lifecycle: LifecycleServices;
+  /** Where scopes load their learned state from; the store unless a test holds loads back. */
+  source?: LearnedStateSource;
+}): LearningRuntime {
   const { memory, db, clock } = deps;
   const log = deps.log.child('learning');
-  const scopes = new ScopeRegistry(memory, db);
-  const seen = new SeenSources();
+  const loadWaitMs = deps.config.learning.loadWaitMs;
   let vectors: GoalVectors | null = null;
+  // Goal embeddings of a scope's workflows are queued once, when the scope has loaded.
+  const scopes = new ScopeRegistry(deps.source ?? storeSource(memory, db), (ref, s) => vectors?.enqueueAll(ref, s));
+  const seen = new SeenSources();
   let embeddingsProblem: string | null = null;
   // The follower and Persist reference each other through this closure (local seqs).
   let follower: RemoteFollower | null = null;
@@ -159,13 +189,46 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     return updated;
   }
 
+  /**
+   * Learning from writes to scopes that were still loading, in write order, per scope: a later
+   * write of the scope queues behind them too, so learning sees the scope's writes in order.
+   */
+  const backlog = new Map<string, Promise<void>>();
+
   async function onWrite(ev: WriteEvent) {
     for (const w of ev.nodes) follower?.local(w.node.seq, w.node.id);
     if (ev.source === LEARNING_SOURCE) return;
     const fresh = ev.nodes.filter((w) => w.outcome !== 'deduplicated').map((w) => w.node);
     if (fresh.length === 0) return;
-    const state = await scopes.get(ev.ref);
-    return { workflows_updated: await learn(ev.ref, state, fresh, ev.edges, ev.actor) };
+    const key = scopeKey(ev.ref);
+    const ready = scopes.peek(ev.ref);
+    if (ready && !backlog.has(key)) return { workflows_updated: await learn(ev.ref, ready, fresh, ev.edges, ev.actor) };
+    // The scope's learned state is loading (its first use after a start): the write is stored and
+    // indexed already; it waits LORE_LEARNING_LOAD_WAIT at most for its learning, which otherwise
+    // goes on once the scope has loaded.
+    let answered = false;
+    const job = (backlog.get(key) ?? Promise.resolve()).then(async () => learn(ev.ref, await scopes.get(ev.ref), fresh, ev.edges, ev.actor));
+    const tail = job.then(
+      () => {},
+      (err: Error) => {
+        if (answered) log.warn(`learning from commit ${ev.commit_id} (after the scope loaded) failed: ${err.message}`);
+      },
+    );
+    backlog.set(key, tail);
+    void tail.then(() => {
+      if (backlog.get(key) === tail) backlog.delete(key);
+    });
+    const done = await within(job, loadWaitMs);
+    if (done) return { workflows_updated: done.value };
+    answered = true;
+    return {
+      warnings: [
+        {
+          code: 'learning_deferred',
+          message: `this scope's learned state is still loading after a start; learning from this write goes on in the background once it has loaded (GET /health indexes.learning)`,
+        },
+      ],
+    };
   }
 
   /** Changes other processes made: refresh learned state; learn from new executions. */
@@ -203,11 +266,11 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     distillDeps,
     async scope(ref) {
       await follower?.sync();
-      const loaded = scopes.peek(ref);
-      if (loaded) return loaded;
-      const s = await scopes.get(ref);
-      if (vectors) vectors.enqueueAll(ref, s);
-      return s;
+      return scopes.peek(ref) ?? (await scopes.get(ref));
+    },
+    async scopeForReading(ref) {
+      await follower?.sync();
+      return scopes.forReading(ref, loadWaitMs);
     },
   };
 
@@ -241,7 +304,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   let unsubscribe: (() => void) | null = null;
   let unwatch: (() => void) | null = null;
   let background: NodeJS.Timeout | null = null;
-  const warmup = new Warmup({ memory, scopes, log, loaded: (ref, s) => vectors?.enqueueAll(ref, s) });
+  const warmup = new Warmup({ memory, scopes, log });
   return {
     readiness: () => warmup.readiness(),
     ctx,

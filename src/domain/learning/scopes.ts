@@ -8,35 +8,117 @@ import { ScopeLearning } from './scope-state';
 
 /**
  * The learning state of every scope this process has touched. A scope is loaded on first use
- * with indexed queries (the node store's (tenant, scope, kind) index; the rule registry), never a
- * scan of the scope's evidence, so loading cost follows how much was learned, not how much was
- * written. Concurrent first uses share one load.
+ * (or by the start-up warm-up, warm.ts) with indexed queries (the node store's (tenant, scope,
+ * kind) index; the rule registry), never a scan of the scope's evidence, so loading cost follows
+ * how much was learned, not how much was written. Concurrent first uses share one load.
+ *
+ * A scope with thousands of learned workflows takes seconds to load (the local server decodes
+ * every stored workflow). Reads that must not wait that long take the state as far as it has
+ * loaded (`forReading`): what guards a task (rules, policies) loads first, then patterns, then
+ * workflows page by page, so a partial state is a prefix of the whole one and says how far it got.
  */
 
 const PAGE = 500;
-const LOADED_KINDS: NodeKind[] = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session'];
+/** In load order: the few entries that can deny a tool first, the many workflows after. */
+const LOADED_KINDS: NodeKind[] = ['policy_memory', 'pattern', 'workflow', 'handoff', 'session'];
+
+/** Where a scope's learned state is read from (the store; a test can hold a load back). */
+export interface LearnedStateSource {
+  currentSeq(): Promise<number>;
+  /** One page of a scope's nodes of one kind, in id order after `after`. */
+  page(ref: ScopeRef, kind: NodeKind, after: string | undefined, limit: number): Promise<StoredNode[]>;
+  countSessionEvents(ref: ScopeRef): Promise<number>;
+  /** The scope's rule nodes (the rule registry names them). */
+  rules(ref: ScopeRef): Promise<StoredNode[]>;
+}
+
+export function storeSource(memory: MemoryServices, db: Database): LearnedStateSource {
+  return {
+    currentSeq: () => memory.store.currentSeq(),
+    page: (ref, kind, after, limit) => memory.nodes(ref).find({ kinds: [kind] }, { limit, after }),
+    countSessionEvents: (ref) => memory.nodes(ref).count({ kinds: ['session_event'] }),
+    async rules(ref) {
+      const rules = await new RuleRegistry(db, ref).all();
+      return memory.nodes(ref).getMany(
+        rules.map((r) => r._id),
+        { access: false },
+      );
+    },
+  };
+}
+
+/** How far a scope's load has got: entries applied so far, and the kind being read. */
+export interface LoadProgress {
+  applied: number;
+  reading: NodeKind | 'rules' | 'session events';
+}
+
+/** A scope's state for a read: whole, or as far as its load has got (`loading` says how far). */
+export interface ScopeView {
+  state: ScopeLearning;
+  loading: LoadProgress | null;
+}
+
+interface Loading {
+  state: ScopeLearning;
+  progress: LoadProgress;
+}
 
 export class ScopeRegistry {
   private readonly scopes = new Map<string, Promise<ScopeLearning>>();
   private readonly ready = new Map<string, ScopeLearning>();
+  private readonly loading = new Map<string, Loading>();
 
   constructor(
-    private readonly memory: MemoryServices,
-    private readonly db: Database,
+    private readonly source: LearnedStateSource,
+    /** Called once with each scope that has loaded. */
+    private readonly loaded: (ref: ScopeRef, s: ScopeLearning) => void = () => {},
   ) {}
 
+  /** The scope's whole state (loads it first when needed): for anything that changes learned state. */
   get(ref: ScopeRef): Promise<ScopeLearning> {
     const key = scopeKey(ref);
     let p = this.scopes.get(key);
     if (!p) {
-      p = this.load(ref).then((s) => {
+      p = this.load(ref, key).then((s) => {
         this.ready.set(key, s);
+        this.loaded(ref, s);
         return s;
       });
       p.catch(() => this.scopes.delete(key));
       this.scopes.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * The scope's state for a read that must not wait seconds: whole when it is loaded or loads
+   * within `waitMs`, else as far as the load has got (which goes on in the background).
+   */
+  async forReading(ref: ScopeRef, waitMs: number): Promise<ScopeView> {
+    const s = await this.within(ref, waitMs);
+    if (s) return { state: s, loading: null };
+    const l = this.loading.get(scopeKey(ref));
+    // The load finished between the wait and here.
+    if (!l) return { state: await this.get(ref), loading: null };
+    return { state: l.state, loading: { ...l.progress } };
+  }
+
+  /** The scope's whole state if it is loaded, or loads within `waitMs`; null otherwise (the load goes on). */
+  async within(ref: ScopeRef, waitMs: number): Promise<ScopeLearning | null> {
+    const ready = this.peek(ref);
+    if (ready) return ready;
+    const p = this.get(ref);
+    if (waitMs <= 0) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), waitMs);
+    });
+    try {
+      return await Promise.race([p, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The state of a scope only if it is loaded already (catch-up ignores unloaded scopes). */
@@ -48,26 +130,27 @@ export class ScopeRegistry {
     return this.ready.size;
   }
 
-  private async load(ref: ScopeRef): Promise<ScopeLearning> {
+  private async load(ref: ScopeRef, key: string): Promise<ScopeLearning> {
     const state = new ScopeLearning();
-    state.loadedSeq = await this.memory.store.currentSeq();
-    const nodes = this.memory.nodes(ref);
-    for (const kind of LOADED_KINDS) {
-      let after: string | undefined;
-      for (;;) {
-        const page: StoredNode[] = await nodes.find({ kinds: [kind] }, { limit: PAGE, after });
-        for (const n of page) state.apply(n);
-        if (page.length < PAGE) break;
-        after = page[page.length - 1]!.id;
+    const l: Loading = { state, progress: { applied: 0, reading: 'rules' } };
+    this.loading.set(key, l);
+    try {
+      state.loadedSeq = await this.source.currentSeq();
+      for (const n of await this.source.rules(ref)) if (state.apply(n)) l.progress.applied += 1;
+      for (const kind of LOADED_KINDS) {
+        l.progress.reading = kind;
+        for (let after: string | undefined; ; ) {
+          const page = await this.source.page(ref, kind, after, PAGE);
+          for (const n of page) if (state.apply(n)) l.progress.applied += 1;
+          if (page.length < PAGE) break;
+          after = page[page.length - 1]!.id;
+        }
       }
+      l.progress.reading = 'session events';
+      state.sessionEventCount = await this.source.countSessionEvents(ref);
+      return state;
+    } finally {
+      this.loading.delete(key);
     }
-    state.sessionEventCount = await nodes.count({ kinds: ['session_event'] });
-    const rules = await new RuleRegistry(this.db, ref).all();
-    for (const n of await nodes.getMany(
-      rules.map((r) => r._id),
-      { access: false },
-    ))
-      state.apply(n);
-    return state;
   }
 }

@@ -1,5 +1,6 @@
 import { ambiguousWorkflows, type FirstAction } from './first-action';
 import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
+import type { LoadProgress } from './scopes';
 import { THRESHOLDS } from './score';
 
 /**
@@ -25,6 +26,8 @@ export interface PlanEvidence {
   patterns: PatternMatch[];
   policies: PolicyMatch[];
   first_action: FirstAction | null;
+  /** Set while the scope's learned state is still loading after a start (scopes.ts): the plan saw only part of it. */
+  loading?: LoadProgress | null;
 }
 
 export function uncertaintyOf(p: PlanEvidence): Uncertainty {
@@ -71,6 +74,13 @@ export function uncertaintyOf(p: PlanEvidence): Uncertainty {
       if (level === 'low') level = 'moderate';
       actions.add('inspect_context');
     }
+  }
+  if (p.loading) {
+    reasons.push(
+      `this scope's learned state is still loading after a start (${p.loading.applied} learned entries so far, reading ${p.loading.reading}): what has not loaded yet was not considered`,
+    );
+    if (level === 'low') level = 'moderate';
+    actions.add('inspect_context');
   }
   const confidence = fa ? fa.confidence : 0;
   const order: RecommendedAction[] = ['proceed', 'rehydrate_payload', 'widen_recall', 'inspect_context', 'request_operator_review'];

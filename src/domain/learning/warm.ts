@@ -31,8 +31,6 @@ export class Warmup {
       memory: MemoryServices;
       scopes: ScopeRegistry;
       log: Log;
-      /** Called with each scope loaded here (goal embeddings are queued for it). */
-      loaded: (ref: ScopeRef, s: ScopeLearning) => void;
     },
   ) {}
 
@@ -68,7 +66,6 @@ export class Warmup {
       const learned = await memory.nodes(ref).find({ kinds: WARM_KINDS }, { limit: 1 });
       if (learned.length === 0) continue;
       const s = await scopes.get(ref);
-      this.deps.loaded(ref, s);
       loaded += 1;
       if (loaded <= PRIMED_SCOPES) await this.prime(ref, s);
     }

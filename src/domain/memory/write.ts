@@ -84,7 +84,10 @@ export interface WriteEvent {
   edges: MemoryEdge[];
 }
 
-export type WriteListener = (event: WriteEvent) => Promise<Partial<Learning> | void> | Partial<Learning> | void;
+/** What a listener learned from a write, and what the writer should be told (learning_deferred). */
+export type ListenerResult = Partial<Learning> & { warnings?: Warning[] };
+
+export type WriteListener = (event: WriteEvent) => Promise<ListenerResult | void> | ListenerResult | void;
 
 export interface WriteDeps {
   store: NodeStore;
@@ -215,6 +218,7 @@ export async function writeNodes(
         const r = await listener(event);
         if (r?.workflows_updated) learning.workflows_updated.push(...r.workflows_updated);
         if (r?.patterns_updated) learning.patterns_updated.push(...r.patterns_updated);
+        if (r?.warnings) warnings.push(...r.warnings);
       } catch (err) {
         // The write is durable already; learning catches up later. Say so instead of failing it.
         deps.log.warn(`write listener failed for commit ${commitId}: ${(err as Error).message}`);

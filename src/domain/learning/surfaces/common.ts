@@ -12,11 +12,17 @@ export interface Planned {
   plan: Plan;
 }
 
-export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, request: TaskRequest = taskRequest(raw)): Promise<Planned> {
-  const state = await ctx.scope(ref);
+/**
+ * A task start (`whole: false`): while the scope is still loading after a start, the plan is made
+ * from what has loaded and its uncertainty says so; a large scope's load is not waited for.
+ * Surfaces that record a decision against a task family or review everything learned take the
+ * whole state (`whole: true`).
+ */
+export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, request: TaskRequest = taskRequest(raw), opts: { whole?: boolean } = {}): Promise<Planned> {
+  const { state, loading } = opts.whole ? { state: await ctx.scope(ref), loading: null } : await ctx.scopeForReading(ref);
   state.noteTools(request.candidates);
   const vector = ctx.vectors && state.workflows.size > 0 ? await ctx.vectors.query(taskText(request)) : null;
-  return { state, request, plan: await plan(ctx.memory, ref, state, request, { vector }) };
+  return { state, request, plan: await plan(ctx.memory, ref, state, request, { vector, loading }) };
 }
 
 export function taskFamilyView(state: ScopeLearning, r: TaskRequest) {

@@ -49,7 +49,8 @@ function review(
 }
 
 export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, actor: string) {
-  const { state, plan } = await planFor(ctx, ref, raw);
+  // Whole state: a review pack lists everything learned, not what has loaded so far.
+  const { state, plan } = await planFor(ctx, ref, raw, undefined, { whole: true });
   const scoped = plan.request.terms.length === 0 && !plan.request.task_kind;
   const policies = scoped ? [...state.policies.values()] : plan.policies.map((m) => m.entry);
   const workflows = scoped

@@ -17,7 +17,8 @@ import { planFor } from './common';
  */
 
 export async function toolsSelect(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest & { run_id?: string }, actor: string) {
-  const { state, request, plan } = await planFor(ctx, ref, raw);
+  // Whole state: the decision names a task family, which a partly loaded scope could miss.
+  const { state, request, plan } = await planFor(ctx, ref, raw, undefined, { whole: true });
   const top = plan.ranking.find((t) => t.tool === plan.selected_tool);
   let selected = plan.selected_tool;
   let basis: 'learned' | 'rules' | 'candidate_order' | 'none' = 'none';
