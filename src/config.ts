@@ -93,14 +93,13 @@ export interface Config {
     /** How long a guided playbook run waits for the host to report a host step; 0 waits without a limit. */
     readonly hostStepTimeoutMs: number;
   };
-  readonly learning: {
-    /**
-     * How long a request waits for a scope's learned state to load (the first use after a start)
-     * before it is answered from what has loaded so far, or a write's learning goes on in the
-     * background; 0 never waits (docs/learning.md, "Learning index").
-     */
-    readonly loadWaitMs: number;
-  };
+  /**
+   * How long a request waits for a start-up build it needs (a scope's learned state, the
+   * forgetting counts) before it is answered without it: a task start from what has loaded, a
+   * write with its learning in the background, a forgetting summary that says it is building.
+   * 0 never waits (docs/design.md, "Start-up builds").
+   */
+  readonly buildWaitMs: number;
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
   /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
@@ -282,9 +281,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     else if (resolve(r) === '/') problems.push('LORE_SANDBOX_WORKSPACE_ROOTS: / would let a workspace be any directory of the host; name the directories that hold projects');
   }
 
-  const loadWaitRaw = read('LORE_LEARNING_LOAD_WAIT', z.string(), '500ms');
-  const loadWaitMs = parseDuration(loadWaitRaw);
-  if (loadWaitMs === null || loadWaitMs > 60_000) problems.push(`LORE_LEARNING_LOAD_WAIT=${JSON.stringify(loadWaitRaw)}: use a duration up to 60s such as 500ms, 2s or 0`);
+  const buildWaitRaw = read('LORE_BUILD_WAIT', z.string(), '500ms');
+  const buildWaitMs = parseDuration(buildWaitRaw);
+  if (buildWaitMs === null || buildWaitMs > 60_000) problems.push(`LORE_BUILD_WAIT=${JSON.stringify(buildWaitRaw)}: use a duration up to 60s such as 500ms, 2s or 0`);
 
   const hostStepRaw = read('LORE_PLAYBOOK_HOST_STEP_TIMEOUT', z.string(), '24h');
   const hostStepTimeoutMs = parseDuration(hostStepRaw);
@@ -370,7 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       workspaceRoots: workspaceRoots.map((r) => resolve(r)),
     },
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
-    learning: { loadWaitMs: loadWaitMs ?? 500 },
+    buildWaitMs: buildWaitMs ?? 500,
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
     tracing,
   };

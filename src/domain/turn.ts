@@ -6,3 +6,21 @@
  * behind every write that is in flight (docs/design.md, "Reads keep answering while writes stream in").
  */
 export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The value of `p` if it settles within `ms` (a rejection is thrown), else null and `p` goes on:
+ * how a request waits a bounded time for a start-up build (LORE_BUILD_WAIT) before answering
+ * without it. `ms` ≤ 0 never waits.
+ */
+export async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | null> {
+  if (ms <= 0) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([p.then((value) => ({ value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -82,6 +82,7 @@ export async function startLore(opts: { dataDir: string; ports: LorePorts; env?:
     LORE_MONGO_PORT: String(ports.mongo),
     LORE_LIFECYCLE_INTERVAL: 'off',
     LORE_EMBEDDINGS: 'none', // lexical unless a test asks (the default encoder: test/memory/default-encoder.test.ts)
+    LORE_BUILD_WAIT: '60s', // start-up builds are waited for, as in startTestApi (test/helpers/app.ts)
     ...opts.env,
   };
   const proc: ChildProcess = spawn(process.execPath, [...NODE_MEMORY_FLAGS, 'bin/lore.mjs', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

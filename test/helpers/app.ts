@@ -106,6 +106,10 @@ export async function startTestApi(opts: TestApiOptions = {}): Promise<TestApi> 
     // Lexical unless a test asks for an encoder (the product's default is the onnx encoder where it
     // can run: test/memory/default-encoder.test.ts runs it with LORE_EMBEDDINGS unset, env '').
     LORE_EMBEDDINGS: 'none',
+    // Requests wait for start-up builds (learned scopes, the forgetting view) as long as a slow
+    // machine needs, so what a test asserts does not depend on timing; the bounded wait itself is
+    // tested with LORE_BUILD_WAIT=0 (test/learning/follow-and-warm.test.ts, test/unit/lifecycle-building-view.test.ts).
+    LORE_BUILD_WAIT: '60s',
     ...opts.env,
   });
   const log = opts.log ?? (process.env.LORE_TEST_LOG ? createLog('debug', 'test') : silentLog);

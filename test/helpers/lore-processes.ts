@@ -60,6 +60,7 @@ export class LoreProcesses {
       LORE_LIFECYCLE_INTERVAL: 'off',
       LORE_LOG_LEVEL: 'warn',
       LORE_EMBEDDINGS: 'none', // lexical, as the API of startTestApi (test/helpers/app.ts)
+      LORE_BUILD_WAIT: '60s', // start-up builds are waited for, as in startTestApi (test/helpers/app.ts)
       ...this.opts.env,
       ...extra,
     };

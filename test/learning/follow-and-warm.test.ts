@@ -98,11 +98,11 @@ describe('learning: other processes, and a start with learned scopes', () => {
 });
 
 describe('learning: a scope whose learned state is still loading holds no request', () => {
-  // LORE_LEARNING_LOAD_WAIT=0: no request waits for a scope's load at all, so every first use of a
+  // LORE_BUILD_WAIT=0: no request waits for a scope's load at all, so every first use of a
   // scope below meets it still loading (a large scope after a restart, without the seconds).
   let api: TestApi;
   before(async () => {
-    api = await startTestApi({ env: { LORE_LEARNING_LOAD_WAIT: '0' } });
+    api = await startTestApi({ env: { LORE_BUILD_WAIT: '0' } });
   });
   after(async () => {
     await api?.close();

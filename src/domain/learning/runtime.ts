@@ -11,7 +11,7 @@ import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
 import type { MemoryEdge } from '../../model/memory/node';
 import type { WriteEvent } from '../memory/write';
-import { yieldToIo } from '../turn';
+import { within, yieldToIo } from '../turn';
 import { distill, promoteWorkflowsForPlaybook, type DistillDeps } from './distill';
 import { observationOf } from './observe';
 import { LEARNING_SOURCE, Persist } from './persist';
@@ -73,7 +73,7 @@ export interface LearningCtx {
   scope(ref: ScopeRef): Promise<ScopeLearning>;
   /**
    * The scope's learning state for a task start: whole, or, while the scope is still loading after
-   * a start and does not finish within LORE_LEARNING_LOAD_WAIT, as far as it has loaded.
+   * a start and does not finish within LORE_BUILD_WAIT, as far as it has loaded.
    */
   scopeForReading(ref: ScopeRef): Promise<ScopeView>;
   distillDeps: DistillDeps;
@@ -101,20 +101,6 @@ class SeenSources {
   }
 }
 
-/** The value of `p` if it settles within `ms` (its rejection is thrown), else null. */
-async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | null> {
-  if (ms <= 0) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  try {
-    return await Promise.race([p.then((value) => ({ value })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export function createLearningRuntime(deps: {
   config: Config;
   db: Database;
@@ -127,7 +113,7 @@ export function createLearningRuntime(deps: {
 }): LearningRuntime {
   const { memory, db, clock } = deps;
   const log = deps.log.child('learning');
-  const loadWaitMs = deps.config.learning.loadWaitMs;
+  const loadWaitMs = deps.config.buildWaitMs;
   let vectors: GoalVectors | null = null;
   // Goal embeddings of a scope's workflows are queued once, when the scope has loaded.
   const scopes = new ScopeRegistry(deps.source ?? storeSource(memory, db), (ref, s) => vectors?.enqueueAll(ref, s));
@@ -204,7 +190,7 @@ export function createLearningRuntime(deps: {
     const ready = scopes.peek(ev.ref);
     if (ready && !backlog.has(key)) return { workflows_updated: await learn(ev.ref, ready, fresh, ev.edges, ev.actor) };
     // The scope's learned state is loading (its first use after a start): the write is stored and
-    // indexed already; it waits LORE_LEARNING_LOAD_WAIT at most for its learning, which otherwise
+    // indexed already; it waits LORE_BUILD_WAIT at most for its learning, which otherwise
     // goes on once the scope has loaded.
     let answered = false;
     const job = (backlog.get(key) ?? Promise.resolve()).then(async () => learn(ev.ref, await scopes.get(ev.ref), fresh, ev.edges, ev.actor));

@@ -4,6 +4,7 @@ import type { StoredNode } from '../../store/memory/nodes';
 import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/module';
 import type { NodeKind } from '../../model/memory/node';
+import { within } from '../turn';
 import { ScopeLearning } from './scope-state';
 
 /**
@@ -106,19 +107,7 @@ export class ScopeRegistry {
 
   /** The scope's whole state if it is loaded, or loads within `waitMs`; null otherwise (the load goes on). */
   async within(ref: ScopeRef, waitMs: number): Promise<ScopeLearning | null> {
-    const ready = this.peek(ref);
-    if (ready) return ready;
-    const p = this.get(ref);
-    if (waitMs <= 0) return null;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), waitMs);
-    });
-    try {
-      return await Promise.race([p, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.peek(ref) ?? (await within(this.get(ref), waitMs))?.value ?? null;
   }
 
   /** The state of a scope only if it is loaded already (catch-up ignores unloaded scopes). */

@@ -18,4 +18,6 @@ export interface LifecycleCtx {
   engine: Engine;
   clock: Clock;
   log: Log;
+  /** How long a summary waits for the view's start-up build before answering without it (LORE_BUILD_WAIT). */
+  buildWaitMs: number;
 }

@@ -18,7 +18,7 @@ export type { LifecycleServices, RehydrationCandidate, ReviewCandidate } from '.
 /**
  * The lifecycle family: semantic forgetting (docs/forgetting.md). start() begins building the
  * in-process forgetting view in the background (a summary asked for before it is ready waits
- * for it); the operator itself runs in the worker (activities/lifecycle.ts).
+ * LORE_BUILD_WAIT at most, then says the counts are being built); the operator itself runs in the worker (activities/lifecycle.ts).
  */
 export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
   const log = deps.log.child('lifecycle');
@@ -43,7 +43,17 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     await register(e.ref);
   });
   const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
-  const ctx: LifecycleCtx = { memory: upstream.memory, cold: new ColdStore(deps.db), states, view, feedback, engine: deps.engine, clock: deps.clock, log };
+  const ctx: LifecycleCtx = {
+    memory: upstream.memory,
+    cold: new ColdStore(deps.db),
+    states,
+    view,
+    feedback,
+    engine: deps.engine,
+    clock: deps.clock,
+    log,
+    buildWaitMs: deps.config.buildWaitMs,
+  };
   // Samples of the scopes' counts over time (the inspector's chart).
   const history = new HistoryRecorder({ view, store: new CountHistory(deps.db), clock: deps.clock, log });
   const services: LifecycleServices = { ...createLifecycleServices(ctx), recordHistory: () => history.record() };

@@ -3,7 +3,8 @@ import type { ScopeRef } from '../../store/scope';
 import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
 import { readRelocation, readSemantic, type LifecycleState, type PayloadScope } from './slots';
-import { buildSummary } from './summary';
+import { within } from '../turn';
+import { buildingSummary, buildSummary } from './summary';
 
 /**
  * What the lifecycle family offers other families (learning's planning and execution summaries
@@ -72,10 +73,19 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     await c.view.sync();
     return c.view.tally(ref);
   };
+  /**
+   * The tally for a task start, which must not wait seconds: undefined while the view's start-up
+   * build (a scan of every node's state) runs past LORE_BUILD_WAIT.
+   */
+  const tallySoon = async (ref: ScopeRef) => {
+    if (c.view.readiness().status !== 'building') return tally(ref);
+    const done = await within(tally(ref), c.buildWaitMs);
+    return done ? done.value : undefined;
+  };
   return {
     async forgettingSummary(ref) {
-      const [t, state] = await Promise.all([tally(ref), c.states.get(ref)]);
-      return buildSummary(t, state);
+      const [t, state] = await Promise.all([tallySoon(ref), c.states.get(ref)]);
+      return t === undefined ? buildingSummary(state, c.view.readiness().detail) : buildSummary(t, state);
     },
 
     async reviewCandidates(ref, opts = {}) {
@@ -106,11 +116,13 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     },
 
     async rehydrationCandidates(ref, query, opts = {}) {
-      const t = await tally(ref);
-      if (!t || t.archived.size === 0) return [];
+      const t = await tallySoon(ref);
+      // While the view builds, a query still finds archived nodes through recall (the tally only saves looking).
+      if (t === undefined && query.trim() === '') return [];
+      if (t === null || (t && t.archived.size === 0)) return [];
       const limit = opts.limit ?? 5;
       let hits: { id: string; score: number }[];
-      if (query.trim() === '') {
+      if (query.trim() === '' && t) {
         hits = [...t.archived.entries()]
           .filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k)))
           .slice(-limit)

@@ -40,6 +40,19 @@ export function buildSummary(t: ScopeTally | null, state: ScopeStateDoc | null):
   return { ...counts, recommended_action: recommendedAction(counts) };
 }
 
+/**
+ * The summary while the forgetting view's start-up build still runs (docs/forgetting.md,
+ * "Counts"): no counts yet (zero), what the scope's state document holds, and a recommended
+ * action that says so, instead of holding the request for the build.
+ */
+export function buildingSummary(state: ScopeStateDoc | null, progress: string): ForgettingSummary {
+  const s = buildSummary(null, state);
+  return {
+    ...s,
+    recommended_action: `Forgetting counts are still being built after a start (${progress}; GET /health indexes.forgetting): the counts here are not yet known (0), ask again once it is ready.`,
+  };
+}
+
 type Counts = Omit<ForgettingSummary, 'recommended_action'>;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
