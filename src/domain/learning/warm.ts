@@ -74,6 +74,7 @@ export class Warmup {
       checked += 1;
       if (scopes.peek(ref)) continue;
       if (!(await hasLearned(memory, ref))) continue;
+      this.state = { status: 'building', detail: `loading the learned state of scope ${ref.scope} (${checked} of ${refs.length} scopes checked, ${loaded} loaded)` };
       const s = await scopes.get(ref);
       loaded += 1;
       if (loaded <= PRIMED_SCOPES) await this.prime(ref, s);
