@@ -8,7 +8,7 @@ import { THRESHOLDS } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import { findSimilarExecutions } from './similar-executions';
 import type { Observation } from './types';
-import { foundWorkflow, observeWorkflow, promoteByPlaybook, workflowConfidence, WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
+import { foundWorkflow, observeWorkflow, promoteByPlaybook, workflowConfidence, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 import type { WorkflowSaver } from './workflow-writer';
 
 /**
@@ -37,7 +37,12 @@ export interface DistillDeps {
   persist: Persist;
   writer: WorkflowSaver;
   /** Called with a workflow whose family text changed (embedding refresh). */
-  onWorkflowChanged?: (ref: ScopeRef, w: Learned<WorkflowSlot>) => void;
+  onWorkflowChanged?: (ref: ScopeRef, w: Learned<WorkflowHead>) => void;
+}
+
+/** A workflow's whole slot for a change (the scope keeps heads; scope-state.ts), read from the store when not kept. */
+function fullSlot(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, id: string): Promise<WorkflowSlot | undefined> {
+  return state.loadFullWorkflow(id, async (x) => (await deps.memory.nodes(ref).getMany([x], { access: false }))[0] ?? null);
 }
 
 async function saveWorkflow(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, id: string, slot: WorkflowSlot): Promise<string | null> {
@@ -63,8 +68,10 @@ export async function distill(deps: DistillDeps, ref: ScopeRef, state: ScopeLear
     const founder = similar[0];
     const target = hit?.doc ?? (founder ? state.workflowOfSource(founder.obs.source_id) : undefined);
     if (target) {
-      const next = observeWorkflow(target.slot, obs);
-      if (next === target.slot) return [];
+      const whole = await fullSlot(deps, ref, state, target.node.id);
+      if (!whole) return [];
+      const next = observeWorkflow(whole, obs);
+      if (next === whole) return [];
       const id = await saveWorkflow(deps, ref, state, target.node.id, next);
       return id ? [id] : [];
     }
@@ -104,8 +111,10 @@ export async function promoteWorkflowsForPlaybook(
     for (const w of state.workflows.values()) {
       const linked = w.slot.playbook_ids.includes(p.playbook_id) || p.source_ids.some((s) => w.slot.provenance_ids.includes(s));
       if (!linked) continue;
-      const next = promoteByPlaybook(w.slot, p.playbook_id, p.at);
-      if (next === w.slot) continue;
+      const whole = await fullSlot(deps, ref, state, w.node.id);
+      if (!whole) continue;
+      const next = promoteByPlaybook(whole, p.playbook_id, p.at);
+      if (next === whole) continue;
       const id = await saveWorkflow(deps, ref, state, w.node.id, next);
       if (id) changed.push(id);
     }

@@ -9,7 +9,7 @@ import type { TaskRequest } from './request';
 import { THRESHOLDS } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import { addTerms, capTerms } from './similarity';
-import { workflowConfidence, type WorkflowSlot } from './workflow-model';
+import { workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /**
  * tools/feedback (contract.md §3): one feedback event lands on the pattern of its (task family,
@@ -52,8 +52,8 @@ export function runKeyOf(i: Pick<FeedbackInput, 'run_id' | 'decision' | 'request
 }
 
 /** Stable workflows of the family (or matching the request as strongly as a family member) that use `tool`. */
-function stableWorkflowsFor(state: ScopeLearning, familyId: string, tool: string, r: TaskRequest): Learned<WorkflowSlot>[] {
-  const out = new Map<string, Learned<WorkflowSlot>>();
+function stableWorkflowsFor(state: ScopeLearning, familyId: string, tool: string, r: TaskRequest): Learned<WorkflowHead>[] {
+  const out = new Map<string, Learned<WorkflowHead>>();
   const own = state.workflowOfFamily(familyId);
   if (own) out.set(own.node.id, own);
   for (const h of state.workflows.search(familyQuery(r), { minScore: THRESHOLDS.merge, merge: true, limit: 3 })) out.set(h.id, h.doc);

@@ -9,7 +9,9 @@ import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type 
 
 const RECENT_OBSERVATIONS = 5000;
 const MAX_TOOL_NAMES = 500;
-import { WORKFLOW_SLOT, type WorkflowSlot } from './workflow-model';
+/** Whole workflow slots kept besides the heads (most recently changed or read first); changes not yet stored are always kept. */
+const FULL_WORKFLOWS = 256;
+import { headOf, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /**
  * Everything learning knows about one tenant+scope, in memory: workflows and patterns in a
@@ -52,11 +54,11 @@ export const metaOf = (n: StoredNode): NodeMeta => ({
 });
 
 /** A workflow's class in the family index (planner ranking): `live|archive` : promotion state. */
-export const workflowClass = (w: Learned<WorkflowSlot>) => `${w.node.tier === 'archive' ? 'archive' : 'live'}:${w.slot.promotion_state}`;
+export const workflowClass = (w: Learned<WorkflowHead>) => `${w.node.tier === 'archive' ? 'archive' : 'live'}:${w.slot.promotion_state}`;
 
 export const familyKey = (familyId: string, tool: string) => `${familyId}\u0000${tool}`;
 
-export const workflowSignature = (w: WorkflowSlot): FamilySignature => ({
+export const workflowSignature = (w: WorkflowHead): FamilySignature => ({
   task_kind: w.task_kind,
   term_counts: w.term_counts,
   samples: w.samples,
@@ -104,7 +106,7 @@ function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
 export class ScopeLearning {
   readonly stats = new TermStats();
   /** Keyed by first move (tool and file): two workflows that would start the same way are not each other's dense runner-up. */
-  readonly workflows = new FamilyIndex<Learned<WorkflowSlot>>(
+  readonly workflows = new FamilyIndex<Learned<WorkflowHead>>(
     this.stats,
     (w) => `${w.slot.steps[0]?.tool ?? ''}|${w.slot.steps[0]?.file_path ?? w.slot.target_files[0] ?? ''}`,
     workflowClass,
@@ -118,6 +120,12 @@ export class ScopeLearning {
   readonly policyByKey = new Map<string, string>();
   /** family id → workflow node id (a family has at most one workflow). */
   readonly workflowByFamily = new Map<string, string>();
+  /**
+   * Whole slots of some workflows (bounded, least recently used out), and the ids whose whole slot
+   * here is newer than the store's (a change the writer has not stored yet: never dropped).
+   */
+  private readonly fullSlots = new Map<string, WorkflowSlot>();
+  private readonly unstored = new Set<string>();
   /** execution (source node) id → the workflow that counted it. */
   private readonly sourceToWorkflow = new Map<string, string>();
   /** family id → pattern / policy node ids. */
@@ -165,11 +173,16 @@ export class ScopeLearning {
    * Takes a node's current state from the store (load, catch-up, or this process's own update).
    * Returns true when the node is learning state (workflow, pattern, policy, rule, carrier).
    */
-  apply(n: StoredNode): boolean {
+  apply(n: StoredNode, opts: { keepWhole?: boolean } = {}): boolean {
     if (n.kind === 'workflow') {
       const slot = slotOf<WorkflowSlot>(n, WORKFLOW_SLOT);
       if (!slot) return false;
-      this.putWorkflow(n.id, { node: metaOf(n), slot });
+      this.putWorkflow(n.id, { node: metaOf(n), slot: headOf(slot) });
+      // The store has this state now.
+      this.unstored.delete(n.id);
+      // A load keeps heads only (a change reads the whole slot back); a change seen here keeps it.
+      if (opts.keepWhole === false) this.fullSlots.delete(n.id);
+      else this.keepFull(n.id, slot);
       this.workflowByFamily.set(slot.family_id, n.id);
       for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, n.id);
       return true;
@@ -232,11 +245,44 @@ export class ScopeLearning {
   setWorkflowSlot(id: string, slot: WorkflowSlot): void {
     const w = this.workflows.get(id);
     if (!w) return;
-    this.putWorkflow(id, { node: w.node, slot });
+    this.putWorkflow(id, { node: w.node, slot: headOf(slot) });
+    this.unstored.add(id);
+    this.keepFull(id, slot);
     for (const src of slot.provenance_ids) this.sourceToWorkflow.set(src, id);
   }
 
-  private putWorkflow(id: string, w: Learned<WorkflowSlot>): void {
+  /** A workflow's whole slot if it is kept here (always when a change of it is not stored yet). */
+  fullWorkflow(id: string): WorkflowSlot | undefined {
+    const s = this.fullSlots.get(id);
+    if (s) this.keepFull(id, s);
+    return s;
+  }
+
+  /** A workflow's whole slot for a change: kept here, or read from the store (`read`) and kept. */
+  async loadFullWorkflow(id: string, read: (id: string) => Promise<StoredNode | null>): Promise<WorkflowSlot | undefined> {
+    const kept = this.fullWorkflow(id);
+    if (kept) return kept;
+    const n = await read(id);
+    const slot = n ? slotOf<WorkflowSlot>(n, WORKFLOW_SLOT) : null;
+    // Kept only if nothing newer arrived while reading.
+    if (!slot) return undefined;
+    const newer = this.fullSlots.get(id);
+    if (newer) return newer;
+    this.keepFull(id, slot);
+    return slot;
+  }
+
+  private keepFull(id: string, slot: WorkflowSlot): void {
+    this.fullSlots.delete(id);
+    this.fullSlots.set(id, slot);
+    if (this.fullSlots.size <= FULL_WORKFLOWS) return;
+    for (const old of this.fullSlots.keys()) {
+      if (this.fullSlots.size <= FULL_WORKFLOWS) break;
+      if (!this.unstored.has(old)) this.fullSlots.delete(old);
+    }
+  }
+
+  private putWorkflow(id: string, w: Learned<WorkflowHead>): void {
     const before = this.workflowOrigins.get(id);
     if (before) this.originCounts[before] -= 1;
     this.originCounts[w.slot.distillation_origin] += 1;
@@ -274,12 +320,12 @@ export class ScopeLearning {
     return [...(this.handoffsByAnchor.get(anchor) ?? [])].map((id) => this.carriers.get(id)!).filter(Boolean);
   }
 
-  workflowOfFamily(familyId: string): Learned<WorkflowSlot> | undefined {
+  workflowOfFamily(familyId: string): Learned<WorkflowHead> | undefined {
     const id = this.workflowByFamily.get(familyId);
     return id ? this.workflows.get(id) : undefined;
   }
 
-  workflowOfSource(sourceId: string): Learned<WorkflowSlot> | undefined {
+  workflowOfSource(sourceId: string): Learned<WorkflowHead> | undefined {
     const id = this.sourceToWorkflow.get(sourceId);
     return id ? this.workflows.get(id) : undefined;
   }

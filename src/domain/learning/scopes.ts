@@ -6,6 +6,7 @@ import type { MemoryServices } from '../memory/module';
 import type { NodeKind } from '../../model/memory/node';
 import { within } from '../turn';
 import { ScopeLearning } from './scope-state';
+import { WORKFLOW_SLOT } from './workflow-model';
 
 /**
  * The learning state of every scope this process has touched. A scope is loaded on first use
@@ -20,6 +21,7 @@ import { ScopeLearning } from './scope-state';
  */
 
 const PAGE = 500;
+const HEAD_OMITS = [`slots.${WORKFLOW_SLOT}.recent`, `slots.${WORKFLOW_SLOT}.sequences`, 'text'];
 /** In load order: the few entries that can deny a tool first, the many workflows after. */
 const LOADED_KINDS: NodeKind[] = ['policy_memory', 'pattern', 'workflow', 'handoff', 'session'];
 
@@ -36,7 +38,9 @@ export interface LearnedStateSource {
 export function storeSource(memory: MemoryServices, db: Database): LearnedStateSource {
   return {
     currentSeq: () => memory.store.currentSeq(),
-    page: (ref, kind, after, limit) => memory.nodes(ref).find({ kinds: [kind] }, { limit, after }),
+    // No access statistics (learned state does not show them); workflows without the lists only a
+    // change reads (heads, workflow-model.ts), about a third of a workflow's bytes.
+    page: (ref, kind, after, limit) => memory.nodes(ref).find({ kinds: [kind] }, { limit, after, access: false, omit: kind === 'workflow' ? HEAD_OMITS : [] }),
     countSessionEvents: (ref) => memory.nodes(ref).count({ kinds: ['session_event'] }),
     async rules(ref) {
       const rules = await new RuleRegistry(db, ref).all();
@@ -130,7 +134,7 @@ export class ScopeRegistry {
         l.progress.reading = kind;
         for (let after: string | undefined; ; ) {
           const page = await this.source.page(ref, kind, after, PAGE);
-          for (const n of page) if (state.apply(n)) l.progress.applied += 1;
+          for (const n of page) if (state.apply(n, { keepWhole: false })) l.progress.applied += 1;
           if (page.length < PAGE) break;
           after = page[page.length - 1]!.id;
         }

@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { unitVector } from './family-index';
 import { BGE_DENSE, E5_DENSE, MINILM_DENSE, USE_DENSE, type DenseProfile } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
-import type { WorkflowSlot } from './workflow-model';
+import type { WorkflowHead, WorkflowSlot } from './workflow-model';
 
 /**
  * Dense vectors of workflow goals, when an embedder is configured (LORE_EMBEDDINGS). Computed off
@@ -16,14 +16,14 @@ import type { WorkflowSlot } from './workflow-model';
 const BATCH = 16;
 const QUERY_TIMEOUT_MS = 1500;
 
-export const workflowEmbeddingText = (w: WorkflowSlot) => [w.goal, ...w.goals.filter((g) => g !== w.goal)].join('. ').slice(0, 2000);
+export const workflowEmbeddingText = (w: Pick<WorkflowSlot, 'goal' | 'goals'>) => [w.goal, ...w.goals.filter((g) => g !== w.goal)].join('. ').slice(0, 2000);
 
 /**
  * The texts a workflow is embedded as: every phrasing it was seen with (its goals) and their
  * concatenation. The query's dense cosine is the best of them, so a paraphrase close to any one
  * way the task was described counts, not only to their average.
  */
-export function workflowEmbeddingTexts(w: WorkflowSlot): string[] {
+export function workflowEmbeddingTexts(w: Pick<WorkflowSlot, 'goal' | 'goals'>): string[] {
   const goals = [...new Set([w.goal, ...w.goals].filter((g): g is string => !!g && g.trim() !== ''))].map((g) => g.slice(0, 500));
   return goals.length > 1 ? [...goals, workflowEmbeddingText(w)] : goals.length === 1 ? goals : [workflowEmbeddingText(w)];
 }
@@ -61,7 +61,7 @@ export class GoalVectors {
     return this.embedder.id;
   }
 
-  enqueue(state: ScopeLearning, w: Learned<WorkflowSlot>): void {
+  enqueue(state: ScopeLearning, w: Learned<WorkflowHead>): void {
     const texts = workflowEmbeddingTexts(w.slot);
     const key = texts.join('\u0000');
     let seen = this.embedded.get(state);

@@ -4,13 +4,13 @@ import { renderPattern, renderPolicy, renderWorkflow, stepLine } from './render'
 import type { RuleSlot } from './rule-model';
 import type { Learned } from './scope-state';
 import type { Signals } from './score';
-import { workflowConfidence, type WorkflowSlot } from './workflow-model';
+import { workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /** How learned objects look on the wire (contract learning-schemas.ts). */
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export function workflowView(w: Learned<WorkflowSlot>, relevance: number | null = null) {
+export function workflowView(w: Learned<WorkflowHead>, relevance: number | null = null) {
   const s = w.slot;
   const first = s.steps[0];
   return {

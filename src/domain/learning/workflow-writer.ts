@@ -97,7 +97,8 @@ export class WorkflowWriter implements WorkflowSaver {
     this.pending.delete(id);
     this.lastWrite.set(id, this.now());
     await state.serial(async () => {
-      const slot = state.workflows.get(id)?.slot ?? fallback;
+      // The whole slot: the state keeps it while the change is not stored.
+      const slot = state.fullWorkflow(id) ?? fallback;
       if (slot) await this.write(ref, state, id, slot);
     });
   }

@@ -152,10 +152,12 @@ export class ScopedNodes {
     return ids.map((id) => byId.get(id)).filter((n): n is StoredNode => n !== undefined);
   }
 
-  async find(filter: NodeFilter, opts: { limit: number; after?: string } & ReadOpts): Promise<StoredNode[]> {
+  /** `omit`: paths left out of the read (a caller that needs less than whole nodes). */
+  async find(filter: NodeFilter, opts: { limit: number; after?: string; omit?: string[] } & ReadOpts): Promise<StoredNode[]> {
     const q = toMongoFilter(filter) as Record<string, unknown>;
     if (opts.after) q._id = { ...((q._id as object) ?? {}), $gt: opts.after };
-    const docs = await this.nodes.find(q as Filter<NodeDoc>, { sort: { _id: 1 }, limit: opts.limit });
+    const projection = opts.omit && opts.omit.length > 0 ? Object.fromEntries(opts.omit.map((k) => [k, 0])) : undefined;
+    const docs = await this.nodes.find(q as Filter<NodeDoc>, { sort: { _id: 1 }, limit: opts.limit, ...(projection ? { projection } : {}) });
     return this.withAccess(docs.map(toNode), opts);
   }
 

@@ -4,7 +4,7 @@ import type { LearningCtx } from '../runtime';
 import type { CarrierMeta, Learned, ScopeLearning } from '../scope-state';
 import { emptyOriginCounts } from '../types';
 import { patternView, policyLine, policyMemoryView, workflowView } from '../views';
-import type { WorkflowSlot } from '../workflow-model';
+import type { WorkflowHead, WorkflowSlot } from '../workflow-model';
 import type { Entry } from './packet';
 import { scopeOriginCounts } from './summary';
 
@@ -15,7 +15,7 @@ import { scopeOriginCounts } from './summary';
  * the execution summary with the forgetting summary; distillation origin counts.
  */
 
-const byStrength = (a: Learned<WorkflowSlot>, b: Learned<WorkflowSlot>) =>
+const byStrength = (a: Learned<WorkflowHead>, b: Learned<WorkflowHead>) =>
   Number(b.slot.promotion_state === 'stable') - Number(a.slot.promotion_state === 'stable') ||
   b.slot.counts.successes - a.slot.counts.successes ||
   (a.node.updated_at < b.node.updated_at ? 1 : -1);

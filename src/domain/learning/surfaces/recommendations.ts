@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { PatternClass, PatternSlot } from '../pattern-model';
 import type { GovernanceAction, PolicySlot, PolicyState } from '../policy-model';
 import type { Learned } from '../scope-state';
-import type { WorkflowSlot } from '../workflow-model';
+import type { WorkflowHead, WorkflowSlot } from '../workflow-model';
 
 /** A governance change the review proposes for a policy memory (evolution.ts applies it). */
 export interface Proposal {
@@ -27,13 +27,13 @@ export interface Recommendation {
   precondition: string | null;
 }
 
-type WorkflowEntry = { entry: Learned<WorkflowSlot> };
+type WorkflowEntry = { entry: Learned<WorkflowHead> };
 type PatternEntry = { entry: Learned<PatternSlot>; cls: PatternClass };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One more consistent success promotes a candidate; a playbook learned from it can be promoted instead. */
-function promote(id: ScopeRef, w: Learned<WorkflowSlot>): Recommendation {
+function promote(id: ScopeRef, w: Learned<WorkflowHead>): Recommendation {
   const s = w.slot;
   const base = { action: 'observe_or_promote_workflow', target_id: w.node.id, reason: `one more consistent success (or an active playbook) makes "${s.goal}" stable` };
   const playbook = s.playbook_ids.find((p) => !s.active_playbook_ids.includes(p));
@@ -63,7 +63,7 @@ function promote(id: ScopeRef, w: Learned<WorkflowSlot>): Recommendation {
 }
 
 /** The evidence of an unresolved failure: the failing execution node, its replay run, or the workflow. */
-function inspect(id: ScopeRef, w: Learned<WorkflowSlot>): Recommendation {
+function inspect(id: ScopeRef, w: Learned<WorkflowHead>): Recommendation {
   const base = { action: 'inspect_unresolved_failure', target_id: w.node.id, reason: `"${w.slot.goal}" failed after its last success`, precondition: null };
   const failure = w.slot.open_failure_ids.at(-1) ?? null;
   if (failure?.startsWith('replay:')) return { ...base, route: '/v1/memory/replay/runs/get', payload: { ...id, run_id: failure.slice('replay:'.length) } };
