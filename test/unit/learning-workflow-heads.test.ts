@@ -63,16 +63,19 @@ describe('learning: workflow heads and whole slots', () => {
 
   it('keeps a bounded number of whole slots, but never drops a change not stored yet', () => {
     const s = new ScopeLearning();
-    for (let i = 0; i < 600; i += 1) s.apply(node(i, slotOf(i)), { keepWhole: false });
-    // 300 changes not stored yet (the writer's window), then 300 stored ones.
-    for (let i = 0; i < 300; i += 1) s.setWorkflowSlot(node(i, slotOf(i)).id, observeWorkflow(slotOf(i), obs(`c${i}`, i)));
-    for (let i = 300; i < 600; i += 1) s.apply(node(i, slotOf(i)));
-    for (let i = 0; i < 300; i += 1) assert.equal(s.fullWorkflow(node(i, slotOf(i)).id)?.counts.successes, 3, `unstored change ${i} kept`);
-    const kept = Array.from({ length: 300 }, (_, k) => s.fullWorkflow(node(300 + k, slotOf(0)).id)).filter(Boolean).length;
-    assert.ok(kept < 300, `stored ones beyond the bound are dropped (${kept} kept)`);
+    const n = 1400; // above the 1 024 whole slots kept
+    const half = n / 2;
+    const id = (i: number) => node(i, slotOf(0)).id;
+    for (let i = 0; i < n; i += 1) s.apply(node(i, slotOf(i)), { keepWhole: false });
+    // Changes not stored yet (the writer's window) for the first half, then stored ones for the second.
+    for (let i = 0; i < half; i += 1) s.setWorkflowSlot(id(i), observeWorkflow(slotOf(i), obs(`c${i}`, i)));
+    for (let i = half; i < n; i += 1) s.apply(node(i, slotOf(i)));
+    for (let i = 0; i < half; i += 1) assert.equal(s.fullWorkflow(id(i))?.counts.successes, 3, `unstored change ${i} kept`);
+    const kept = Array.from({ length: half }, (_, k) => s.fullWorkflow(id(half + k))).filter(Boolean).length;
+    assert.ok(kept < half, `stored ones beyond the bound are dropped (${kept} of ${half} kept)`);
     // Once stored, a change is an ordinary entry again.
     s.apply(node(0, observeWorkflow(slotOf(0), obs('c0', 0))));
-    for (let i = 300; i < 600; i += 1) s.apply(node(i, slotOf(i)));
+    for (let i = half; i < n; i += 1) s.apply(node(i, slotOf(i)));
     assert.equal(s.fullWorkflow('w0000'), undefined, 'stored, then pushed out by newer ones');
   });
 

@@ -42,7 +42,7 @@ export interface DistillDeps {
 
 /** A workflow's whole slot for a change (the scope keeps heads; scope-state.ts), read from the store when not kept. */
 function fullSlot(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, id: string): Promise<WorkflowSlot | undefined> {
-  return state.loadFullWorkflow(id, async (x) => (await deps.memory.nodes(ref).getMany([x], { access: false }))[0] ?? null);
+  return state.loadFullWorkflow(id, async (x) => (await deps.memory.nodes(ref).getManyFields([x], ['slots']))[0] ?? null);
 }
 
 async function saveWorkflow(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, id: string, slot: WorkflowSlot): Promise<string | null> {

@@ -9,8 +9,12 @@ import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type 
 
 const RECENT_OBSERVATIONS = 5000;
 const MAX_TOOL_NAMES = 500;
-/** Whole workflow slots kept besides the heads (most recently changed or read first); changes not yet stored are always kept. */
-const FULL_WORKFLOWS = 256;
+/**
+ * Whole workflow slots kept besides the heads (most recently changed or read first; ~9 KB each);
+ * changes not yet stored are always kept. A change of a workflow not kept reads it back (one read
+ * by id): a scope's busy families stay here.
+ */
+const FULL_WORKFLOWS = 1024;
 import { headOf, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /**
@@ -72,7 +76,7 @@ export const patternSignature = (p: Pick<PatternSlot, 'task_kind' | 'term_counts
   files: p.files,
 });
 
-const slotOf = <S>(n: StoredNode, name: string): S | null => {
+const slotOf = <S>(n: Pick<StoredNode, 'slots'>, name: string): S | null => {
   const s = n.slots[name];
   return s && typeof s === 'object' ? (s as S) : null;
 };
@@ -259,7 +263,7 @@ export class ScopeLearning {
   }
 
   /** A workflow's whole slot for a change: kept here, or read from the store (`read`) and kept. */
-  async loadFullWorkflow(id: string, read: (id: string) => Promise<StoredNode | null>): Promise<WorkflowSlot | undefined> {
+  async loadFullWorkflow(id: string, read: (id: string) => Promise<Pick<StoredNode, 'slots'> | null>): Promise<WorkflowSlot | undefined> {
     const kept = this.fullWorkflow(id);
     if (kept) return kept;
     const n = await read(id);
