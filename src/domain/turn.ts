@@ -13,7 +13,11 @@ export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmedi
  * without it. `ms` ≤ 0 never waits.
  */
 export async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | null> {
-  if (ms <= 0) return null;
+  if (ms <= 0) {
+    // Nobody waits for it here: a later failure must not become an unhandled rejection.
+    p.catch(() => {});
+    return null;
+  }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), ms);

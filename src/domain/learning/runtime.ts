@@ -19,7 +19,7 @@ import { RemoteFollower } from './remote';
 import { replayObservation, replaySourceId, type ReplayEpisode } from './replay';
 import { RULE_SLOT } from './rule-model';
 import type { ScopeLearning } from './scope-state';
-import { ScopeRegistry, storeSource, type LearnedStateSource, type ScopeView } from './scopes';
+import { ScopeRegistry, storeSource, type ScopeView } from './scopes';
 import { GoalVectors } from './vectors';
 import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
@@ -101,22 +101,13 @@ class SeenSources {
   }
 }
 
-export function createLearningRuntime(deps: {
-  config: Config;
-  db: Database;
-  clock: Clock;
-  log: Log;
-  memory: MemoryServices;
-  lifecycle: LifecycleServices;
-  /** Where scopes load their learned state from; the store unless a test holds loads back. */
-  source?: LearnedStateSource;
-}): LearningRuntime {
+export function createLearningRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
   const { memory, db, clock } = deps;
   const log = deps.log.child('learning');
-  const loadWaitMs = deps.config.buildWaitMs;
+  const buildWaitMs = deps.config.buildWaitMs;
   let vectors: GoalVectors | null = null;
   // Goal embeddings of a scope's workflows are queued once, when the scope has loaded.
-  const scopes = new ScopeRegistry(deps.source ?? storeSource(memory, db), (ref, s) => vectors?.enqueueAll(ref, s));
+  const scopes = new ScopeRegistry(storeSource(memory, db), (ref, s) => vectors?.enqueueAll(ref, s));
   const seen = new SeenSources();
   let embeddingsProblem: string | null = null;
   // The follower and Persist reference each other through this closure (local seqs).
@@ -204,7 +195,7 @@ export function createLearningRuntime(deps: {
     void tail.then(() => {
       if (backlog.get(key) === tail) backlog.delete(key);
     });
-    const done = await within(job, loadWaitMs);
+    const done = await within(job, buildWaitMs);
     if (done) return { workflows_updated: done.value };
     answered = true;
     return {
@@ -256,7 +247,7 @@ export function createLearningRuntime(deps: {
     },
     async scopeForReading(ref) {
       await follower?.sync();
-      return scopes.forReading(ref, loadWaitMs);
+      return scopes.forReading(ref, buildWaitMs);
     },
   };
 

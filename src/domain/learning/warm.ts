@@ -27,7 +27,7 @@ const PRIME_ROUNDS = 4;
  * read every learned node of the scope to sort them (seconds at 3 000 workflows).
  */
 async function hasLearned(memory: MemoryServices, ref: ScopeRef): Promise<boolean> {
-  for (const kind of WARM_KINDS) if ((await memory.nodes(ref).find({ kinds: [kind] }, { limit: 1 })).length > 0) return true;
+  for (const kind of WARM_KINDS) if ((await memory.nodes(ref).find({ kinds: [kind] }, { limit: 1, access: false })).length > 0) return true;
   return false;
 }
 
