@@ -27,6 +27,13 @@ describe('config', () => {
     assert.ok(Object.isFrozen(c) && Object.isFrozen(c.temporal));
   });
 
+  it('LORE_BUILD_WAIT: how long a request waits for a start-up build (500 ms; 0 never; at most 60 s)', () => {
+    assert.equal(loadConfig({}).buildWaitMs, 500);
+    assert.equal(loadConfig({ LORE_BUILD_WAIT: '2s' }).buildWaitMs, 2000);
+    assert.equal(loadConfig({ LORE_BUILD_WAIT: '0' }).buildWaitMs, 0);
+    for (const bad of ['soon', '2m']) assert.throws(() => loadConfig({ LORE_BUILD_WAIT: bad }), /LORE_BUILD_WAIT=.*up to 60s/);
+  });
+
   it('reports every bad variable at once, each with what to do', () => {
     let err: unknown;
     try {
