@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { scopeRef } from '../../src/store/scope';
 import { describe, it } from 'node:test';
 import { actionableWorkflows, denseLed, firstActionOf, settledFirstMove } from '../../src/domain/learning/first-action';
 import type { WorkflowMatch } from '../../src/domain/learning/matches';
@@ -109,7 +110,7 @@ describe('learning: goal vectors of an in-process onnx encoder are embedded one 
     for (const id of ['a', 'b']) {
       const w = learned(id, [`first ${id}`, `second ${id}`]);
       state.workflows.put(id, { task_kind: null, term_counts: { [id]: 1 }, samples: 2, files: [`${id}.ts`] }, w);
-      vectors.enqueue(state, w);
+      vectors.enqueue(scopeRef('t', 's'), state, w);
     }
     await vectors.idle();
     const calls = model.runs();
@@ -122,7 +123,7 @@ describe('learning: goal vectors of an in-process onnx encoder are embedded one 
     const state = new ScopeLearning();
     const w = learned('a', ['first a', 'second a']);
     state.workflows.put('a', { task_kind: null, term_counts: { a: 1 }, samples: 2, files: ['a.ts'] }, w);
-    vectors.enqueue(state, w);
+    vectors.enqueue(scopeRef('t', 's'), state, w);
     await vectors.idle();
     assert.deepEqual(calls, [3]);
   });

@@ -53,7 +53,12 @@ export interface LearningServices {
   /** How task similarity is computed: with dense goal vectors, or lexical only (and why, when embeddings were configured but are unusable). */
   similarity(): { dense: boolean; provider: string; problem: string | null };
   /** Diagnostics: scopes loaded, and the follower of other processes' writes (its watermark, holes, nodes it loaded). */
-  stats(): { scopes_loaded: number; follower: ReturnType<RemoteFollower['statsOf']> | null };
+  stats(): {
+    scopes_loaded: number;
+    follower: ReturnType<RemoteFollower['statsOf']> | null;
+    /** Goal embeddings: texts the encoder ran, vectors read back from the vector cache, workflows waiting (null without an encoder). */
+    goal_vectors: ReturnType<GoalVectors['stats']> | null;
+  };
 }
 
 /** The error learning reports when LORE_EMBEDDINGS=local is set but the optional encoder is not installed. */
@@ -120,7 +125,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     writer,
     onWorkflowChanged: (ref, w) => {
       const s = scopes.peek(ref);
-      if (s && vectors) vectors.enqueue(s, w);
+      if (s && vectors) vectors.enqueue(ref, s, w);
     },
   };
 
@@ -274,7 +279,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       return { dense: vectors !== null, provider: deps.config.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
     },
     stats() {
-      return { scopes_loaded: scopes.loadedCount, follower: follower ? follower.statsOf() : null };
+      return { scopes_loaded: scopes.loadedCount, follower: follower ? follower.statsOf() : null, goal_vectors: vectors ? vectors.stats() : null };
     },
   };
 
@@ -306,7 +311,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       background.unref();
       // The encoder memory decided on at its start (memory starts first): one per process.
       const encoder = memory.encoder();
-      if (encoder.embedder) vectors = new GoalVectors(encoder.embedder, log);
+      if (encoder.embedder) vectors = new GoalVectors(encoder.embedder, log, encoder.vectorCache);
       else if (encoder.status.status === 'unavailable') {
         // Configured but unusable: say so once, with the fix (memory's log says it too); learning stays lexical.
         embeddingsProblem = encoder.status.detail ?? 'embeddings unavailable';

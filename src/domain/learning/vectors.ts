@@ -1,6 +1,8 @@
 import type { Embedder } from '../../retrieval';
 import type { Log } from '../../log';
 import type { ScopeRef } from '../../store/scope';
+import type { VectorCache } from '../memory/embedding-queue';
+import { vectorKey } from '../memory/vector-key';
 import { unitVector } from './family-index';
 import { BGE_DENSE, E5_DENSE, MINILM_DENSE, USE_DENSE, type DenseProfile } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
@@ -11,6 +13,11 @@ import type { WorkflowHead, WorkflowSlot } from './workflow-model';
  * the write path in small batches; a workflow without its vector yet is still found lexically.
  * Queries are embedded with a short timeout and fall back to lexical matching on any failure, so
  * a slow or missing embedding service never fails a planning request.
+ *
+ * Goal vectors go to memory's vector cache (store/memory/vector-cache.ts), keyed like node vectors
+ * (the encoder with its weights, the tenant, the scope and the exact text), so a restart reads them
+ * back instead of running the encoder over every workflow's goals again (~10 000 texts at 3 300
+ * workflows, minutes of CPU with the default encoder).
  */
 
 const BATCH = 16;
@@ -43,7 +50,9 @@ export function denseProfileFor(embedder: Pick<Embedder, 'provider' | 'id'>): De
 }
 
 export class GoalVectors {
-  private readonly queue: { state: ScopeLearning; id: string; texts: string[] }[] = [];
+  private readonly queue: { ref: ScopeRef; state: ScopeLearning; id: string; texts: string[] }[] = [];
+  /** Texts the encoder ran, and vectors read back from the cache. */
+  private readonly counts = { computed: 0, cache_hits: 0 };
   /** Per scope: the texts each workflow was last embedded (or queued) with, so a change that keeps its phrasings costs nothing. */
   private readonly embedded = new WeakMap<ScopeLearning, Map<string, string>>();
   private running: Promise<void> | null = null;
@@ -53,6 +62,8 @@ export class GoalVectors {
   constructor(
     private readonly embedder: Embedder,
     private readonly log: Log,
+    /** Memory's vector cache and the model id its keys are made with; null: no cache here. */
+    private readonly cache: { store: VectorCache; model: string } | null = null,
   ) {
     this.profile = denseProfileFor(embedder);
   }
@@ -61,7 +72,11 @@ export class GoalVectors {
     return this.embedder.id;
   }
 
-  enqueue(state: ScopeLearning, w: Learned<WorkflowHead>): void {
+  stats(): { computed: number; cache_hits: number; pending: number } {
+    return { ...this.counts, pending: this.queue.length };
+  }
+
+  enqueue(ref: ScopeRef, state: ScopeLearning, w: Learned<WorkflowHead>): void {
     const texts = workflowEmbeddingTexts(w.slot);
     const key = texts.join('\u0000');
     let seen = this.embedded.get(state);
@@ -73,13 +88,13 @@ export class GoalVectors {
       queued.texts = texts;
       return;
     }
-    this.queue.push({ state, id: w.node.id, texts });
+    this.queue.push({ ref, state, id: w.node.id, texts });
     this.running ??= this.drain().finally(() => (this.running = null));
   }
 
   /** Every workflow of a freshly loaded scope. */
-  enqueueAll(_ref: ScopeRef, state: ScopeLearning): void {
-    for (const w of state.workflows.values()) this.enqueue(state, w);
+  enqueueAll(ref: ScopeRef, state: ScopeLearning): void {
+    for (const w of state.workflows.values()) this.enqueue(ref, state, w);
   }
 
   /**
@@ -99,11 +114,7 @@ export class GoalVectors {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, BATCH);
       try {
-        // (the onnx encoder runs each text alone, so a goal's vector does not depend on its batch)
-        const vectors = await this.embedder.embed(
-          batch.flatMap((b) => b.texts),
-          { background: true },
-        );
+        const vectors = await this.vectorsOf(batch);
         let at = 0;
         for (const b of batch) {
           const vs = vectors.slice(at, at + b.texts.length).map((v) => unitVector(v));
@@ -118,6 +129,37 @@ export class GoalVectors {
         this.log.warn(`learning: goal embeddings failed (${this.lastError}); lexical matching continues`);
       }
     }
+  }
+
+  /** The batch's texts' vectors, in order: from the cache where it has them, else from the encoder (and then cached). */
+  private async vectorsOf(batch: { ref: ScopeRef; texts: string[] }[]): Promise<Float32Array[]> {
+    const items = batch.flatMap((b) => b.texts.map((text) => ({ ref: b.ref, text })));
+    const cache = this.cache;
+    const keys = cache ? items.map((i) => vectorKey(cache.model, i.ref, i.text)) : [];
+    let found = new Map<string, Float32Array>();
+    if (cache) {
+      try {
+        found = await cache.store.get(keys);
+      } catch (err) {
+        this.log.warn(`learning: reading goal vectors from the vector cache failed (${(err as Error).message}); they are computed`);
+      }
+    }
+    const missing = items.map((_, k) => k).filter((k) => !cache || !found.has(keys[k]!));
+    this.counts.cache_hits += items.length - missing.length;
+    const out: Float32Array[] = items.map((_, k) => (cache ? found.get(keys[k]!) : undefined) ?? new Float32Array(0));
+    if (missing.length === 0) return out;
+    // (the onnx encoder runs each text alone, so a goal's vector does not depend on its batch)
+    const computed = await this.embedder.embed(
+      missing.map((k) => items[k]!.text),
+      { background: true },
+    );
+    this.counts.computed += missing.length;
+    missing.forEach((k, j) => (out[k] = computed[j]!));
+    if (cache) {
+      const entries = missing.map((k, j) => ({ key: keys[k]!, tenant_id: items[k]!.ref.tenant_id, scope: items[k]!.ref.scope, model: cache.model, vector: computed[j]! }));
+      cache.store.put(entries).catch((err) => this.log.warn(`learning: storing goal vectors in the vector cache failed: ${(err as Error).message}`));
+    }
+    return out;
   }
 
   async query(text: string): Promise<Float32Array | null> {

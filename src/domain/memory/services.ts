@@ -9,7 +9,7 @@ import type { Database } from '../../store/database';
 import type { Clock } from '../../model/clock';
 import { AccessRecorder } from './access-recorder';
 import { CatchUp } from './catch-up';
-import { EmbeddingQueue } from './embedding-queue';
+import { EmbeddingQueue, type VectorCache } from './embedding-queue';
 import { RecallIndex, embeddingText, indexFields } from './recall-index';
 import { recall, type RecallOutcome, type RecallQuery } from './recall';
 import { writeNodes, type Warning, type WriteEdge, type WriteItem, type WriteListener, type WriteResult } from './write';
@@ -44,7 +44,12 @@ export interface MemoryServices {
    * The process's sentence encoder, decided at start (retrieval/embedders/resolve.ts): learning
    * embeds goals with the same one. Before start: none, status off.
    */
-  encoder(): { embedder: Embedder | null; status: EncoderStatus & { pending?: number; lag_ms?: number } };
+  /**
+   * The encoder memory decided on at its start, its status, and the vector cache with the model id
+   * its keys are made with (null when there is no encoder or the cache is unusable here): learning
+   * embeds its workflows' goals with the same encoder and keeps their vectors in the same cache.
+   */
+  encoder(): { embedder: Embedder | null; status: EncoderStatus & { pending?: number; lag_ms?: number }; vectorCache: { store: VectorCache; model: string } | null };
 }
 
 export interface MemoryRuntime {
@@ -110,6 +115,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   let embedder: Embedder | null = null;
   let encoderStatus: EncoderStatus = { provider: deps.config.embeddings.provider, status: 'off', model: deps.config.embeddings.model };
   let queue: EmbeddingQueue | null = null;
+  let vectorCache: { store: VectorCache; model: string } | null = null;
 
   const services: MemoryServices = {
     store,
@@ -133,7 +139,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       catch_up: catchUp.stats,
       embeddings: queue ? queue.stats() : { provider: 'none' },
     }),
-    encoder: () => ({ embedder, status: queue ? withBacklog(encoderStatus, queue.pending, queue.lagMs()) : encoderStatus }),
+    encoder: () => ({ embedder, status: queue ? withBacklog(encoderStatus, queue.pending, queue.lagMs()) : encoderStatus, vectorCache }),
   };
 
   return {
@@ -156,7 +162,8 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         const cache = new VectorCacheStore(deps.db);
         // Vectors are stored under the weights that computed them (resolve.ts, ResolvedEncoder.weights).
         const model = resolved.weights ? `${embedder.id}@${resolved.weights}` : embedder.id;
-        const q = new EmbeddingQueue(embedder, index, log, cache.usable ? { store: cache, model } : null);
+        vectorCache = cache.usable ? { store: cache, model } : null;
+        const q = new EmbeddingQueue(embedder, index, log, vectorCache);
         queue = q;
         index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }
