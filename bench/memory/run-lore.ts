@@ -35,7 +35,9 @@ const writeLog = () => {
   if (opts.log) writeFileSync(opts.log, lore.output());
 };
 if (opts.log) setInterval(writeLog, 2000).unref();
+let stopping = false;
 const stop = async () => {
+  stopping = true;
   writeLog();
   await lore.stop();
   if (!opts.keep && !opts['data-dir']) rmSync(dataDir, { recursive: true, force: true });
@@ -44,6 +46,8 @@ const stop = async () => {
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 await lore.exited;
+// An exit stop() asked for is stop()'s to finish (it removes the data dir); any other is a failure.
+if (stopping) await new Promise(() => {});
 writeLog();
 process.stderr.write(`lore exited:\n${lore.output().slice(-3000)}\n`);
 process.exit(1);
