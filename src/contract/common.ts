@@ -76,7 +76,7 @@ export const pageOutputFields = {
   next_cursor: z.string().nullable(),
 };
 
-/** Long-polling reads of run records (runs/get of automation, playbook and sandbox runs; src/domain/run-wait.ts). */
+/** Long-polling reads of run records (runs/get of automation, playbook and sandbox runs; src/domain/runs/wait.ts). */
 export const WAIT_UNTIL = ['not_queued', 'paused_or_done', 'done'] as const;
 export const waitInputFields = {
   wait_ms: z

@@ -1,12 +1,12 @@
 /**
- * The long-poll waiter behind runs/get wait_ms (src/domain/run-wait.ts), against an in-memory
+ * The long-poll waiter behind runs/get wait_ms (src/domain/runs/wait.ts), against an in-memory
  * source: waiters of one source share batched reads, a condition that holds answers, a deadline or
  * an abort ends the wait, a failing read is retried, and nothing is polled once nobody waits.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { silentLog } from '../../src/log';
-import { RunWaiter, parseUntil, versionOf, type WaitSource } from '../../src/domain/run-wait';
+import { RunWaiter, parseUntil, versionOf, type WaitSource } from '../../src/domain/runs/wait';
 import { sleep } from '../helpers/wait';
 
 function memorySource(key: string) {

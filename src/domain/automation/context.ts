@@ -6,7 +6,7 @@ import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { AutomationDefinitions, AutomationRunNodes, AutomationRuns } from '../../store/automation/index';
 import type { Clock } from '../../model/clock';
-import type { RunWaiter } from '../run-wait';
+import type { RunWaiter } from '../runs/wait';
 import type { UiLink } from '../temporal-ui';
 import type { PlaybookCatalog } from './playbooks';
 import type { DefinitionDoc, RunDoc } from '../../model/automation/records';

@@ -2,7 +2,7 @@ import type { AppDeps } from '../app-deps';
 import type { FamilyModule } from '../family-module';
 import type { automationRoutes } from '../../contract/families/automation';
 import { scopeRef } from '../../store/scope';
-import { RunWaiter } from '../run-wait';
+import { RunWaiter } from '../runs/wait';
 import { temporalUiLink } from '../temporal-ui';
 import type { ReplayServices } from '../replay/module';
 import type { SandboxServices } from '../sandbox/module';

@@ -5,7 +5,7 @@ import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
-import { versionOf, type Until } from '../run-wait';
+import { versionOf, type Until } from '../runs/wait';
 import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
 import { runKeyOfChild } from './playbook-node';
 import type { NodeDoc, RunDoc } from '../../model/automation/records';

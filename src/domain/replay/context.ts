@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import type { RunWaiter } from '../run-wait';
+import type { RunWaiter } from '../runs/wait';
 import type { UiLink } from '../temporal-ui';
 import { notFound } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';

@@ -1,7 +1,7 @@
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
-import { versionOf, type Until, type WaitSource } from '../run-wait';
+import { versionOf, type Until, type WaitSource } from '../runs/wait';
 import { readWithWait, reconcileRun, scopedWaitSource } from '../runs/index';
 import { resignalLostReport } from './host-steps';
 import type { RunDoc, StepDoc } from '../../model/replay/types';

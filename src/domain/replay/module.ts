@@ -1,5 +1,5 @@
 import type { AppDeps } from '../app-deps';
-import { RunWaiter } from '../run-wait';
+import { RunWaiter } from '../runs/wait';
 import { temporalUiLink } from '../temporal-ui';
 import type { FamilyModule } from '../family-module';
 import type { replayRoutes } from '../../contract/families/replay';

@@ -1,5 +1,5 @@
 import type { ScopeRef } from '../../store/scope';
-import { parseUntil, type RunWaiter, type Until, type WaitSource } from '../run-wait';
+import { parseUntil, type RunWaiter, type Until, type WaitSource } from './wait';
 
 /** What runs/get answers about a wait (docs/automation.md, "Waiting for a run"). */
 export interface WaitReport {

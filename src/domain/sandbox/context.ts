@@ -6,7 +6,7 @@ import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
-import type { RunWaiter } from '../run-wait';
+import type { RunWaiter } from '../runs/wait';
 import type { UiLink } from '../temporal-ui';
 import type { RunDoc } from '../../model/sandbox/records';
 import { loadRunRecord } from '../runs/index';

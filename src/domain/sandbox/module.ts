@@ -3,7 +3,7 @@ import type { FamilyModule } from '../family-module';
 import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { scopeRef, type ScopeRef } from '../../store/scope';
-import { RunWaiter } from '../run-wait';
+import { RunWaiter } from '../runs/wait';
 import { temporalUiLink } from '../temporal-ui';
 import { runArtifact } from './artifact';
 import { cancelRun } from './cancel';

@@ -2,7 +2,7 @@ import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
-import { versionOf, type Until } from '../run-wait';
+import { versionOf, type Until } from '../runs/wait';
 import { readRunRecordWithWait } from '../runs/index';
 import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './wire';

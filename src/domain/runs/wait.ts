@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Log } from '../log';
+import type { Log } from '../../log';
 
 /**
  * Long-polling reads of run records (`runs/get` with `wait_ms` and `until`, docs/automation.md,
