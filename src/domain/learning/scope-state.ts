@@ -6,6 +6,7 @@ import { POLICY_SLOT, type PolicySlot } from './policy-model';
 import { RULE_SLOT, type RuleSlot } from './rule-model';
 import { TermStats } from './similarity';
 import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type Observation, type OriginCounts } from './types';
+import { headOf, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 const RECENT_OBSERVATIONS = 5000;
 const MAX_TOOL_NAMES = 500;
@@ -15,7 +16,6 @@ const MAX_TOOL_NAMES = 500;
  * by id): a scope's busy families stay here.
  */
 const FULL_WORKFLOWS = 1024;
-import { headOf, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /**
  * Everything learning knows about one tenant+scope, in memory: workflows and patterns in a
@@ -268,8 +268,8 @@ export class ScopeLearning {
     if (kept) return kept;
     const n = await read(id);
     const slot = n ? slotOf<WorkflowSlot>(n, WORKFLOW_SLOT) : null;
-    // Kept only if nothing newer arrived while reading.
     if (!slot) return undefined;
+    // A change that arrived while reading is newer than what was read.
     const newer = this.fullSlots.get(id);
     if (newer) return newer;
     this.keepFull(id, slot);

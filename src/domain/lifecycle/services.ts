@@ -117,9 +117,10 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
 
     async rehydrationCandidates(ref, query, opts = {}) {
       const t = await tallySoon(ref);
-      // While the view builds, a query still finds archived nodes through recall (the tally only saves looking).
-      if (t === undefined && query.trim() === '') return [];
-      if (t === null || (t && t.archived.size === 0)) return [];
+      if (t === null) return []; // no node of this scope seen
+      if (t && t.archived.size === 0) return [];
+      // While the view builds (t undefined), a query still finds archived nodes through recall; a list needs the tally.
+      if (!t && query.trim() === '') return [];
       const limit = opts.limit ?? 5;
       let hits: { id: string; score: number }[];
       if (query.trim() === '' && t) {
