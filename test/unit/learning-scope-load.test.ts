@@ -137,6 +137,20 @@ describe('learning: loading a scope', () => {
     }
   });
 
+  it('requests wait for a load until the wait has passed since it began, not the wait each', async () => {
+    const { source, release } = gatedSource();
+    const scopes = new ScopeRegistry(source);
+    assert.equal(scopes.waitLeft(ref, 500), 500, 'no load yet: the whole wait');
+    void scopes.get(ref);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(scopes.waitLeft(ref, 20), 0, '20 ms after the load began: none left');
+    assert.ok(scopes.waitLeft(ref, 60_000) > 50_000);
+    // A read after the wait has passed answers from the partial state at once.
+    const view = await scopes.forReading(ref, 20);
+    assert.ok(view.loading, 'answered while loading');
+    while (release() > 0 || scopes.peek(ref) === undefined) await settle();
+  });
+
   it('a failed load is not kept: the next use loads again', async () => {
     let fail = true;
     const source: LearnedStateSource = {

@@ -185,10 +185,12 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     const key = scopeKey(ev.ref);
     const ready = scopes.peek(ev.ref);
     if (ready && !backlog.has(key)) return { workflows_updated: await learn(ev.ref, ready, fresh, ev.edges, ev.actor) };
-    // The scope's learned state is loading (its first use after a start): the write is stored and
-    // indexed already; it waits LORE_BUILD_WAIT at most for its learning, which otherwise
-    // goes on once the scope has loaded.
+    // The scope's learned state is loading (its first use after a start), or writes that came
+    // during the load are still being learned from: the write is stored and indexed already; it
+    // waits for its learning until LORE_BUILD_WAIT after the load began (scopes.waitLeft), after
+    // that not at all, and its learning goes on in write order once the scope has loaded.
     let answered = false;
+    const left = scopes.waitLeft(ev.ref, buildWaitMs);
     const job = (backlog.get(key) ?? Promise.resolve()).then(async () => learn(ev.ref, await scopes.get(ev.ref), fresh, ev.edges, ev.actor));
     const tail = job.then(
       () => {},
@@ -200,7 +202,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
     void tail.then(() => {
       if (backlog.get(key) === tail) backlog.delete(key);
     });
-    const done = await within(job, buildWaitMs);
+    const done = await within(job, left);
     if (done) return { workflows_updated: done.value };
     answered = true;
     return {

@@ -73,6 +73,8 @@ export class ScopeRegistry {
   private readonly scopes = new Map<string, Promise<ScopeLearning>>();
   private readonly ready = new Map<string, ScopeLearning>();
   private readonly loading = new Map<string, Loading>();
+  /** When each scope's load began (wall time): requests wait for a load until `waitMs` after that, not `waitMs` each. */
+  private readonly loadStarted = new Map<string, number>();
 
   constructor(
     private readonly source: LearnedStateSource,
@@ -85,6 +87,7 @@ export class ScopeRegistry {
     const key = scopeKey(ref);
     let p = this.scopes.get(key);
     if (!p) {
+      this.loadStarted.set(key, Date.now());
       p = this.load(ref, key).then((s) => {
         this.ready.set(key, s);
         this.loaded(ref, s);
@@ -97,11 +100,23 @@ export class ScopeRegistry {
   }
 
   /**
+   * How long a request may still wait for the scope's load: what is left of `waitMs` since the load
+   * began. A large scope's load then holds the requests of its first `waitMs` only; the ones after
+   * are answered at once (a write's learning queues) instead of each waiting `waitMs` again.
+   */
+  waitLeft(ref: ScopeRef, waitMs: number): number {
+    const started = this.loadStarted.get(scopeKey(ref));
+    // Wall time, not the injected clock: how long requests have really been held.
+    return started === undefined ? waitMs : Math.max(0, started + waitMs - Date.now());
+  }
+
+  /**
    * The scope's state for a read that must not wait seconds: whole when it is loaded or loads
-   * within `waitMs`, else as far as the load has got (which goes on in the background).
+   * within what is left of `waitMs` (waitLeft), else as far as the load has got (which goes on in
+   * the background).
    */
   async forReading(ref: ScopeRef, waitMs: number): Promise<ScopeView> {
-    const s = await this.within(ref, waitMs);
+    const s = this.peek(ref) ?? (await this.within(ref, this.waitLeft(ref, waitMs)));
     if (s) return { state: s, loading: null };
     const l = this.loading.get(scopeKey(ref));
     // The load finished between the wait and here.
