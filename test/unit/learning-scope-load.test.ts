@@ -107,7 +107,10 @@ describe('learning: loading a scope', () => {
 
     // One page of workflows: the next read sees 500 of them, still marked partial.
     assert.equal(release(), 1);
+    // The page is applied in slices, with a turn of the event loop between them.
     await settle();
+    assert.ok(partial.state.workflows.size > 0 && partial.state.workflows.size < 500, `a slice of the page, not all of it (${partial.state.workflows.size})`);
+    for (let turns = 0; turns < 100 && partial.state.workflows.size < 500; turns += 1) await settle();
     const more = await scopes.forReading(ref, 0);
     assert.equal(more.state, partial.state, 'the same state object fills in');
     assert.equal(more.state.workflows.size, 500);
