@@ -75,11 +75,11 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
   };
   /**
    * The tally for a task start, which must not wait seconds: undefined while the view's start-up
-   * build (a scan of every node's state) runs past LORE_BUILD_WAIT.
+   * build (a scan of every node's state) runs past LORE_BUILD_WAIT after it began.
    */
   const tallySoon = async (ref: ScopeRef) => {
     if (c.view.readiness().status !== 'building') return tally(ref);
-    const done = await within(tally(ref), c.buildWaitMs);
+    const done = await within(tally(ref), c.view.buildWaitLeft(c.buildWaitMs));
     return done ? done.value : undefined;
   };
   return {

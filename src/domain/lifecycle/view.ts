@@ -104,6 +104,7 @@ export class ForgettingView {
   private timer: NodeJS.Timeout | null = null;
   /** Where the start-up build is (GET /health `indexes.forgetting`). */
   private buildState: { status: 'building' | 'ready' | 'failed'; detail: string } = { status: 'building', detail: 'not started' };
+  private buildStartedAt: number | null = null;
 
   constructor(
     private readonly deps: {
@@ -123,6 +124,8 @@ export class ForgettingView {
   start(): void {
     if (!this.ready) {
       this.buildState = { status: 'building', detail: 'reading node states' };
+      // Wall time, not the injected clock: how long requests have really waited for the build.
+      this.buildStartedAt = Date.now();
       const ready = this.build().catch((err) => {
         this.ready = null; // the next sync() tries again
         this.buildState = { status: 'failed', detail: (err as Error).message };
@@ -154,6 +157,15 @@ export class ForgettingView {
     for (const t of this.tallies) t.changed = false;
     this.deps.log.info(`forgetting view: ${this.ids.size} nodes in ${this.scopes.size} scopes loaded in ${Date.now() - t0} ms`);
     this.buildState = { status: 'ready', detail: `${this.ids.size} nodes in ${this.scopes.size} scopes` };
+  }
+
+  /**
+   * How long a request may still wait for the start-up build: what is left of `waitMs` since it
+   * began. The requests of the build's first `waitMs` wait for it; later ones are answered at once
+   * instead of each waiting `waitMs` again.
+   */
+  buildWaitLeft(waitMs: number): number {
+    return this.buildStartedAt === null ? waitMs : Math.max(0, this.buildStartedAt + waitMs - Date.now());
   }
 
   /** The start-up build's state, for GET /health. */
