@@ -108,7 +108,7 @@ describe('learning: a scope whose learned state is still loading holds no reques
     await api?.close();
   });
 
-  it('a write is answered at once and learned from once the scope has loaded, in order, none lost', async () => {
+  it('a write is answered at once and learned from once the scope has loaded, none lost', async () => {
     const id = { tenant_id: 'default', scope: uniqueName('loading-writes') };
     const goal = 'fix the stale session token refresh in the auth gateway';
     const first = await api.post('/v1/memory/write', { ...id, execution: execution(goal, 'r-0', 'src/auth/gateway.ts') });

@@ -65,6 +65,26 @@ export interface LearningServices {
 export { LOCAL_EMBEDDINGS_MISSING };
 
 const BACKGROUND_FOLLOW_MS = 1000;
+/** Writes that came while their scope loaded, learned from at once after it has (see onWrite). */
+const DEFERRED_AT_ONCE = 4;
+
+/** At most `size` tasks at a time; the others wait their turn in arrival order. */
+class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
 
 export interface LearningCtx {
   memory: MemoryServices;
@@ -172,35 +192,29 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
   }
 
   /**
-   * Learning from writes to scopes that were still loading, in write order, per scope: a later
-   * write of the scope queues behind them too, so learning sees the scope's writes in order.
+   * Learning from writes that came while their scope was still loading runs once it has loaded, a
+   * few at a time (DEFERRED_AT_ONCE), beside the writes that come after, which are learned from as
+   * usual (concurrent writes are learned from concurrently either way; distillation's serial
+   * section orders the changes). One queue per scope would be slower than the writes arriving and
+   * never empty.
    */
-  const backlog = new Map<string, Promise<void>>();
+  const deferredSlots = new Slots(DEFERRED_AT_ONCE);
 
   async function onWrite(ev: WriteEvent) {
     for (const w of ev.nodes) follower?.local(w.node.seq, w.node.id);
     if (ev.source === LEARNING_SOURCE) return;
     const fresh = ev.nodes.filter((w) => w.outcome !== 'deduplicated').map((w) => w.node);
     if (fresh.length === 0) return;
-    const key = scopeKey(ev.ref);
     const ready = scopes.peek(ev.ref);
-    if (ready && !backlog.has(key)) return { workflows_updated: await learn(ev.ref, ready, fresh, ev.edges, ev.actor) };
-    // The scope's learned state is loading (its first use after a start), or writes that came
-    // during the load are still being learned from: the write is stored and indexed already; it
-    // waits for its learning until LORE_BUILD_WAIT after the load began (scopes.waitLeft), after
-    // that not at all, and its learning goes on in write order once the scope has loaded.
+    if (ready) return { workflows_updated: await learn(ev.ref, ready, fresh, ev.edges, ev.actor) };
+    // The scope's learned state is loading (its first use after a start): the write is stored and
+    // indexed already; it waits for its learning until LORE_BUILD_WAIT after the load began
+    // (scopes.waitLeft), after that not at all, and its learning follows once the scope has loaded.
     let answered = false;
     const left = scopes.waitLeft(ev.ref, buildWaitMs);
-    const job = (backlog.get(key) ?? Promise.resolve()).then(async () => learn(ev.ref, await scopes.get(ev.ref), fresh, ev.edges, ev.actor));
-    const tail = job.then(
-      () => {},
-      (err: Error) => {
-        if (answered) log.warn(`learning from commit ${ev.commit_id} (after the scope loaded) failed: ${err.message}`);
-      },
-    );
-    backlog.set(key, tail);
-    void tail.then(() => {
-      if (backlog.get(key) === tail) backlog.delete(key);
+    const job = scopes.get(ev.ref).then((state) => deferredSlots.run(() => learn(ev.ref, state, fresh, ev.edges, ev.actor)));
+    job.catch((err: Error) => {
+      if (answered) log.warn(`learning from commit ${ev.commit_id} (after the scope loaded) failed: ${err.message}`);
     });
     const done = await within(job, left);
     if (done) return { workflows_updated: done.value };
