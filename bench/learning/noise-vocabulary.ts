@@ -1,70 +1,16 @@
+import { AREAS as LOADGEN_AREAS, MODULES as LOADGEN_MODULES, mulberry32 } from '../retrieval/loadgen-docs';
+
 /**
  * What the learning benchmarks share: their seeded generator and loadgen.mjs's vocabulary (areas,
- * modules, problems) for the noise writes around the task families.
+ * modules, problems) for the noise writes around the task families. The generator and the first
+ * areas and modules are loadgen's own (bench/retrieval/loadgen-docs.ts); the problems are a list of
+ * their own (loadgen's first phrasings, in a different selection), kept as the benchmark's data.
  */
-export function mulberry32(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
-export const AREAS = [
-  'payments',
-  'auth',
-  'billing',
-  'search',
-  'export',
-  'ingest',
-  'scheduler',
-  'notifications',
-  'cache',
-  'metrics',
-  'cli',
-  'parser',
-  'storage',
-  'sync',
-  'webhooks',
-  'migrations',
-  'i18n',
-  'uploads',
-  'reporting',
-  'ratelimit',
-  'sessions',
-  'graphql',
-  'admin',
-  'email',
-  'inventory',
-  'checkout',
-  'flags',
-  'audit',
-  'geo',
-  'pdf',
-];
+export const AREAS: string[] = LOADGEN_AREAS.slice(0, 30);
 
-export const MODULES = [
-  'handler',
-  'service',
-  'client',
-  'retry',
-  'config',
-  'router',
-  'serializer',
-  'validator',
-  'worker',
-  'queue',
-  'adapter',
-  'middleware',
-  'model',
-  'repository',
-  'utils',
-  'schema',
-  'controller',
-];
+export const MODULES: string[] = LOADGEN_MODULES.slice(0, 17);
 
 export const PROBLEMS = [
   'retry backoff',

@@ -342,4 +342,4 @@ function writeSlots(item: ReturnType<typeof makeItem>) {
   };
 }
 
-export { makeItem, makeNlQuery, mulberry32, hashSeed, writeSlots };
+export { makeItem, makeNlQuery, mulberry32, hashSeed, writeSlots, AREAS, MODULES };

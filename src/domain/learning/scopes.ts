@@ -117,7 +117,7 @@ export class ScopeRegistry {
    * the background).
    */
   async forReading(ref: ScopeRef, waitMs: number): Promise<ScopeView> {
-    const s = this.peek(ref) ?? (await this.within(ref, this.waitLeft(ref, waitMs)));
+    const s = await this.within(ref, this.waitLeft(ref, waitMs));
     if (s) return { state: s, loading: null };
     const l = this.loading.get(scopeKey(ref));
     // The load finished between the wait and here.
