@@ -3,6 +3,7 @@ import { deriveSummary } from '../../src/domain/memory/text';
 import { Database } from '../../src/store/database';
 import { NodeStore, type NodeContent } from '../../src/store/memory/nodes';
 import { cli } from '../cli';
+import { AREAS as LOADGEN_AREAS, MODULES as LOADGEN_MODULES } from '../retrieval/loadgen-docs';
 
 const USAGE = `Brings a scope to a node count fast for read benchmarks: inserts loadgen-shaped execution nodes
 straight through the node store (with the same deterministic extraction the write path runs),
@@ -18,29 +19,9 @@ const TENANT = arg('tenant', 'default');
 const COUNT = Number(arg('count', '70000'));
 const PREFIX = arg('prefix', 'fillstore');
 
-const AREAS = [
-  'payments',
-  'auth',
-  'billing',
-  'search',
-  'export',
-  'ingest',
-  'scheduler',
-  'notifications',
-  'cache',
-  'metrics',
-  'cli',
-  'parser',
-  'storage',
-  'sync',
-  'webhooks',
-  'migrations',
-  'i18n',
-  'uploads',
-  'reporting',
-  'ratelimit',
-];
-const MODULES = ['handler', 'service', 'client', 'retry', 'config', 'router', 'serializer', 'validator', 'worker', 'queue', 'adapter', 'middleware'];
+// loadgen's first areas and modules (bench/retrieval/loadgen-docs.ts); the problems and verbs are this tool's own.
+const AREAS: string[] = LOADGEN_AREAS.slice(0, 20);
+const MODULES: string[] = LOADGEN_MODULES.slice(0, 12);
 const PROBLEMS = [
   'retry backoff',
   'pagination cursor',
