@@ -36,34 +36,41 @@ describe('recorded sessions become tasks', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  const depsFor = (agent: AgentKind, calls: string[] = [], now?: () => Date, label = () => '') => ({
+    agent,
+    tenant,
+    scope: null,
+    store: new HookStateStore(dataDir),
+    log: createHookLog(dataDir),
+    cwd: '/',
+    ...(now ? { now } : {}),
+    api: (binding: Record<string, unknown>) => {
+      const call = injectCaller(api.app, { apiKey: null, timeoutMs: 30_000, defaults: { ...binding } });
+      return bindApi((method, path, body) => {
+        calls.push(`${label()} ${path}`.trim());
+        return call(method, path, body);
+      });
+    },
+  });
+  const send = async (ev: Record<string, unknown>, deps: ReturnType<typeof depsFor>) => {
+    const parsed = parseHookEvent(JSON.stringify(ev));
+    assert.ok(parsed.ok);
+    return handleHookEvent(parsed.event, deps as never);
+  };
+
   /** Replays a fixture; returns each event's answer and the routes the hooks called, in order. */
   async function replay(name: string, opts: { contextChars?: number } = {}) {
     const sid = crypto.randomUUID();
     const { agent, events } = recordedSession(name, { session_id: sid, cwd: project.dir });
     const calls: string[] = [];
-    const store = new HookStateStore(dataDir);
+    let current = '';
+    const deps = { ...depsFor(agent as AgentKind, calls, undefined, () => current), contextChars: opts.contextChars };
     const answers: { event: string; out: HookOutput | null }[] = [];
     for (const raw of events) {
-      const parsed = parseHookEvent(JSON.stringify(raw));
-      assert.ok(parsed.ok, `${raw.hook_event_name}: ${!parsed.ok && parsed.problem}`);
-      const out = await handleHookEvent(parsed.event, {
-        agent: agent as AgentKind,
-        tenant,
-        scope: null,
-        store,
-        log: createHookLog(dataDir),
-        cwd: '/',
-        contextChars: opts.contextChars,
-        api: (binding) => {
-          const call = injectCaller(api.app, { apiKey: null, timeoutMs: 30_000, defaults: { ...binding } });
-          return bindApi((method, path, body) => {
-            calls.push(`${parsed.event.event} ${path}`);
-            return call(method, path, body);
-          });
-        },
-      });
-      answers.push({ event: parsed.event.event, out });
+      current = raw.hook_event_name;
+      answers.push({ event: current, out: await send(raw, deps) });
     }
+    const store = deps.store;
     assert.equal(store.read(tenant, sid), null, 'the session ended: its state is gone');
     return { sid, agent, answers, calls };
   }
@@ -248,5 +255,50 @@ describe('recorded sessions become tasks', () => {
       answers.find((a) => a.event === 'Interrupt'),
       undefined,
     );
+  });
+
+  it('a session idle for hours: its next prompt starts a new task, and another session’s start finishes an abandoned one', async () => {
+    const later = () => new Date(Date.now() + 4 * 3_600_000);
+    const base = (sid: string) => ({ session_id: sid, cwd: project.dir });
+    const work = async (sid: string, prompt: string) => {
+      const deps = depsFor('claude-code');
+      await send({ ...base(sid), hook_event_name: 'UserPromptSubmit', prompt }, deps);
+      const read = { tool_name: 'Read', tool_input: { file_path: `${project.dir}/src/jobs/worker.ts` }, tool_use_id: `r-${sid}` };
+      await send({ ...base(sid), hook_event_name: 'PreToolUse', ...read }, deps);
+      await send({ ...base(sid), hook_event_name: 'PostToolUse', ...read, tool_response: { type: 'text' } }, deps);
+      await send({ ...base(sid), hook_event_name: 'Stop' }, deps);
+    };
+
+    const resumed = crypto.randomUUID();
+    await work(resumed, 'tidy the job worker retry loop');
+    await send({ ...base(resumed), hook_event_name: 'UserPromptSubmit', prompt: 'run the tests' }, depsFor('claude-code', [], later));
+    assert.equal((await runOf(`claude-code:${resumed}:1`)).status, 'success', 'hours later, "run the tests" is new work: the first task ended');
+    assert.equal((await runOf(`claude-code:${resumed}:2`)).goal, 'run the tests');
+
+    const abandoned = crypto.randomUUID();
+    await work(abandoned, 'speed up the job worker start-up');
+    assert.equal((await executionOf(`claude-code:${abandoned}:1`)).length, 0, 'not written while the task may go on');
+    const other = crypto.randomUUID();
+    await send({ ...base(other), hook_event_name: 'SessionStart', source: 'startup' }, depsFor('claude-code', [], later));
+    const [e] = await executionOf(`claude-code:${abandoned}:1`);
+    assert.equal(e?.slots.execution_native_v1.outcome, 'success', 'finished by the next session’s start, with its outcome');
+    assert.equal(new HookStateStore(dataDir).read(tenant, abandoned), null);
+  });
+
+  it('/clear ends the running task; a resumed session with no task left gets the handoff stored for it', async () => {
+    const sid = crypto.randomUUID();
+    const base = { session_id: sid, cwd: project.dir };
+    const deps = depsFor('claude-code');
+    await send({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'rename the billing export flag' }, deps);
+    const edit = { tool_name: 'Edit', tool_input: { file_path: `${project.dir}/src/billing/export.ts`, old_string: 'a', new_string: 'b' }, tool_use_id: 'e1' };
+    await send({ ...base, hook_event_name: 'PreToolUse', ...edit }, deps);
+    await send({ ...base, hook_event_name: 'PostToolUse', ...edit, tool_response: {} }, deps);
+    await send({ ...base, hook_event_name: 'PreCompact', trigger: 'manual' }, deps);
+    await send({ ...base, hook_event_name: 'Stop' }, deps);
+    assert.equal(await send({ ...base, hook_event_name: 'SessionStart', source: 'clear' }, deps), null);
+    assert.equal((await runOf(`claude-code:${sid}:1`)).status, 'success', '/clear ends the task');
+    const resumed = await send({ ...base, hook_event_name: 'SessionStart', source: 'resume' }, deps);
+    assert.match(resumed!.hookSpecificOutput.additionalContext, /Task: rename the billing export flag/);
+    assert.match(resumed!.hookSpecificOutput.additionalContext, /src\/billing\/export\.ts/);
   });
 });

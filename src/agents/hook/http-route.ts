@@ -52,7 +52,9 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
         log.problem(null, `malformed hook input: ${parsed.problem}; nothing recorded`, { bytes: text.length, via: 'http' });
         return reply.code(200).send({});
       }
-      const explicitScope = typeof (req.query as Record<string, unknown>)?.scope === 'string' || req.headers['x-lore-scope'] !== undefined;
+      // An HTTP hook's header whose variable is unset arrives empty: no scope named.
+      const named = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+      const explicitScope = named((req.query as Record<string, unknown>)?.scope) || named(req.headers['x-lore-scope']);
       const work = handleHookEvent(parsed.event, {
         agent,
         contextChars: opts.contextChars,
