@@ -205,3 +205,15 @@ describe('Codex tool calls', () => {
     assert.equal(stepResult('apply_patch', false, 'Success. Updated the following files:\nM src/billing/invoice.py', null).status, 'success');
   });
 });
+
+describe('lore hook arguments', () => {
+  it('the agent and --forward; anything else is reported and the defaults apply (a hook never fails)', async () => {
+    const { parseHookArgs } = await import('../../src/agents/hook/cli');
+    assert.deepEqual(parseHookArgs([]), { args: { agent: 'claude-code', forward: false }, problem: null });
+    assert.deepEqual(parseHookArgs(['codex']), { args: { agent: 'codex', forward: false }, problem: null });
+    assert.deepEqual(parseHookArgs(['claude-code', '--forward']), { args: { agent: 'claude-code', forward: true }, problem: null });
+    const odd = parseHookArgs(['cursor', '--fast']);
+    assert.deepEqual(odd.args, { agent: 'claude-code', forward: false });
+    assert.match(odd.problem!, /unknown arguments cursor --fast/);
+  });
+});
