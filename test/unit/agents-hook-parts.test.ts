@@ -104,7 +104,6 @@ describe('hook session state', () => {
         project_root: '/',
         tasks: 0,
         task: null,
-        previous: null,
         created_at: '',
         updated_at: '',
       });

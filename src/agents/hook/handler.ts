@@ -22,7 +22,8 @@ import type { HookStateStore, SessionState, StepState, TaskState, TurnEnd } from
  *                        gets a replay run and, as added context, the learned first step
  *   PreToolUse           replay step/before (tool name, redacted input)
  *   PostToolUse(Failure) replay step/after (status, output signature: exit status, error signature, files)
- *   Stop / Interrupt     the turn ends (how it ended steers the next prompt's verdict); the task goes on
+ *   Stop / Interrupt     the turn ends (how it ended steers the next prompt's verdict); the
+ *                        task goes on
  *   SubagentStop         the subagent's calls are steps of the running task; its end is one more
  *   PreCompact           a handoff of the running task (goal, files, last outcome, next step)
  *   SessionEnd           the task ends: replay run/end and one execution write
@@ -114,7 +115,6 @@ function begin(ev: HookEvent, deps: HookDeps, s: SessionState | null): SessionSt
     project_root: projectRoot(cwd),
     tasks: 0,
     task: null,
-    previous: null,
     created_at: now,
     updated_at: now,
   };
@@ -237,7 +237,6 @@ async function onSessionStart(ev: HookEvent, deps: HookDeps): Promise<HookOutput
     // /clear: the conversation starts over, and so does the work.
     if (ev.source === 'clear' && s.task) {
       ended = s.task;
-      s.previous = { goal: s.task.goal, run_id: s.task.run_id, outcome: s.task.outcome };
       s.task = null;
     }
     return s;
@@ -262,7 +261,8 @@ async function restoreContext(ev: HookEvent, deps: HookDeps, s: SessionState, ct
   ] as const);
   const h = stored?.handoff ?? null;
   const blocks: ContextBlock[] = [];
-  // The stored handoff when it is this task's (or there is no task: a resumed session), else the task as the hook knows it.
+  // The stored handoff when it is this task's (or no task is left: a resumed session), else the
+  // task as the hook knows it.
   if (h && (!t || h.run_id === t.run_id)) blocks.push(handoffBlock(h, why));
   else if (t) blocks.push(handoffBlock({ ...handoffOf(s, t, null), handoff_id: t.handoff_id ?? t.run_id, run_id: t.run_id }, why));
   if (kick) blocks.push(kick);
@@ -291,16 +291,13 @@ async function onPrompt(ev: HookEvent, deps: HookDeps): Promise<HookOutput | nul
       task.turn_open = true;
       task.turn_calls = 0;
       if (verdict.rule === 'refines_goal' || task.prompts.length === 1) {
-        // The goal had no subject ("continue", or no prompt seen): this prompt says what the task is.
+        // The goal had no subject ("continue", or no prompt seen): this prompt says what it is.
         task.goal = prompt;
         goalChanged = true;
       } else if (verdict.novel.length > 0) capPush(task.refinements, prompt.slice(0, 300), MAX_REFINEMENTS);
       learnWords(task, verdict.terms);
     } else {
-      if (task) {
-        finished = task;
-        s.previous = { goal: task.goal, run_id: task.run_id, outcome: task.outcome };
-      }
+      finished = task;
       s.task = newTask(s, prompt, s.updated_at);
       goalChanged = true;
     }
@@ -359,7 +356,7 @@ function noteCall(t: TaskState, step: StepState, ev: HookEvent): void {
     learnWords(t, pathTerms(f));
   }
   if (step.command) learnWords(t, termsOf(step.command));
-  learnWords(t, termsOf(writtenText(step.tool, ev.tool_input)).slice(0, MAX_WRITTEN_TERMS));
+  learnWords(t, termsOf(redactText(writtenText(step.tool, ev.tool_input))).slice(0, MAX_WRITTEN_TERMS));
   t.turn_calls += 1;
   if (ev.agent_id) subagentOf(t, ev).calls += 1;
 }

@@ -26,11 +26,12 @@ export interface HookRouteOptions {
 
 /**
  * The same hook handler as `lore hook`, for agents that post their hook JSON over HTTP (Claude
- * Code's `"type": "http"` hooks, and `lore hook --forward`), one path per agent. It fails open the same way: 200 within the budget, with added
- * context or `{}`, whatever happens behind it (the work goes on after the answer). Only a
- * request Lore must refuse (no or a wrong API key, a scope it cannot use) gets an error status,
- * which the agent reports without stopping. The tenant comes from the key, the scope from
- * `?scope=`, X-Lore-Scope, or the name of the project the event's cwd belongs to.
+ * Code's `"type": "http"` hooks, and `lore hook --forward`), one path per agent. It fails open
+ * the same way: 200 within the budget, with added context or `{}`, whatever happens behind it
+ * (the work goes on after the answer). Only a request Lore must refuse (no or a wrong API key, a
+ * scope it cannot use) gets an error status, which the agent reports without stopping. The
+ * tenant comes from the key, the scope from `?scope=`, X-Lore-Scope, or the name of the project
+ * the event's cwd belongs to.
  */
 export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions): void {
   const store = new HookStateStore(opts.dataDir);

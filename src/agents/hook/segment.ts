@@ -14,10 +14,10 @@ import type { TurnEnd } from './state';
  *   that, them …). These are closed classes of English discourse words, the way a reader tells a
  *   reply from a request; open-class words (what a task is about) play no part in them.
  * - its *subject*: the content words left after function words and generic software-work words
- *   (run, test, fix, file, error …) are removed, compared with the running task's vocabulary, which
- *   is built from its prompts and from what it actually touched (path segments of its files, the
- *   identifiers of the code it wrote, its commands, its error signatures). A prompt naming a file the task touched, or sharing its
- *   words, is the same subject.
+ *   (run, test, fix, file, error …) are removed, compared with the running task's vocabulary,
+ *   which is built from its prompts and from what it actually touched (path segments of its
+ *   files, the identifiers of the code it wrote, its commands, its error signatures). A prompt
+ *   naming a file the task touched, or sharing its words, is the same subject.
  *
  * and the session's state: how the last turn ended (after a success a self-contained request is
  * new work; after a failure it is more likely a steer), whether a turn is still running (a prompt
@@ -196,12 +196,13 @@ export const isInformative = (text: string) => termsOf(text).length > 0;
  *   no task running → new; an explicit new-work phrase → new; a request to go on (retry …,
  *   continue …, or again, instead, still … anywhere) → continue; the same subject (a touched
  *   file named, or at least half its subject terms known — a third after a failure, an
- *   interrupted turn or over a running one) → continue; a running task whose goal has no subject yet ("continue",
- *   "hi") → this prompt refines it; a reply (yes, ok, go ahead …) without a new subject of its
- *   own → continue; idle for IDLE_NEW_TASK_MS after a finished turn → new; a self-contained
- *   request (enough novel subject terms: 1 after a turn that succeeded or used no tools, 3 after
- *   a failure, an interrupted turn or over a running one, one more when it answers or points back
- *   with a pronoun) → new; anything else (a short follow-up such as "now run the whole suite") → continue.
+ *   interrupted turn or over a running one) → continue; a running task whose goal has no
+ *   subject yet ("continue", "hi") → this prompt refines it; a reply (yes, ok, go ahead …)
+ *   without a new subject of its own → continue; idle for IDLE_NEW_TASK_MS after a finished
+ *   turn → new; a self-contained request (enough novel subject terms: 1 after a turn that
+ *   succeeded or used no tools, 3 after a failure, an interrupted turn or over a running one,
+ *   one more when it answers or points back with a pronoun) → new; anything else (a short
+ *   follow-up such as "now run the whole suite") → continue.
  */
 export function classifyPrompt(prompt: string, task: RunningTask | null, idleNewTaskMs = IDLE_NEW_TASK_MS): Verdict {
   const lower = prompt.toLowerCase().replace(/\s+/g, ' ').trim();

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 
 /**
  * What `lore hook` remembers between its invocations (each agent event is a separate process):
- * per agent session, the binding it recorded under, the replay run of the current prompt, the
- * step indexes handed out, which step each pending tool call is, and the steps seen so far (the
- * execution written at Stop). One small JSON file per session under
- * <data dir>/hooks/sessions/, written whole (temporary file + rename) under a lock file, because
- * an agent may run the hooks of parallel tool calls at once. Everything in it is redacted first.
+ * per agent session, the binding it recorded under, the running task (its replay run, goal,
+ * prompts, vocabulary, files, how its last turn ended), the step indexes handed out, which step
+ * each pending tool call is, and the steps seen so far (the execution written when the task
+ * ends). The HTTP hook route keeps the same files in the API's data dir. One small JSON file per
+ * session under <data dir>/hooks/sessions/, written whole (temporary file + rename) under a lock
+ * file, because an agent may run the hooks of parallel tool calls at once. Everything in it is redacted first.
  * docs/agents.md ("Where the session state lives") says why a file and not Lore.
  */
 
@@ -91,8 +92,6 @@ export interface SessionState {
   /** Tasks started in this session (numbers the next one). */
   tasks: number;
   task: TaskState | null;
-  /** The task that ended last, for the context of a resumed session. */
-  previous: { goal: string; run_id: string; outcome: string | null } | null;
   created_at: string;
   updated_at: string;
 }
@@ -133,7 +132,6 @@ function upgrade(raw: Record<string, any>): SessionState | null {
           started_at: t.started_at,
         }
       : null,
-    previous: null,
     created_at: raw.created_at,
     updated_at: raw.updated_at,
   };
