@@ -102,6 +102,8 @@ export interface Config {
   readonly buildWaitMs: number;
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
+  /** The cap, in characters, on what the HTTP hook route adds to an agent's context (LORE_HOOK_CONTEXT_CHARS). */
+  readonly hookContextChars: number;
   /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
   readonly tracing: {
     readonly enabled: boolean;
@@ -371,6 +373,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     buildWaitMs: buildWaitMs ?? 500,
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
+    hookContextChars: read(
+      'LORE_HOOK_CONTEXT_CHARS',
+      z.coerce
+        .number({ error: 'LORE_HOOK_CONTEXT_CHARS must be a number of characters' })
+        .int()
+        .min(200, 'LORE_HOOK_CONTEXT_CHARS must be 200-20000')
+        .max(20_000, 'LORE_HOOK_CONTEXT_CHARS must be 200-20000'),
+      '2000',
+    ),
     tracing,
   };
   if (config.sandbox.bwrapPath !== null && !config.sandbox.bwrapPath.startsWith('/')) {

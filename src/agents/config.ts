@@ -26,6 +26,8 @@ export interface AgentConfig {
   readonly dataDir: string;
   /** `lore hook` answers by this many ms after its process started (LORE_HOOK_BUDGET_MS). */
   readonly hookBudgetMs: number;
+  /** The cap on what a hook adds to the agent's context, in characters (LORE_HOOK_CONTEXT_CHARS). */
+  readonly hookContextChars: number;
 }
 
 /** Same rule as contract/common.ts TENANT_PATTERN (a unit test keeps them equal). */
@@ -78,6 +80,11 @@ export function loadAgentConfig(env: Record<string, string | undefined>): AgentC
   if (!/^\d+$/.test(budgetRaw) || hookBudgetMs < 200 || hookBudgetMs > 60_000)
     problems.push(`LORE_HOOK_BUDGET_MS=${JSON.stringify(budgetRaw)}: milliseconds between 200 and 60000`);
 
+  const contextRaw = get('LORE_HOOK_CONTEXT_CHARS') ?? '2000';
+  const hookContextChars = Number(contextRaw);
+  if (!/^\d+$/.test(contextRaw) || hookContextChars < 200 || hookContextChars > 20_000)
+    problems.push(`LORE_HOOK_CONTEXT_CHARS=${JSON.stringify(contextRaw)}: characters between 200 and 20000`);
+
   if (problems.length > 0) throw new AgentConfigError(problems);
   return Object.freeze({
     url,
@@ -86,5 +93,6 @@ export function loadAgentConfig(env: Record<string, string | undefined>): AgentC
     scope,
     dataDir: agentDataDir(env),
     hookBudgetMs,
+    hookContextChars,
   });
 }

@@ -13,5 +13,5 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export function registerAgentRoutes(app: FastifyInstance, config: Config, log: Logger): void {
   const loopback = LOOPBACK.has(config.host);
   registerMcpRoute(app, { apiKeys: config.apiKeys, sandboxEnabled: config.sandbox.enabled, version: config.version, loopback, log });
-  registerHookRoute(app, { apiKeys: config.apiKeys, dataDir: config.dataDir, loopback });
+  registerHookRoute(app, { apiKeys: config.apiKeys, dataDir: config.dataDir, loopback, contextChars: config.hookContextChars });
 }

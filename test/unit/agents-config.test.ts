@@ -15,6 +15,7 @@ describe('agent configuration', () => {
     assert.equal(c.tenant, 'default');
     assert.equal(c.scope, null);
     assert.equal(c.hookBudgetMs, 900);
+    assert.equal(c.hookContextChars, 2000);
     assert.match(c.dataDir, /\.lore$/);
   });
 
@@ -26,11 +27,17 @@ describe('agent configuration', () => {
       LORE_MCP_SCOPE: 'shop api',
       LORE_DATA_DIR: '/tmp/x',
       LORE_HOOK_BUDGET_MS: '2500',
+      LORE_HOOK_CONTEXT_CHARS: '800',
     });
-    assert.deepEqual({ ...c }, { url: 'http://lore.internal:8080', apiKey: 'k', tenant: 'acme', scope: 'shop api', dataDir: '/tmp/x', hookBudgetMs: 2500 });
+    assert.deepEqual({ ...c }, { url: 'http://lore.internal:8080', apiKey: 'k', tenant: 'acme', scope: 'shop api', dataDir: '/tmp/x', hookBudgetMs: 2500, hookContextChars: 800 });
     assert.throws(
-      () => loadAgentConfig({ LORE_URL: 'ftp://x', LORE_MCP_TENANT: '-bad', LORE_MCP_SCOPE: 'a\u0001b', LORE_HOOK_BUDGET_MS: '5' }),
-      (err: AgentConfigError) => err.problems.length === 4 && /LORE_URL/.test(err.problems[0]!) && /LORE_MCP_TENANT/.test(err.message) && /LORE_HOOK_BUDGET_MS/.test(err.message),
+      () => loadAgentConfig({ LORE_URL: 'ftp://x', LORE_MCP_TENANT: '-bad', LORE_MCP_SCOPE: 'a\u0001b', LORE_HOOK_BUDGET_MS: '5', LORE_HOOK_CONTEXT_CHARS: '50' }),
+      (err: AgentConfigError) =>
+        err.problems.length === 5 &&
+        /LORE_URL/.test(err.problems[0]!) &&
+        /LORE_MCP_TENANT/.test(err.message) &&
+        /LORE_HOOK_BUDGET_MS/.test(err.message) &&
+        /LORE_HOOK_CONTEXT_CHARS="50": characters between 200 and 20000/.test(err.message),
     );
   });
 

@@ -323,7 +323,16 @@ export const replayRoutes = {
     name: 'replay.run.start',
     path: '/v1/memory/replay/run/start',
     summary: 'Open a replay run (the durable record of one execution). The same run_id with the same goal returns the existing run.',
-    input: z.object({ ...identityFields, run_id: CallerId.optional(), goal: BoundedText(), metadata: JsonObject().optional() }),
+    input: z.object({
+      ...identityFields,
+      run_id: CallerId.optional(),
+      goal: BoundedText(),
+      metadata: JsonObject().optional(),
+      learn: z
+        .boolean()
+        .optional()
+        .describe('false: a record for review and playbooks only, never fed to learning (its attempt is learned from elsewhere, e.g. an execution write with the same run_id)'),
+    }),
     output: z.object({ run_id: z.string(), created: z.boolean(), run: RunRecord }),
     errors: ['conflict'],
   }),

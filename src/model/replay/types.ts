@@ -75,6 +75,8 @@ export interface RunDoc {
   updated_at: string;
   ended_at: string | null;
   learning: RunLearning | null;
+  /** false: recorded for review only, never fed to learning (run/start `learn: false`); absent means true. */
+  learn?: false;
   /** Real time (ms) of creation: the grace before a read asks the engine about an open playbook run. */
   created_wall_ms: number;
 }
