@@ -1,4 +1,3 @@
-import { localhostHostValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { ApiKey } from '../../model/api-key';
 import { bindApi } from '../../sdk/api.gen';
@@ -17,7 +16,6 @@ const BUDGET_MS = 900;
 export interface HookRouteOptions {
   apiKeys: readonly ApiKey[];
   dataDir: string;
-  loopback: boolean;
 }
 
 /**
@@ -35,7 +33,8 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    scope.post(HOOK_ROUTE, { onRequest: opts.loopback ? [localhostHostValidation()] : [] }, async (req, reply) => {
+    // Host, Origin and content type (JSON only) are checked for every route by src/http/request-guard.ts.
+    scope.post(HOOK_ROUTE, async (req, reply) => {
       const text = typeof req.body === 'string' ? req.body : '';
       const parsed = parseHookEvent(text);
       const cwd = parsed.ok ? parsed.event.cwd : null;
