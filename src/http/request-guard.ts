@@ -31,6 +31,8 @@ export interface RequestGuardOptions {
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARD_BINDS = new Set(['0.0.0.0', '[::]']);
+/** How many Host and Origin values that passed are remembered (requestGuard). */
+const PASSED_CACHE_SIZE = 256;
 /** How often the machine's addresses are read again after a miss (a wildcard bind: DHCP, a new interface). */
 const INTERFACES_TTL_MS = 10_000;
 
@@ -103,27 +105,43 @@ export function requestGuard(opts: RequestGuardOptions): (req: GuardedRequest) =
   /** An origin on a name the operator listed in LORE_ALLOWED_HOSTS is Lore's own (a proxy in front may change the port). */
   const listedOrigin = (hostname: string) => listed.has(hostname) || listedSuffixes.some((s) => hostname === s.slice(1) || hostname.endsWith(s));
 
+  // Host and Origin values that passed, as sent: a client sends the same few over and over, and
+  // parsing them as URLs is most of the guard's cost. Bounded, so no stream of names can grow it.
+  const passed = new Set<string>();
+  const remember = (key: string) => {
+    if (passed.size >= PASSED_CACHE_SIZE) passed.clear();
+    passed.add(key);
+  };
+
   return (req) => {
     const hostHeader = one(req.headers.host);
-    const host = hostHeader === undefined ? null : parseHost(hostHeader);
-    if (hostHeader !== undefined && (host === null || !hostAllowed(host.hostname))) {
-      return new LoreError(
-        'host_not_allowed',
-        `this Lore does not answer under the name '${hostHeader.slice(0, 256)}' (Host header): it answers under loopback names, the address it binds and LORE_ALLOWED_HOSTS; add the name to LORE_ALLOWED_HOSTS if it is yours`,
-        { host: hostHeader.slice(0, 256), setting: 'LORE_ALLOWED_HOSTS' },
-      );
+    if (hostHeader !== undefined && !passed.has(hostHeader)) {
+      const host = parseHost(hostHeader);
+      if (host === null || !hostAllowed(host.hostname)) {
+        return new LoreError(
+          'host_not_allowed',
+          `this Lore does not answer under the name '${hostHeader.slice(0, 256)}' (Host header): it answers under loopback names, the address it binds and LORE_ALLOWED_HOSTS; add the name to LORE_ALLOWED_HOSTS if it is yours`,
+          { host: hostHeader.slice(0, 256), setting: 'LORE_ALLOWED_HOSTS' },
+        );
+      }
+      remember(hostHeader);
     }
 
     const origin = one(req.headers.origin);
     if (origin !== undefined) {
-      if (!sameOrigin(origin, hostHeader) && !listedHostOf(origin, listedOrigin)) {
-        return new LoreError(
-          'origin_not_allowed',
-          `requests from the web origin '${origin.slice(0, 256)}' are refused: only Lore's own pages (the inspector) may call it from a browser`,
-          {
-            origin: origin.slice(0, 256),
-          },
-        );
+      // A Host header never holds a newline, so this key cannot be taken for one.
+      const key = `${origin}\n${hostHeader ?? ''}`;
+      if (!passed.has(key)) {
+        if (!sameOrigin(origin, hostHeader) && !listedHostOf(origin, listedOrigin)) {
+          return new LoreError(
+            'origin_not_allowed',
+            `requests from the web origin '${origin.slice(0, 256)}' are refused: only Lore's own pages (the inspector) may call it from a browser`,
+            {
+              origin: origin.slice(0, 256),
+            },
+          );
+        }
+        remember(key);
       }
     } else {
       // No Origin: a browser's no-cors request (an <img>, a <script>) still says where it comes from.
