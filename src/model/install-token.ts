@@ -46,7 +46,7 @@ export function installTokenFor(url: string, dataDir: string): string | null {
  * first), and a mode looser than 0600 is narrowed. A file that holds no token is replaced.
  */
 export function ensureInstallToken(dataDir: string): { token: string; created: boolean } {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true });
   const path = installTokenPath(dataDir);
   const existing = readInstallToken(dataDir);
   if (existing) {
