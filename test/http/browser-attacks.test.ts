@@ -66,6 +66,10 @@ async function send(p: Probe, headers: Record<string, string>) {
   });
 }
 
+/** A JSON POST with the headers a browser (or the test) sets. */
+const postJson = (url: string, headers: Record<string, string>, body: unknown) =>
+  api.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+
 function refused(res: { statusCode: number; body: string; headers: Record<string, unknown> }, status: number, code: string, what: string): void {
   assert.equal(res.statusCode, status, `${what}: ${res.statusCode} ${res.body.slice(0, 200)}`);
   const env = ErrorEnvelope.parse(JSON.parse(res.body));
@@ -83,20 +87,10 @@ describe('DNS rebinding: a Host that is not one of Lore’s names', () => {
 
   it('stores nothing and runs nothing: a memory write and a sandbox execution under a rebinding name', async () => {
     const scope = uniqueName('rebind');
-    const write = await api.app.inject({
-      method: 'POST',
-      url: '/v1/memory/write',
-      headers: { host: 'evil.example:3101', 'content-type': 'application/json' },
-      payload: JSON.stringify({ scope, input_text: 'planted by a rebinding page' }),
-    });
+    const write = await postJson('/v1/memory/write', { host: 'evil.example:3101' }, { scope, input_text: 'planted by a rebinding page' });
     refused(write, 421, 'host_not_allowed', 'memory.write');
     assert.match(JSON.parse(write.body).error.message, /LORE_ALLOWED_HOSTS/);
-    const session = await api.app.inject({
-      method: 'POST',
-      url: '/v1/memory/sandbox/sessions',
-      headers: { host: 'evil.example', 'content-type': 'application/json' },
-      payload: JSON.stringify({ scope, session_id: 's1' }),
-    });
+    const session = await postJson('/v1/memory/sandbox/sessions', { host: 'evil.example' }, { scope, session_id: 's1' });
     refused(session, 421, 'host_not_allowed', 'sandbox.createSession');
     const recalled = await api.post('/v1/memory/recall_text', { scope, query_text: 'planted rebinding page' });
     assert.deepEqual(recalled.body.results, []);
@@ -106,12 +100,7 @@ describe('DNS rebinding: a Host that is not one of Lore’s names', () => {
   it('Lore’s own names pass: loopback, no Host at all, LORE_ALLOWED_HOSTS (a name and a domain)', async () => {
     const scope = uniqueName('own');
     for (const host of ['127.0.0.1:3001', 'localhost:3001', '[::1]:3001', 'LOCALHOST', 'lore-api:3001', 'a.lore.test', 'lore.test']) {
-      const res = await api.app.inject({
-        method: 'POST',
-        url: '/v1/memory/write',
-        headers: { host, 'content-type': 'application/json' },
-        payload: JSON.stringify({ scope, input_text: `written under ${host}` }),
-      });
+      const res = await postJson('/v1/memory/write', { host }, { scope, input_text: `written under ${host}` });
       assert.equal(res.statusCode, 200, `${host}: ${res.body.slice(0, 200)}`);
     }
     for (const p of [
@@ -154,20 +143,14 @@ describe('cross-site requests: a page on another origin', () => {
 
   it('foreign-Origin JSON writes nothing; the inspector’s own Origin writes', async () => {
     const scope = uniqueName('csrf');
-    const forged = await api.app.inject({
-      method: 'POST',
-      url: '/v1/memory/write',
-      headers: { host: '127.0.0.1:3001', origin: 'https://evil.example', 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
-      payload: JSON.stringify({ scope, input_text: 'forged from another site' }),
-    });
+    const forged = await postJson(
+      '/v1/memory/write',
+      { host: '127.0.0.1:3001', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
+      { scope, input_text: 'forged from another site' },
+    );
     refused(forged, 403, 'origin_not_allowed', 'memory.write');
     assert.deepEqual((await api.post('/v1/memory/recall_text', { scope, query_text: 'forged another site' })).body.results, []);
-    const own = await api.app.inject({
-      method: 'POST',
-      url: '/v1/memory/write',
-      headers: { ...OWN, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' },
-      payload: JSON.stringify({ scope, input_text: 'written from the inspector page' }),
-    });
+    const own = await postJson('/v1/memory/write', { ...OWN, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }, { scope, input_text: 'written from the inspector page' });
     assert.equal(own.statusCode, 200, own.body);
   });
 
@@ -186,12 +169,11 @@ describe('cross-site requests: a page on another origin', () => {
 
     // The agent's own request (JSON, no Origin) is recorded: the refusals above were about the page.
     const real = uniqueName('real');
-    const ok = await api.app.inject({
-      method: 'POST',
-      url: `/v1/hooks/claude-code?scope=${scope}`,
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: real, cwd: '/tmp/x', prompt: 'fix the flaky retry test' }),
-    });
+    const ok = await postJson(
+      `/v1/hooks/claude-code?scope=${scope}`,
+      {},
+      { hook_event_name: 'UserPromptSubmit', session_id: real, cwd: '/tmp/x', prompt: 'fix the flaky retry test' },
+    );
     assert.equal(ok.statusCode, 200);
     await pollFor('the agent’s run', async () => (await run(real)).status === 200);
   });

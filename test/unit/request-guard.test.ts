@@ -258,47 +258,49 @@ describe('a body over the limit over a real socket: the 413 envelope is read bac
     }
   });
 
-  it('bytes that are not HTTP get a 400 envelope and a clean close', async () => {
+  /**
+   * A raw TCP connection to the app: what it received, the first socket error (EPIPE, ECONNRESET),
+   * and `closed`, which settles when the server has closed it (bounded, so a stuck connection
+   * fails the test instead of stalling the suite: not a timing assertion).
+   */
+  async function rawConnection() {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
-    let received = '';
-    let failure: string | null = null;
-    socket.on('data', (c) => (received += c));
-    socket.on('error', (e: NodeJS.ErrnoException) => (failure = e.code ?? e.message));
-    const closed = new Promise((r) => socket.once('close', r));
-    socket.write('\u0000\u0001 this is not http at all\r\n\r\n');
-    socket.write(Buffer.alloc(256 * 1024, 'z'));
-    await closed;
-    assert.equal(failure, null);
-    assert.match(received, /^HTTP\/1.1 400 /);
-    assert.match(received, /"code":"invalid_request"/);
-  });
-
-  it('over a raw socket: the whole answer, then a clean close (FIN, not RST)', async () => {
-    const socket = net.connect(port, '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
-    let received = '';
-    let failure: string | null = null;
-    socket.on('data', (c) => (received += c));
-    socket.on('error', (e: NodeJS.ErrnoException) => (failure = e.code ?? e.message));
-    // Not a timing assertion: a bound so that a stuck connection fails here instead of stalling the suite.
+    const seen = { received: '', failure: null as string | null };
+    socket.on('data', (c) => (seen.received += c));
+    socket.on('error', (e: NodeJS.ErrnoException) => (seen.failure = e.code ?? e.message));
     let timer: NodeJS.Timeout | undefined;
     const closed = Promise.race([
       new Promise((r) => socket.once('close', r)),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the connection neither answered nor closed: ${received.slice(0, 200)}`)), 60_000))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the connection neither answered nor closed: ${seen.received.slice(0, 200)}`)), 60_000))),
     ]).finally(() => {
       clearTimeout(timer);
       socket.destroy();
     });
+    return { socket, seen, closed };
+  }
+
+  it('bytes that are not HTTP get a 400 envelope and a clean close', async () => {
+    const { socket, seen, closed } = await rawConnection();
+    socket.write('\u0000\u0001 this is not http at all\r\n\r\n');
+    socket.write(Buffer.alloc(256 * 1024, 'z'));
+    await closed;
+    assert.equal(seen.failure, null);
+    assert.match(seen.received, /^HTTP\/1.1 400 /);
+    assert.match(seen.received, /"code":"invalid_request"/);
+  });
+
+  it('over a raw socket: the whole answer, then a clean close (FIN, not RST)', async () => {
+    const { socket, seen, closed } = await rawConnection();
     socket.write(`POST /v1/test/echo HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
     const piece = Buffer.alloc(64 * 1024, 'a');
-    for (let sent = 0; sent < 4 * 1024 * 1024 && !socket.destroyed && failure === null; sent += piece.length) {
+    for (let sent = 0; sent < 4 * 1024 * 1024 && !socket.destroyed && seen.failure === null; sent += piece.length) {
       if (!socket.write(piece)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed.catch(() => {})]);
     }
     await closed;
-    assert.equal(failure, null);
-    assert.match(received, /^HTTP\/1.1 413/);
-    assert.match(received, /connection: close/i);
-    assert.match(received, /"code":"payload_too_large"/);
+    assert.equal(seen.failure, null);
+    assert.match(seen.received, /^HTTP\/1.1 413/);
+    assert.match(seen.received, /connection: close/i);
+    assert.match(seen.received, /"code":"payload_too_large"/);
   });
 });
