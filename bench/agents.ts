@@ -150,7 +150,13 @@ async function servingPart() {
     uncertainty: { level: 'high', confidence: 0, reasons: [], recommended_actions: [] },
     task_family: null,
   };
-  const make = () => createLoreMcpServer({ binding: { tenant_id: 't', scope: 's', actor: 'mcp' }, caller: async () => canned, env: { sandboxEnabled: true }, version: '0' });
+  const make = () =>
+    createLoreMcpServer({
+      binding: { tenant_id: 't', scope: 's', actor: 'mcp' },
+      caller: async () => canned,
+      env: { sandbox: { enabled: true, available: true, isolation: 'bubblewrap' } },
+      version: '0',
+    });
   const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_task', arguments: { query_text: 'repair the retry' } } };
   const request = () =>
     new Request('http://localhost/mcp', {

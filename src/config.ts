@@ -25,6 +25,17 @@ export interface Config {
   readonly bodyLimit: number;
   readonly apiKeys: readonly ApiKey[];
   readonly allowInsecureBind: boolean;
+  /**
+   * Host names (besides the loopback names and the bound address) the API answers under
+   * (LORE_ALLOWED_HOSTS): lower case, IPv6 in brackets; a leading dot matches a domain and its
+   * subdomains. Any other Host header is refused (src/http/request-guard.ts).
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Every request must carry the install token (<data dir>/api-token) as a bearer key
+   * (LORE_REQUIRE_TOKEN); ignored when LORE_API_KEYS is set, which is then the only way in.
+   */
+  readonly requireToken: boolean;
   readonly validateResponses: boolean;
   readonly temporal: {
     /** null: Lore starts and supervises the local dev server. */
@@ -235,6 +246,37 @@ export function parseOtlpHeaders(raw: string): Record<string, string> | null {
   return out;
 }
 
+/**
+ * LORE_ALLOWED_HOSTS: comma-separated host names or addresses, without scheme or port. Each is
+ * normalised as a URL host (lower case, IPv6 in brackets); a leading dot (`.example.com`) matches
+ * the domain and its subdomains. There is no wildcard: a name Lore answers under is named.
+ */
+export function parseAllowedHosts(raw: string, problems: string[]): string[] {
+  const out: string[] = [];
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const suffix = entry.startsWith('.');
+    const name = suffix ? entry.slice(1) : entry;
+    let host: string | null = null;
+    try {
+      const u = new URL(`http://${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}`);
+      if (u.port === '' && u.pathname === '/' && u.username === '' && u.search === '' && u.hash === '') host = u.hostname.replace(/\.$/, '');
+    } catch {
+      host = null;
+    }
+    if (host === null || host === '' || /[*\s]/.test(name) || (suffix && host.startsWith('['))) {
+      problems.push(
+        `LORE_ALLOWED_HOSTS: ${JSON.stringify(entry)} is not a host name; list names or addresses without scheme or port, comma-separated (e.g. lore-api,lore.example.com,.internal.example)`,
+      );
+      continue;
+    }
+    out.push(suffix ? `.${host}` : host);
+  }
+  return out;
+}
+
 export function parseApiKeys(raw: string): ApiKey[] {
   return raw
     .split(',')
@@ -298,6 +340,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     problems.push(`LORE_HOST=${host} is not a loopback address and no LORE_API_KEYS are set: set LORE_API_KEYS, or LORE_ALLOW_INSECURE_BIND=true if the network is trusted`);
   }
 
+  const allowedHosts = parseAllowedHosts(env.LORE_ALLOWED_HOSTS ?? '', problems);
+  const requireToken = read('LORE_REQUIRE_TOKEN', bool('LORE_REQUIRE_TOKEN'), 'false');
+
   const embeddingsExplicit = optional('LORE_EMBEDDINGS') !== null;
   const embeddingsProvider = read(
     'LORE_EMBEDDINGS',
@@ -332,6 +377,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     bodyLimit: bodyLimit ?? 2 * 1024 * 1024,
     apiKeys,
     allowInsecureBind,
+    allowedHosts,
+    requireToken,
     validateResponses: read('LORE_VALIDATE_RESPONSES', bool('LORE_VALIDATE_RESPONSES'), 'false'),
     temporal: {
       address: optional('TEMPORAL_ADDRESS'),

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { installTokenFor } from '../model/install-token';
 
 /**
  * Configuration of the agent-side commands (`lore mcp`, `lore hook`, `lore hooks install`): which
@@ -16,7 +17,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 export interface AgentConfig {
   /** Base URL of the running Lore API (LORE_URL). */
   readonly url: string;
-  /** Bearer key sent to Lore when it has LORE_API_KEYS (LORE_API_KEY). */
+  /**
+   * Bearer key sent to Lore: LORE_API_KEY, else the install token of the data dir
+   * (`<LORE_DATA_DIR>/api-token`, docs/security.md) when LORE_URL is on this machine.
+   */
   readonly apiKey: string | null;
   /** The tenant every call acts for (LORE_MCP_TENANT). */
   readonly tenant: string;
@@ -86,12 +90,13 @@ export function loadAgentConfig(env: Record<string, string | undefined>): AgentC
     problems.push(`LORE_HOOK_CONTEXT_CHARS=${JSON.stringify(contextRaw)}: characters between 200 and 20000`);
 
   if (problems.length > 0) throw new AgentConfigError(problems);
+  const dataDir = agentDataDir(env);
   return Object.freeze({
     url,
-    apiKey: get('LORE_API_KEY'),
+    apiKey: get('LORE_API_KEY') ?? installTokenFor(url, dataDir),
     tenant,
     scope,
-    dataDir: agentDataDir(env),
+    dataDir,
     hookBudgetMs,
     hookContextChars,
   });

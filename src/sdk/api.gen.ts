@@ -44,7 +44,7 @@ export interface LoreApi {
   sessions: {
     /** POST /v1/memory/sessions/create: Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent. */
     create(body: RouteRequest<R['sessions.create']>): Promise<RouteResponse<R['sessions.create']>>;
-    /** POST /v1/memory/sessions/events/append: Append an event to a session (the session is created when it does not exist). event_id makes the append idempotent. */
+    /** POST /v1/memory/sessions/events/append: Append an event to a session made by sessions/create (an unknown session is not_found). event_id makes the append idempotent. */
     appendEvent(body: RouteRequest<R['sessions.appendEvent']>): Promise<RouteResponse<R['sessions.appendEvent']>>;
     /** POST /v1/memory/sessions/get: One session with its event count. */
     get(body: RouteRequest<R['sessions.get']>): Promise<RouteResponse<R['sessions.get']>>;
@@ -129,7 +129,7 @@ export interface LoreApi {
     /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline. */
     getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
     runs: {
-      /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
+      /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session (a session that does not exist is not_found), as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
       list(body: RouteRequest<R['sandbox.runs.list']>): Promise<RouteResponse<R['sandbox.runs.list']>>;
     };
     /** POST /v1/memory/sandbox/runs/logs: Output of a run as ordered log entries with sequence numbers; page with cursor. */
@@ -197,7 +197,7 @@ export interface LoreApi {
     runs: {
       /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['automations.runs.get']>): Promise<RouteResponse<R['automations.runs.get']>>;
-      /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination. */
+      /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id (an automation that does not exist is not_found) and status, with cursor pagination. */
       list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;
       /** POST /v1/automations/runs/cancel: Cancel a queued, running or paused run: its workflow is cancelled, in-flight playbook and sandbox work with it. A finished run is invalid_state. */
       cancel(body: RouteRequest<R['automations.runs.cancel']>): Promise<RouteResponse<R['automations.runs.cancel']>>;

@@ -1,4 +1,3 @@
-import { localhostHostValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { ApiKey } from '../../model/api-key';
 import { bindApi } from '../../sdk/api.gen';
@@ -19,7 +18,6 @@ const BUDGET_MS = 900;
 export interface HookRouteOptions {
   apiKeys: readonly ApiKey[];
   dataDir: string;
-  loopback: boolean;
   /** LORE_HOOK_CONTEXT_CHARS. */
   contextChars: number;
 }
@@ -40,11 +38,12 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    // Host, Origin and content type (JSON only) are checked for every route by src/http/request-guard.ts.
     for (const agent of AGENTS) registerOne(scope, agent);
   });
 
   function registerOne(scope: FastifyInstance, agent: AgentKind): void {
-    scope.post(hookRoute(agent), { onRequest: opts.loopback ? [localhostHostValidation()] : [] }, async (req, reply) => {
+    scope.post(hookRoute(agent), async (req, reply) => {
       const text = typeof req.body === 'string' ? req.body : '';
       const parsed = parseHookEvent(text);
       const cwd = parsed.ok ? parsed.event.cwd : null;

@@ -236,10 +236,10 @@ export const sandboxRoutes = {
     name: 'sandbox.runs.list',
     path: '/v1/memory/sandbox/runs/list',
     summary:
-      'Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
+      'Sandbox runs of the scope, newest first, optionally of one session (a session that does not exist is not_found), as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, session_id: CallerId.optional() }),
     output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
-    errors: ['sandbox_disabled'],
+    errors: ['not_found', 'sandbox_disabled'],
   }),
   'sandbox.runLogs': route({
     name: 'sandbox.runLogs',

@@ -64,7 +64,7 @@ export const sessionsRoutes = {
     name: 'sessions.appendEvent',
     path: '/v1/memory/sessions/events/append',
     aliases: ['/v1/memory/events'],
-    summary: 'Append an event to a session (the session is created when it does not exist). event_id makes the append idempotent.',
+    summary: 'Append an event to a session made by sessions/create (an unknown session is not_found). event_id makes the append idempotent.',
     input: z
       .object({
         ...identityFields,
@@ -87,7 +87,14 @@ export const sessionsRoutes = {
           ctx.addIssue({ code: 'custom', path: ['input_text'], message: 'an event needs input_text (or text, event_text, or execution)' });
         }
       }),
-    output: z.object({ ...echoFields, session: SessionView, session_created: z.boolean(), event: SessionEventView, ...writeResultFields }),
+    output: z.object({
+      ...echoFields,
+      session: SessionView,
+      session_created: z.boolean().describe('always false: an append never creates a session (kept for clients that read it)'),
+      event: SessionEventView,
+      ...writeResultFields,
+    }),
+    errors: ['not_found'],
   }),
   'sessions.get': route({
     name: 'sessions.get',
