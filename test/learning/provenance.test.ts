@@ -134,7 +134,7 @@ describe('workflow provenance survives promotion', () => {
       assert.equal(p.planning_summary.continuity_carrier_summary.scope_carrier_counts.sessions, 3);
       assert.equal(p.planning_summary.continuity_carrier_summary.scope_carrier_counts.session_events, 3);
     }
-    // Candidate workflows carry their origin in the planner packet too (before promotion).
+    // Workflows carry their origin in the planner packet too (two consistent handoffs: stable at once).
     const id2 = { tenant_id: 'acme', scope: uniqueName('prov') };
     for (const anchor of ['x1', 'x2']) {
       await ok(api, '/v1/memory/handoff/store', {
@@ -146,6 +146,7 @@ describe('workflow provenance survives promotion', () => {
       });
     }
     const p4 = await plan(id2, 'rotate webhook signing keys');
-    assert.equal(p4.planner_packet.sections.candidate_workflows[0]?.distillation_origin, 'handoff_continuity_carrier');
+    assert.equal(p4.planner_packet.sections.recommended_workflows[0]?.distillation_origin, 'handoff_continuity_carrier');
+    assert.equal(p4.planner_packet.sections.recommended_workflows[0]?.required_observations, 2);
   });
 });

@@ -168,7 +168,12 @@ async function checkCallerIds(store: NodeStore, ref: ScopeRef, items: WriteItem[
     });
   }
   for (const i of named) {
-    if (!i.client_id) continue;
+    if (!i.client_id) {
+      // A node written earlier with this id and a client_id is superseded through its client_id.
+      const existing = await nodes.get(i.id, { access: false });
+      if (existing?.client_id) i.client_id = existing.client_id;
+      continue;
+    }
     const existing = await nodes.getByClientId(i.client_id, { access: false });
     if (existing && existing.id !== i.id) {
       throw new LoreError('conflict', `client_id '${i.client_id}' already names node '${existing.id}', not '${i.id}'`, { client_id: i.client_id, id: existing.id });
