@@ -8,7 +8,7 @@ export interface LoreApi {
   /** GET /health: Each dependency (Temporal, MongoDB, worker) with its mode and version. */
   health(body?: RouteRequest<R['health']>): Promise<RouteResponse<R['health']>>;
   memory: {
-    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions. */
+    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object (or an execution packet in slots), or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id (or a node’s own id) makes writes idempotent and supersedes with revisions. */
     write(body: RouteRequest<R['memory.write']>): Promise<RouteResponse<R['memory.write']>>;
     /** POST /v1/memory/recall_text: Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier. */
     recallText(body: RouteRequest<R['memory.recallText']>): Promise<RouteResponse<R['memory.recallText']>>;

@@ -180,10 +180,10 @@ export const memoryRoutes = {
     name: 'memory.write',
     path: '/v1/memory/write',
     summary:
-      'Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions.',
+      'Write execution evidence: input_text (one event node), an execution object (or an execution packet in slots), or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id (or a node’s own id) makes writes idempotent and supersedes with revisions.',
     input: WriteInput,
     output: z.object({ ...echoFields, deduplicated: z.boolean(), ...writeResultFields }),
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
   }),
   'memory.recallText': route({
     name: 'memory.recallText',
