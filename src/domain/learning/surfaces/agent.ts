@@ -102,6 +102,14 @@ function anchors(i: Inspect) {
   };
 }
 
+/** The policy parts every pack repeats from the inspect answer. */
+const policyParts = (i: Inspect) => ({
+  derived_policy: i.derived_policy,
+  policy_contract: i.policy_contract,
+  policy_governance_apply_payload: i.policy_governance_apply_payload,
+  policy_governance_apply_result: i.policy_governance_apply_result,
+});
+
 const handoffOf = (i: Inspect) => i.continuity_review_pack?.recovered_handoff ?? null;
 const contractOf = (i: Inspect) => i.continuity_review_pack?.review_contract ?? null;
 /** Rollback is expected when the handoff (or its evidence) recorded rollback notes. */
@@ -129,12 +137,9 @@ export async function agentReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: Agen
       rollback_required: rollbackRequired(i),
       resume_ready: c?.resume_ready ?? false,
       blockers: c?.blockers ?? [],
-      derived_policy: i.derived_policy,
-      policy_contract: i.policy_contract,
+      ...policyParts(i),
       policy_review: i.policy_review,
       policy_governance_contract: i.policy_governance_contract,
-      policy_governance_apply_payload: i.policy_governance_apply_payload,
-      policy_governance_apply_result: i.policy_governance_apply_result,
     },
   };
 }
@@ -161,10 +166,7 @@ export async function agentResumePack(ctx: LearningCtx, ref: ScopeRef, raw: Agen
       ...anchors(i),
       rollback_required: rollbackRequired(i),
       recovered_handoff: h,
-      derived_policy: i.derived_policy,
-      policy_contract: i.policy_contract,
-      policy_governance_apply_payload: i.policy_governance_apply_payload,
-      policy_governance_apply_result: i.policy_governance_apply_result,
+      ...policyParts(i),
     },
   };
 }
@@ -187,10 +189,7 @@ export async function agentHandoffPack(ctx: LearningCtx, ref: ScopeRef, raw: Age
       rollback_required: rollbackRequired(i),
       ...anchors(i),
       recovered_handoff: h,
-      derived_policy: i.derived_policy,
-      policy_contract: i.policy_contract,
-      policy_governance_apply_payload: i.policy_governance_apply_payload,
-      policy_governance_apply_result: i.policy_governance_apply_result,
+      ...policyParts(i),
     },
   };
 }
