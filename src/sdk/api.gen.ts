@@ -8,7 +8,7 @@ export interface LoreApi {
   /** GET /health: Each dependency (Temporal, MongoDB, worker) with its mode and version. */
   health(body?: RouteRequest<R['health']>): Promise<RouteResponse<R['health']>>;
   memory: {
-    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions. */
+    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object (or an execution packet in slots), or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id (or a node’s own id) makes writes idempotent and supersedes with revisions. */
     write(body: RouteRequest<R['memory.write']>): Promise<RouteResponse<R['memory.write']>>;
     /** POST /v1/memory/recall_text: Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier. */
     recallText(body: RouteRequest<R['memory.recallText']>): Promise<RouteResponse<R['memory.recallText']>>;
@@ -104,6 +104,14 @@ export interface LoreApi {
     evolutionReviewPack(body: RouteRequest<R['learning.evolutionReviewPack']>): Promise<RouteResponse<R['learning.evolutionReviewPack']>>;
     /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run of the task and recovered handoff for an anchor; without a handoff, assembled from the evidence that names the anchor (not_found when nothing does). */
     continuityReviewPack(body: RouteRequest<R['learning.continuityReviewPack']>): Promise<RouteResponse<R['learning.continuityReviewPack']>>;
+    /** POST /v1/memory/agent/inspect: Extension (the existing SDK’s memory.agent.inspect): agent_memory_summary (first step, learned workflows and patterns, the selected policy memory with its state and last governance action) over the task’s evolution review pack and, given an anchor, its continuity review pack. */
+    agentInspect(body: RouteRequest<R['learning.agentInspect']>): Promise<RouteResponse<R['learning.agentInspect']>>;
+    /** POST /v1/memory/agent/review-pack: Extension (memory.agent.reviewPack): what a reviewer reads first — the first step, learned anchors, the handoff’s target files, checks and blockers, and the policy review — with the inspect answer. */
+    agentReviewPack(body: RouteRequest<R['learning.agentReviewPack']>): Promise<RouteResponse<R['learning.agentReviewPack']>>;
+    /** POST /v1/memory/agent/resume-pack: Extension (memory.agent.resumePack): how to resume — the file, target files and next action of the anchor’s handoff (else the learned first step), whether it is resume-ready — with the inspect answer. */
+    agentResumePack(body: RouteRequest<R['learning.agentResumePack']>): Promise<RouteResponse<R['learning.agentResumePack']>>;
+    /** POST /v1/memory/agent/handoff-pack: Extension (memory.agent.handoffPack): the anchor’s latest handoff as the next agent receives it (kind, target files, next action, checks, rollback) with the learned anchors and the inspect answer. */
+    agentHandoffPack(body: RouteRequest<R['learning.agentHandoffPack']>): Promise<RouteResponse<R['learning.agentHandoffPack']>>;
     workflows: {
       /** POST /v1/memory/workflows/list: Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination. */
       list(body: RouteRequest<R['learning.workflows.list']>): Promise<RouteResponse<R['learning.workflows.list']>>;
@@ -267,6 +275,10 @@ export function bindApi(call: Caller): LoreApi {
       rulesEvaluate: (body) => call('POST', '/v1/memory/rules/evaluate', body ?? {}),
       evolutionReviewPack: (body) => call('POST', '/v1/memory/evolution/review-pack', body ?? {}),
       continuityReviewPack: (body) => call('POST', '/v1/memory/continuity/review-pack', body ?? {}),
+      agentInspect: (body) => call('POST', '/v1/memory/agent/inspect', body ?? {}),
+      agentReviewPack: (body) => call('POST', '/v1/memory/agent/review-pack', body ?? {}),
+      agentResumePack: (body) => call('POST', '/v1/memory/agent/resume-pack', body ?? {}),
+      agentHandoffPack: (body) => call('POST', '/v1/memory/agent/handoff-pack', body ?? {}),
       workflows: {
         list: (body) => call('POST', '/v1/memory/workflows/list', body ?? {}),
         get: (body) => call('POST', '/v1/memory/workflows/get', body ?? {}),

@@ -173,6 +173,7 @@ const PlaybookStep = z.object({
   tool_input: Obj,
   expected_output_signature: Obj.nullable(),
   max_attempts: z.number().int(),
+  backoff_ms: z.number().int().optional().describe('wait before each retry (absent: retry at once)'),
   source_step_index: z.number().int().nullable(),
 });
 
@@ -242,6 +243,7 @@ const PlanOut = z.object({
       expected_output_signature: Obj.nullable(),
       argv: z.array(z.string()).nullable(),
       max_attempts: z.number().int(),
+      backoff_ms: z.number().int(),
       runnable: z.boolean(),
       problems: z.array(z.string()),
     }),
@@ -498,12 +500,15 @@ export const replayRoutes = {
               .array(z.unknown())
               .max(500)
               .optional()
-              .describe('[{step_index, set: {tool_name?, tool_input?, expected_output_signature?, max_attempts?}}]: a replace of each named step'),
+              .describe(
+                '[{step_index, set: {tool_name?, tool_input? (or tool_input_template), expected_output_signature?, max_attempts?, retry_policy? {max_retries?, backoff_ms?}, backoff_ms?}}]: a replace of each named step',
+              ),
             steps_override: z
               .array(z.unknown())
               .max(500)
               .optional()
-              .describe("[{tool_name, tool_input, expected_output_signature?, max_attempts?}]: the new version's whole step list"),
+              .describe("[{tool_name, tool_input (or tool_input_template), expected_output_signature?, max_attempts? or retry_policy?}]: the new version's whole step list"),
+            remove_step_indices: z.array(z.number().int().min(0)).max(500).optional().describe('steps to remove, by step_index (a remove operation each)'),
             parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
             name: z.string().min(1).max(200).optional(),
             sandbox_profile: z.enum(['default', 'local-safe']).optional(),

@@ -7,6 +7,7 @@ import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import type { MemoryServices } from '../memory/services';
 import type { ExecutionInput } from '../memory/extract';
+import { executionState } from '../memory/packet';
 import type { WriteItem } from '../memory/write';
 import { writeResultView } from '../memory/views';
 import { renderExecution } from '../memory/write-request';
@@ -33,10 +34,12 @@ export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef
     kind: 'session_event',
     title: input.title ?? null,
     text,
+    summary: input.text_summary ?? null,
     tags: input.tags,
     importance: input.importance,
     slots: {
       ...(input.slots ?? {}),
+      ...executionState(input),
       [EVENT_SLOT]: { session_id: input.session_id, event_id: eventId, event_type: input.event_type, ...(input.metadata ? { metadata: input.metadata } : {}) },
     },
     execution: (input.execution ?? null) as ExecutionInput | null,
