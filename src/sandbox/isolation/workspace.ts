@@ -21,9 +21,10 @@
  * it was copied, and the copy's identity right after. A copy whose identity changed was changed
  * by a command; a workspace entry whose identity changed was changed by the host.
  */
-import { constants as fsc, promises as fsp } from 'node:fs';
+import { constants as fsc, promises as fsp, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { entryKind, fileSha256, type LayerChange, type LayerDiff } from './layer';
 
 export interface WorkspaceOwner {
   uid: number;
@@ -255,4 +256,73 @@ export async function syncWorkspace(source: string, workdir: string, owner: Work
   }
   await writeManifest(manifestFile, m);
   return result;
+}
+
+/**
+ * What the commands changed in a copied workspace (the copy's counterpart of layer.ts's
+ * overlayDiff): entries the manifest says a command made, changed or deleted, compared with the
+ * workspace as it is now. A file is modified when its content (or a link's target) differs from
+ * the workspace's; modes are not compared (the copy's group bits are its own). Read only while no
+ * run of the session is going (whenIdle, run.ts); symbolic links are never followed.
+ */
+export async function copyDiff(source: string, workdir: string, o: { exclude?: (rel: string) => boolean; maxChanges?: number } = {}): Promise<LayerDiff> {
+  const src = await fsp.realpath(source);
+  const wst = await fsp.stat(workdir);
+  const m = await readManifest(workspaceManifestPath(workdir), src, Number(wst.ino));
+  const max = o.maxChanges ?? 10_000;
+  const out: LayerDiff = { changes: [], truncated: false };
+  const push = (c: LayerChange) => {
+    if (out.changes.length >= max) out.truncated = true;
+    else out.changes.push(c);
+  };
+  const describe = async (rel: string, st: Stats, change: LayerChange['change']): Promise<LayerChange> => {
+    const kind = entryKind(st);
+    const file = path.join(workdir, rel);
+    return {
+      path: rel,
+      change,
+      kind,
+      size: kind === 'file' ? st.size : null,
+      mode: kind === 'symlink' ? null : st.mode & 0o7777,
+      link: kind === 'symlink' ? await fsp.readlink(file).catch(() => null) : null,
+      sha256: kind === 'file' ? await fileSha256(file) : null,
+    };
+  };
+  const seen = new Set<string>();
+  /** dirRel: a directory of the copy; srcDir: the workspace has a real directory there. */
+  const walk = async (dirRel: string, srcDir: boolean): Promise<void> => {
+    const names = (await fsp.readdir(path.join(workdir, dirRel)).catch(() => [] as string[])).sort();
+    for (const name of names) {
+      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
+      if (o.exclude?.(rel) || name.startsWith('.lore-sync-')) continue;
+      seen.add(rel);
+      const st = await lstatOrNull(path.join(workdir, rel));
+      if (!st) continue;
+      const prev = m.entries[rel];
+      const unchanged = prev && kindOf(st) === prev.k && same(prev.k, prev.d, await identOf(path.join(workdir, rel), st));
+      const sst = srcDir ? await lstatOrNull(path.join(src, rel)) : null;
+      if (!unchanged) {
+        if (!sst) push(await describe(rel, st, 'added'));
+        else if (entryKind(sst) !== entryKind(st)) push(await describe(rel, st, 'modified'));
+        else if (st.isSymbolicLink()) {
+          if ((await fsp.readlink(path.join(workdir, rel)).catch(() => null)) !== (await fsp.readlink(path.join(src, rel)).catch(() => undefined)))
+            push(await describe(rel, st, 'modified'));
+        } else if (st.isFile()) {
+          if (st.size !== sst.size || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)))) push(await describe(rel, st, 'modified'));
+        }
+      }
+      if (st.isDirectory()) await walk(rel, sst?.isDirectory() ?? false);
+    }
+  };
+  await walk('', true);
+  // What the manifest copied and the commands removed, where the workspace still has it: the
+  // topmost path only (below a directory the copy no longer has, the directory's entry covers it).
+  for (const rel of Object.keys(m.entries).sort()) {
+    const parent = path.dirname(rel);
+    if (seen.has(rel) || o.exclude?.(rel) || (parent !== '.' && !seen.has(parent))) continue;
+    const sst = await lstatOrNull(path.join(src, rel));
+    if (sst) push({ path: rel, change: 'deleted', kind: entryKind(sst), size: null, mode: null, link: null, sha256: null });
+  }
+  out.changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
 }
