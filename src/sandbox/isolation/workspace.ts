@@ -308,7 +308,10 @@ export async function copyDiff(source: string, workdir: string, o: { exclude?: (
           if ((await fsp.readlink(path.join(workdir, rel)).catch(() => null)) !== (await fsp.readlink(path.join(src, rel)).catch(() => undefined)))
             push(await describe(rel, st, 'modified'));
         } else if (st.isFile()) {
-          if (st.size !== sst.size || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)))) push(await describe(rel, st, 'modified'));
+          // The copy's group and other bits are its own (modeFor): only the owner's are the workspace's.
+          const differs =
+            st.size !== sst.size || (st.mode & 0o700) !== (sst.mode & 0o700) || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)));
+          if (differs) push(await describe(rel, st, 'modified'));
         }
       }
       if (st.isDirectory()) await walk(rel, sst?.isDirectory() ?? false);
