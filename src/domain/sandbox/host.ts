@@ -103,7 +103,7 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
   } else {
     configureIdRange(sb.idRange);
     configureBwrap(sb.bwrapPath);
-    configureOverlayHelper(await overlayHelperFor(config, log));
+    configureOverlayHelper(await overlayHelperFor(config, log), sb.workspaceRoots);
     info = await detectIsolation();
     const dirProblem = await workdirRootProblem(sb.dir);
     // auto and bubblewrap both mean "isolated or refuse": running a command with the host's network

@@ -15,6 +15,9 @@ import { storesFor, type SandboxCtx } from './context';
  * from the store (the API may run on another host than the session's layer).
  */
 
+/** What one stored diff's change list may take (a MongoDB document holds 16 MiB). */
+const DIFF_DOC_BYTES = 8 * 1024 * 1024;
+
 const counts = (changes: { change: LayerChange['change'] }[], truncated: boolean): WorkspaceChangeCounts => ({
   added: changes.filter((c) => c.change === 'added').length,
   modified: changes.filter((c) => c.change === 'modified').length,
@@ -82,7 +85,15 @@ export async function recordWorkspaceChanges(
     });
   }
   await diffs.saveBlobs(blobs);
-  const changes: WorkspaceChangeDoc[] = read.diff.changes.map((c) => ({
+  // One document holds the list: long paths would outgrow it before the count cap does.
+  let bytes = 0;
+  let truncated = read.diff.truncated;
+  const listed = read.diff.changes.filter((c) => {
+    bytes += 200 + Buffer.byteLength(c.path) + Buffer.byteLength(c.link ?? '');
+    if (bytes > DIFF_DOC_BYTES) truncated = true;
+    return bytes <= DIFF_DOC_BYTES;
+  });
+  const changes: WorkspaceChangeDoc[] = listed.map((c) => ({
     ...c,
     not_stored_reason: c.sha256 === null ? (c.kind === 'file' && c.change !== 'deleted' ? 'the file could not be read' : null) : (notStored.get(c.sha256) ?? null),
   }));
@@ -95,7 +106,7 @@ export async function recordWorkspaceChanges(
     workspace_path: o.workspace,
     read_at: o.at,
     seq,
-    counts: counts(changes, read.diff.truncated),
+    counts: counts(changes, truncated),
     changes,
   };
   if (await diffs.put(doc)) await diffs.dropBlobsExcept(sessionKey, [...new Set(changes.flatMap((c) => (c.sha256 ? [c.sha256] : [])))]);

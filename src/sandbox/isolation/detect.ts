@@ -22,11 +22,17 @@ let bwrapPath: string | null = null;
 
 /** The overlay helper (overlay.ts, ensureOverlayHelper), or why there is none. */
 let overlayHelper: { path: string | null; problem?: string } = { path: null, problem: 'no overlay helper was configured' };
+/** Directories workspaces will be named under: the probe mounts each read-only as well (its filesystem must allow the clone). */
+let overlayRoots: string[] = [];
 
-/** Sets the workspace overlay's helper binary, or the reason there is none; a change probes again. */
-export function configureOverlayHelper(helper: { path: string | null; problem?: string | undefined }): void {
-  if (helper.path === overlayHelper.path && helper.problem === overlayHelper.problem) return;
+/**
+ * Sets the workspace overlay's helper binary, or the reason there is none, and the directories
+ * workspaces live under (LORE_SANDBOX_WORKSPACE_ROOTS); a change probes again.
+ */
+export function configureOverlayHelper(helper: { path: string | null; problem?: string | undefined }, roots: readonly string[] = []): void {
+  if (helper.path === overlayHelper.path && helper.problem === overlayHelper.problem && roots.join(':') === overlayRoots.join(':')) return;
   overlayHelper = { path: helper.path, ...(helper.problem ? { problem: helper.problem } : {}) };
+  overlayRoots = [...roots];
   cached = null;
 }
 
@@ -148,6 +154,23 @@ async function probeOverlay(candidate: HostState, tmpRoot: string, limits: RunSp
     const gone = await fsp.lstat(path.join(project, 'gone')).catch(() => null);
     if (!out.startsWith('lower\n') || wrote !== 'lower\nupper\n' || project_ !== 'lower\n' || !gone) {
       return `the overlay probe saw the wrong files (command read ${JSON.stringify(out.slice(0, 40))}, workdir has ${JSON.stringify(wrote)})`;
+    }
+    // Each workspace root's filesystem must allow the project's clone (as root an idmapped one,
+    // which not every filesystem offers): mounted read-only, nothing written to it.
+    for (const root of overlayRoots) {
+      const real = await fsp.realpath(root).catch(() => null);
+      if (!real) continue;
+      const rootWd = await prepareWorkdir(tmpRoot, `probe-root-${overlayRoots.indexOf(root)}`);
+      let seen = '';
+      const res = await runCore(
+        withOverlay,
+        { argv: ['/bin/sh', '-c', 'echo lore-root-ok'], workdir: rootWd.hostPath, isolation: 'bubblewrap', workspace: real, limits },
+        {
+          onOutput: (_s, chunk) => (seen += chunk),
+        },
+      ).finally(() => removeOverlayLayer(rootWd.hostPath).catch(() => undefined));
+      if (res.status !== 'succeeded' || !seen.includes('lore-root-ok'))
+        return `a workspace under ${root} cannot be mounted: ${res.reason ?? res.status}; ${seen.trim().slice(-300)}`;
     }
   } catch (e) {
     return `the overlay probe failed: ${(e as Error).message}`;

@@ -1,6 +1,6 @@
 export { configureBwrap, configureOverlayHelper, detectIsolation, runIsolated } from './detect';
 export { isShell, SandboxSpecError, IsolationUnavailableError, resolveLimits, whenIdle } from './run';
-export { ensureOverlayHelper, opaqueDirs, overlayLayerDir, removeOverlayLayer, type OverlayHelper } from './overlay';
+export { builtOverlayHelper, ensureOverlayHelper, opaqueDirs, overlayLayerDir, removeOverlayLayer, type OverlayHelper } from './overlay';
 export { readWorkspaceChanges, type WorkspaceChangesRead } from './changes';
 export { overlayDiff, forgetLayerHashes, readLayerFile, type LayerChange, type LayerDiff, type EntryKind } from './layer';
 export { prepareWorkdir, withWorkdirLock, workdirName, SANDBOX_WORKDIR, ARTIFACTS_DIR, type PreparedWorkdir } from './workdir';

@@ -61,6 +61,15 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
   });
 }
 
+/** The helper's binary in binDir if it has been built (for `lore doctor`), else null. */
+export async function builtOverlayHelper(binDir: string): Promise<string | null> {
+  const target = path.join(binDir, `lore-overlay-${await overlayHelperHash()}`);
+  return fsp.access(target, fsc.X_OK).then(
+    () => target,
+    () => null,
+  );
+}
+
 const builds = new Map<string, Promise<OverlayHelper>>();
 
 export type OverlayHelper = { path: string; problem?: undefined } | { path: null; problem: string };

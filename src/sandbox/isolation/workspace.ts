@@ -292,29 +292,33 @@ export async function copyDiff(source: string, workdir: string, o: { exclude?: (
   /** dirRel: a directory of the copy; srcDir: the workspace has a real directory there. */
   const walk = async (dirRel: string, srcDir: boolean): Promise<void> => {
     const names = (await fsp.readdir(path.join(workdir, dirRel)).catch(() => [] as string[])).sort();
-    for (const name of names) {
-      const rel = dirRel === '' ? name : `${dirRel}/${name}`;
-      if (o.exclude?.(rel) || name.startsWith('.lore-sync-')) continue;
+    const rels = names.map((name) => (dirRel === '' ? name : `${dirRel}/${name}`)).filter((rel) => !o.exclude?.(rel) && !path.basename(rel).startsWith('.lore-sync-'));
+    /** One entry of the copy; the directory to walk into (and whether the workspace has it as one), if it is one. */
+    const settle = async (rel: string): Promise<[string, boolean] | null> => {
       seen.add(rel);
       const st = await lstatOrNull(path.join(workdir, rel));
-      if (!st) continue;
+      if (!st) return null;
       const prev = m.entries[rel];
-      const unchanged = prev && kindOf(st) === prev.k && same(prev.k, prev.d, await identOf(path.join(workdir, rel), st));
-      const sst = srcDir ? await lstatOrNull(path.join(src, rel)) : null;
-      if (!unchanged) {
-        if (!sst) push(await describe(rel, st, 'added'));
-        else if (entryKind(sst) !== entryKind(st)) push(await describe(rel, st, 'modified'));
-        else if (st.isSymbolicLink()) {
-          if ((await fsp.readlink(path.join(workdir, rel)).catch(() => null)) !== (await fsp.readlink(path.join(src, rel)).catch(() => undefined)))
-            push(await describe(rel, st, 'modified'));
-        } else if (st.isFile()) {
-          // The copy's group and other bits are its own (modeFor): only the owner's are the workspace's.
-          const differs =
-            st.size !== sst.size || (st.mode & 0o700) !== (sst.mode & 0o700) || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)));
-          if (differs) push(await describe(rel, st, 'modified'));
-        }
+      if (prev && kindOf(st) === prev.k && same(prev.k, prev.d, await identOf(path.join(workdir, rel), st))) {
+        // As copied: not a change (a directory's entries are looked at one by one).
+        return st.isDirectory() ? [rel, srcDir] : null;
       }
-      if (st.isDirectory()) await walk(rel, sst?.isDirectory() ?? false);
+      const sst = srcDir ? await lstatOrNull(path.join(src, rel)) : null;
+      if (!sst) push(await describe(rel, st, 'added'));
+      else if (entryKind(sst) !== entryKind(st)) push(await describe(rel, st, 'modified'));
+      else if (st.isSymbolicLink()) {
+        if ((await fsp.readlink(path.join(workdir, rel)).catch(() => null)) !== (await fsp.readlink(path.join(src, rel)).catch(() => undefined)))
+          push(await describe(rel, st, 'modified'));
+      } else if (st.isFile()) {
+        // The copy's group and other bits are its own (modeFor): only the owner's are the workspace's.
+        const differs = st.size !== sst.size || (st.mode & 0o700) !== (sst.mode & 0o700) || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)));
+        if (differs) push(await describe(rel, st, 'modified'));
+      }
+      return st.isDirectory() ? [rel, sst?.isDirectory() ?? false] : null;
+    };
+    // The entries of one directory (independent of each other) a batch at a time, as syncWorkspace does.
+    for (let i = 0; i < rels.length; i += CONCURRENCY) {
+      for (const dir of await Promise.all(rels.slice(i, i + CONCURRENCY).map(settle))) if (dir) await walk(dir[0], dir[1]);
     }
   };
   await walk('', true);
