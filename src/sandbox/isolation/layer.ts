@@ -45,7 +45,6 @@ export interface LayerDiff {
 }
 
 export const entryKind = (st: Stats): EntryKind => (st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other');
-const kindOf = entryKind;
 const isWhiteout = (st: Stats) => st.isCharacterDevice() && st.rdev === 0;
 const lstatOrNull = (p: string) => fsp.lstat(p).catch(() => null);
 
@@ -56,18 +55,22 @@ export function forgetLayerHashes(upper: string): void {
   hashCache.delete(upper);
 }
 
-/** Reads a regular file of the layer without following a final symbolic link; null if it is not one any more. */
-export async function readLayerFile(file: string, maxBytes: number): Promise<Buffer | null> {
-  let fh;
-  try {
-    fh = await fsp.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
-  } catch {
+/** Opens a regular file without following a final symbolic link (nor blocking on a FIFO); null if it is not one. */
+async function openRegular(file: string) {
+  const fh = await fsp.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK).catch(() => null);
+  if (fh && !(await fh.stat()).isFile()) {
+    await fh.close();
     return null;
   }
+  return fh;
+}
+
+/** Reads the first maxBytes of a regular file of the layer; null if it is not one any more. */
+export async function readLayerFile(file: string, maxBytes: number): Promise<Buffer | null> {
+  const fh = await openRegular(file);
+  if (!fh) return null;
   try {
-    const st = await fh.stat();
-    if (!st.isFile()) return null;
-    const buf = Buffer.alloc(Math.min(st.size, maxBytes));
+    const buf = Buffer.alloc(Math.min((await fh.stat()).size, maxBytes));
     let off = 0;
     while (off < buf.length) {
       const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
@@ -80,16 +83,11 @@ export async function readLayerFile(file: string, maxBytes: number): Promise<Buf
   }
 }
 
-/** SHA-256 of a regular file, opened without following a final symbolic link; null if it is not one. */
+/** SHA-256 of a regular file; null if it is not one. */
 export async function fileSha256(file: string): Promise<string | null> {
-  let fh;
+  const fh = await openRegular(file);
+  if (!fh) return null;
   try {
-    fh = await fsp.open(file, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    if (!(await fh.stat()).isFile()) return null;
     const h = createHash('sha256');
     const buf = Buffer.alloc(256 * 1024);
     for (;;) {
@@ -101,6 +99,38 @@ export async function fileSha256(file: string): Promise<string | null> {
   } finally {
     await fh.close();
   }
+}
+
+/** A change list capped at max entries (truncated beyond), shared by both views' diffs. */
+export function changeList(max: number): { out: LayerDiff; push: (c: LayerChange) => void } {
+  const out: LayerDiff = { changes: [], truncated: false };
+  return {
+    out,
+    push: (c) => {
+      if (out.changes.length >= max) out.truncated = true;
+      else out.changes.push(c);
+    },
+  };
+}
+
+/** An entry of `dir` (the upper layer, or the copy) as a change; files with their SHA-256 from `sha`. */
+export async function describeEntry(
+  dir: string,
+  rel: string,
+  st: Stats,
+  change: LayerChange['change'],
+  sha: (rel: string, st: Stats) => Promise<string | null>,
+): Promise<LayerChange> {
+  const kind = entryKind(st);
+  return {
+    path: rel,
+    change,
+    kind,
+    size: kind === 'file' ? st.size : null,
+    mode: kind === 'symlink' ? null : st.mode & 0o7777,
+    link: kind === 'symlink' ? await fsp.readlink(path.join(dir, rel)).catch(() => null) : null,
+    sha256: kind === 'file' ? await sha(rel, st) : null,
+  };
 }
 
 async function sha256Of(upper: string, rel: string, st: Stats): Promise<string | null> {
@@ -126,25 +156,9 @@ export interface OverlayDiffOptions {
 
 /** The changes the upper layer records against the lower, in path order (see the file comment). */
 export async function overlayDiff(o: OverlayDiffOptions): Promise<LayerDiff> {
-  const max = o.maxChanges ?? 10_000;
-  const out: LayerDiff = { changes: [], truncated: false };
-  const push = (c: LayerChange) => {
-    if (out.changes.length >= max) out.truncated = true;
-    else out.changes.push(c);
-  };
-  const describe = async (rel: string, st: Stats, change: LayerChange['change']): Promise<LayerChange> => {
-    const kind = kindOf(st);
-    return {
-      path: rel,
-      change,
-      kind,
-      size: kind === 'file' ? st.size : null,
-      mode: kind === 'symlink' ? null : st.mode & 0o7777,
-      link: kind === 'symlink' ? await fsp.readlink(path.join(o.upper, rel)).catch(() => null) : null,
-      sha256: kind === 'file' ? await sha256Of(o.upper, rel, st) : null,
-    };
-  };
-  const deleted = (rel: string, lst: Stats): LayerChange => ({ path: rel, change: 'deleted', kind: kindOf(lst), size: null, mode: null, link: null, sha256: null });
+  const { out, push } = changeList(o.maxChanges ?? 10_000);
+  const describe = (rel: string, st: Stats, change: LayerChange['change']) => describeEntry(o.upper, rel, st, change, (r, s) => sha256Of(o.upper, r, s));
+  const deleted = (rel: string, lst: Stats): LayerChange => ({ path: rel, change: 'deleted', kind: entryKind(lst), size: null, mode: null, link: null, sha256: null });
 
   /** dirRel: a directory of the upper layer; lowerDir: its counterpart in the project is a real directory. */
   const walk = async (dirRel: string, lowerDir: boolean): Promise<void> => {
@@ -183,8 +197,8 @@ export async function overlayDiff(o: OverlayDiffOptions): Promise<LayerDiff> {
         push(await describe(rel, st, 'added'));
         continue;
       }
-      const kind = kindOf(st);
-      let same = kind === kindOf(lst);
+      const kind = entryKind(st);
+      let same = kind === entryKind(lst);
       if (same && kind === 'symlink') {
         same = (await fsp.readlink(path.join(o.upper, rel)).catch(() => null)) === (await fsp.readlink(path.join(o.lower, rel)).catch(() => undefined));
       } else if (same) {

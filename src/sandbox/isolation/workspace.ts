@@ -24,7 +24,7 @@
 import { constants as fsc, promises as fsp, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { entryKind, fileSha256, type LayerChange, type LayerDiff } from './layer';
+import { changeList, describeEntry, entryKind, fileSha256, type LayerChange, type LayerDiff } from './layer';
 
 export interface WorkspaceOwner {
   uid: number;
@@ -261,33 +261,16 @@ export async function syncWorkspace(source: string, workdir: string, owner: Work
 /**
  * What the commands changed in a copied workspace (the copy's counterpart of layer.ts's
  * overlayDiff): entries the manifest says a command made, changed or deleted, compared with the
- * workspace as it is now. A file is modified when its content (or a link's target) differs from
- * the workspace's; modes are not compared (the copy's group bits are its own). Read only while no
- * run of the session is going (whenIdle, run.ts); symbolic links are never followed.
+ * workspace as it is now. A file is modified when its content, or its owner's mode bits, differ
+ * from the workspace's (the copy's group and other bits are its own), a link when its target does.
+ * Read only while no run of the session is going (whenIdle, run.ts); links are never followed.
  */
 export async function copyDiff(source: string, workdir: string, o: { exclude?: (rel: string) => boolean; maxChanges?: number } = {}): Promise<LayerDiff> {
   const src = await fsp.realpath(source);
   const wst = await fsp.stat(workdir);
   const m = await readManifest(workspaceManifestPath(workdir), src, Number(wst.ino));
-  const max = o.maxChanges ?? 10_000;
-  const out: LayerDiff = { changes: [], truncated: false };
-  const push = (c: LayerChange) => {
-    if (out.changes.length >= max) out.truncated = true;
-    else out.changes.push(c);
-  };
-  const describe = async (rel: string, st: Stats, change: LayerChange['change']): Promise<LayerChange> => {
-    const kind = entryKind(st);
-    const file = path.join(workdir, rel);
-    return {
-      path: rel,
-      change,
-      kind,
-      size: kind === 'file' ? st.size : null,
-      mode: kind === 'symlink' ? null : st.mode & 0o7777,
-      link: kind === 'symlink' ? await fsp.readlink(file).catch(() => null) : null,
-      sha256: kind === 'file' ? await fileSha256(file) : null,
-    };
-  };
+  const { out, push } = changeList(o.maxChanges ?? 10_000);
+  const describe = (rel: string, st: Stats, change: LayerChange['change']) => describeEntry(workdir, rel, st, change, (r) => fileSha256(path.join(workdir, r)));
   const seen = new Set<string>();
   /** dirRel: a directory of the copy; srcDir: the workspace has a real directory there. */
   const walk = async (dirRel: string, srcDir: boolean): Promise<void> => {

@@ -1,13 +1,14 @@
 // Command lore-overlay sets up the copy-on-write view of a sandbox session's workspace
 // (docs/sandbox.md, "Workspaces") and reads what the overlay's upper layer records.
 //
-//	lore-overlay mount [--userxattr] [--as UID:GID] [--home UID] --root DIR --session NAME --slot N --lower DIR -- ARGV...
+//	lore-overlay mount [--userxattr] [--as UID:GID] [--home UID] --root DIR --session NAME --slot NAME --lower DIR -- ARGV...
 //	lore-overlay opaque [--userxattr] DIR
 //
 // mount runs in a mount namespace of its own, made by unshare(1) just before it (as root:
 // `unshare --mount`; unprivileged: `unshare --user --map-current-user --mount --keep-caps`). It
 // mounts, over the session workdir DIR/NAME (which becomes the overlay's upper layer), a kernel
-// overlay whose lower layer is a read-only clone of the workspace DIR given by --lower, then
+// overlay whose lower layer is a read-only clone of the workspace given by --lower (its scratch
+// directories are DIR/.NAME.ovl/{l,w,r}SLOT, one set per concurrent run), then
 // gives up every privilege and execs ARGV (the run's sh → prlimit → bwrap chain, which binds the
 // workdir path at /work). The mounts exist only in that namespace and go with its last process.
 //
