@@ -99,6 +99,8 @@ export interface Config {
      * validation) may name a workspace to see copy-on-write. Empty (the default): no workspaces.
      */
     readonly workspaceRoots: readonly string[];
+    /** auto: workspaces through an overlay where the worker can mount one, else a copy; copy: always a copy. */
+    readonly workspaceView: 'auto' | 'copy';
   };
   readonly replay: {
     /** How long a guided playbook run waits for the host to report a host step; 0 waits without a limit. */
@@ -416,6 +418,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       },
       workdirTtlMs: workdirTtlMs ?? 7 * 86_400_000,
       workspaceRoots: workspaceRoots.map((r) => resolve(r)),
+      workspaceView: read('LORE_SANDBOX_WORKSPACE_VIEW', z.enum(['auto', 'copy'], { error: 'LORE_SANDBOX_WORKSPACE_VIEW must be auto or copy' }), 'auto'),
     },
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     buildWaitMs: buildWaitMs ?? 500,

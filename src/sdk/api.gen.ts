@@ -132,6 +132,8 @@ export interface LoreApi {
     createSession(body: RouteRequest<R['sandbox.createSession']>): Promise<RouteResponse<R['sandbox.createSession']>>;
     /** POST /v1/memory/sandbox/sessions/get: One sandbox session. */
     getSession(body: RouteRequest<R['sandbox.getSession']>): Promise<RouteResponse<R['sandbox.getSession']>>;
+    /** POST /v1/memory/sandbox/sessions/diff: What a workspace session has changed: the files added, modified and deleted against its project (an overlay’s upper layer, or the copy’s changes), as read when its latest run ended, with the changed files’ contents, so a host can show or apply them. The project itself is never written. */
+    sessionDiff(body: RouteRequest<R['sandbox.sessionDiff']>): Promise<RouteResponse<R['sandbox.sessionDiff']>>;
     /** POST /v1/memory/sandbox/execute: Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once. */
     execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
     /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline. */
@@ -293,6 +295,7 @@ export function bindApi(call: Caller): LoreApi {
     sandbox: {
       createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),
       getSession: (body) => call('POST', '/v1/memory/sandbox/sessions/get', body ?? {}),
+      sessionDiff: (body) => call('POST', '/v1/memory/sandbox/sessions/diff', body ?? {}),
       execute: (body) => call('POST', '/v1/memory/sandbox/execute', body ?? {}),
       getRun: (body) => call('POST', '/v1/memory/sandbox/runs/get', body ?? {}),
       runs: {
