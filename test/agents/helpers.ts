@@ -170,6 +170,18 @@ export function sessionEvents(vars: { session_id: string; cwd: string; prompt: s
   return (fill(JSON.parse(raw)) as { events: FixtureEvent[] }).events;
 }
 
+/** A recorded multi-prompt session (fixtures/sessions/<name>.json) with its placeholders filled. */
+export function recordedSession(name: string, vars: { session_id: string; cwd: string }): { agent: string; events: FixtureEvent[] } {
+  const raw = readFileSync(fileURLToPath(new URL(`./fixtures/sessions/${name}.json`, import.meta.url)), 'utf8');
+  const fill = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/\{\{(session_id|cwd)\}\}/g, (_m, k: keyof typeof vars) => vars[k]);
+    if (Array.isArray(v)) return v.map(fill);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+    return v;
+  };
+  return fill(JSON.parse(raw)) as { agent: string; events: FixtureEvent[] };
+}
+
 /** A project directory (with .git, so the hooks derive its scope from its name) under a fresh temp dir. */
 export function tempProject(name: string): { dir: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'lore-agents-'));

@@ -180,7 +180,13 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null, tools: state.toolNames });
       if (!obs) continue;
       await yieldToIo();
-      state.rememberObservation(n.id, obs);
+      // A carrier written again under its key (a handoff's anchor, a session's id) is a new carrier
+      // state: a session's revision gets its own source id, as a handoff's has (observe.ts), and
+      // the previous revision's observation stays the one recall finds for the node while this
+      // one is learned, so the two states can found a workflow together.
+      const revised = n.revision > 1 && (n.kind === 'session' || n.kind === 'handoff');
+      if (revised && n.kind === 'session') obs.source_id = `${n.id}#r${n.revision}`;
+      if (!revised) state.rememberObservation(n.id, obs);
       state.noteTools(obs.steps.map((s) => s.tool));
       // Work with no stated outcome is practice: a workflow counts it as progress, like a
       // continuity carrier's (task start's vote still weighs it below a stated success).
@@ -190,6 +196,8 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       } catch (err) {
         log.warn(`learning from node ${n.id} failed: ${(err as Error).message}`);
         throw err;
+      } finally {
+        if (revised) state.rememberObservation(n.id, obs);
       }
     }
     return updated;
