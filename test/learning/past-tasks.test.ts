@@ -95,7 +95,8 @@ describe('task start: the past tasks vote', () => {
 
   it('a file the task names by its own name is preferred over one that is not named', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('named') };
-    for (const goal of ['deprecate the old timing api', 'add a timing hook for responses']) {
+    // Two unrelated tasks (no workflow between them) that both worked on the same two files.
+    for (const goal of ['deprecate the old timing api', 'add a hook for streamed responses']) {
       await writeExecution(api, id, {
         goal,
         steps: [

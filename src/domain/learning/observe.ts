@@ -96,6 +96,9 @@ export function observationOf(n: StoredNode, context: ObserveContext = {}): Obse
   if (steps.length === 0 && files.length === 0) return null;
   let outcome: ExecOutcome | null = ex.outcome;
   if (!outcome && origin !== 'execution_write_projection') outcome = 'success';
+  // No outcome stated: practice only when it says what was done (a tool used), not a note that
+  // merely mentions a file.
+  if (!outcome && !steps.some((s) => s.tool)) return null;
   // A handoff is one node per anchor, superseded by each new handoff: each revision is a new
   // carrier state, and its words are in its summary and text rather than a goal.
   const handoff = n.kind === 'handoff' ? handoffWords(n) : null;

@@ -5,8 +5,8 @@ import type { LoadProgress } from './scopes';
 /**
  * How sure the runtime is about its guidance, and what to do about it (contract.md §2,
  * action/retrieval): low for a first action of confidence ≥ 0.6 (its evidence agrees: most of
- * the similar past tasks, or a settled workflow, start there); moderate for a less sure one or
- * contested evidence; high with nothing relevant, where the honest next step is to look wider,
+ * the similar past tasks, or a settled workflow, start there) unless a candidate workflow drives
+ * it; moderate for a less sure one or contested evidence; high with nothing relevant, where the honest next step is to look wider,
  * not to guess.
  */
 
@@ -39,12 +39,11 @@ export function uncertaintyOf(p: PlanEvidence): Uncertainty {
   let level: Uncertainty['level'];
   if (fa) {
     reasons.push(`first action from ${fa.source_kind} (confidence ${fa.confidence}, relevance ${fa.relevance})`);
-    level = fa.confidence >= 0.6 ? 'low' : 'moderate';
+    // A candidate workflow's first move is not settled over three runs yet: at most moderate.
+    level = fa.confidence >= 0.6 && fa.source_kind !== 'candidate_workflow' ? 'low' : 'moderate';
     actions.add('proceed');
-    if (level === 'moderate') {
-      actions.add('inspect_context');
-      reasons.push('the similar past tasks do not agree on one place to start: the alternatives are worth a look');
-    }
+    if (level === 'moderate') actions.add('inspect_context');
+    if (fa.confidence < 0.6) reasons.push('the evidence does not agree on one place to start: the alternatives are worth a look');
     if (fa.source_kind === 'recall') reasons.push('from similar past tasks; not yet learned as a workflow');
     if (fa.source_kind === 'candidate_workflow') reasons.push('the workflow is a candidate: not yet consistent over three successful runs');
   } else {
