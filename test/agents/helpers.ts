@@ -56,11 +56,11 @@ export async function ok(client: Client, name: string, args: Record<string, unkn
 }
 
 export const TASK_FAMILY = ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'];
-export const PARAPHRASE = 'repair the intermittent retry failure in the worker';
+export const PARAPHRASE = 'the flaky retry in the worker fails again';
 
 /**
  * Proof 1's flow for one connected client (any transport): three write_memory calls for one task
- * family, start_task with a paraphrase gets the learned file and first tool with evidence ids,
+ * family, start_task with a rewording of the task gets the learned file and first tool with evidence ids,
  * recall_memory finds the writes, and a connection bound to another scope sees none of it.
  */
 export async function learnThroughMcp(client: Client, stranger: Client): Promise<void> {

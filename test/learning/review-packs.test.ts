@@ -118,6 +118,7 @@ describe('review packs from what exists', () => {
 
     // A later handoff event in a session that names the anchor takes its place; the store's record, later still, takes over.
     api.clock.advance(60_000);
+    await ok(api, '/v1/memory/sessions/create', { ...id, session_id: anchor, title: 'auth session refactor' });
     const ev = await ok(api, '/v1/memory/sessions/events/append', {
       ...id,
       session_id: anchor,

@@ -221,7 +221,16 @@ export const KickoffRecommendation = z.object({
   evidence_ids: z.array(z.string()),
   workflow_id: z.string().nullable(),
   alternatives: z.array(
-    z.object({ source_kind: SourceKindEnum, id: z.string(), selected_tool: z.string().nullable(), file_path: z.string().nullable(), relevance: z.number(), why: z.string() }),
+    z.object({
+      source_kind: SourceKindEnum,
+      id: z.string(),
+      selected_tool: z.string().nullable(),
+      file_path: z.string().nullable(),
+      relevance: z.number(),
+      confidence: z.number().describe('0..1: how likely this file or move is where the task starts'),
+      evidence_ids: z.array(z.string()).describe('the past tasks (or the workflow and its runs) behind it'),
+      why: z.string(),
+    }),
   ),
 });
 

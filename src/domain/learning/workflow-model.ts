@@ -1,5 +1,5 @@
 import { addTerms, capTerms } from './similarity';
-import { CONTINUITY_ORIGINS, emptyOriginCounts, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
+import { CONTINUITY_ORIGINS, emptyOriginCounts, type Attempt, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
 
 /**
  * The workflow state machine (contract.md §3; docs/learning.md, "Workflows"). Pure: the
@@ -111,7 +111,7 @@ export function sameAttempt(slot: Pick<WorkflowSlot, 'recent'>, obs: Pick<Observ
 }
 
 /** Adds one observation; returns the same object when the observation was already counted. */
-export function observeWorkflow(slot: WorkflowSlot, obs: Observation): WorkflowSlot {
+export function observeWorkflow(slot: WorkflowSlot, obs: Attempt): WorkflowSlot {
   if (slot.provenance_ids.includes(obs.source_id) || slot.recent.some((r) => r.source_id === obs.source_id)) return slot;
   if (sameAttempt(slot, obs)) return slot;
   const s: WorkflowSlot = {
@@ -200,7 +200,7 @@ function settle(s: WorkflowSlot, at: string, reason: string): WorkflowSlot {
 }
 
 /** A new family from two successful observations (the founding one first). */
-export function foundWorkflow(familyId: string, founder: Observation, second: Observation): WorkflowSlot {
+export function foundWorkflow(familyId: string, founder: Attempt, second: Attempt): WorkflowSlot {
   const base: WorkflowSlot = {
     version: 1,
     family_id: familyId,

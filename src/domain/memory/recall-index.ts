@@ -296,6 +296,24 @@ export class RecallIndex {
     };
   }
 
+  /** The query's analysed terms with their idf in one tenant+scope (LexicalIndex.queryTerms). */
+  queryTerms(tenant: string, scope: string, text: string): { term: string; idf: number }[] {
+    const p = this.parts.peek(tenant, scope);
+    return p ? p.lexical.queryTerms(text) : [];
+  }
+
+  /** LexicalIndex.coverage of a document of one tenant+scope. */
+  coverage(tenant: string, scope: string, docId: string, terms: { term: string; idf: number }[]): number {
+    return this.parts.peek(tenant, scope)?.lexical.coverage(docId, terms) ?? 0;
+  }
+
+  /** Cosines of a query vector to the given documents of one tenant+scope, and its background (VectorIndex.background). */
+  cosines(tenant: string, scope: string, vector: Float32Array, docIds: string[]): { scores: Map<string, number>; background: number } {
+    const p = this.parts.peek(tenant, scope);
+    if (!p || p.vectors.size === 0 || p.vectors.dim !== vector.length) return { scores: new Map(), background: 0 };
+    return { scores: p.vectors.scores(vector, docIds), background: p.vectors.background(vector) };
+  }
+
   /** Hybrid search inside one tenant+scope (BM25 always; vectors when given and present). */
   /**
    * `expand: false` leaves out the feedback expansion; `plain: true` is BM25 alone (no expansion,
