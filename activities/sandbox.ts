@@ -110,7 +110,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
     const started = await runs.markRunning(run.run_id, { started_at: now(), updated_at: now() });
     if (!started) return summary((await runs.get(run.run_id)) ?? run);
 
-    let workdir;
+    let workdir: Awaited<ReturnType<typeof prepareWorkdir>>;
     try {
       // Never while workdir retention is removing the same workdir (retention.ts).
       workdir = await withWorkdirLock(session.workdir_name, () => prepareWorkdir(config.sandbox.dir, session.workdir_name));

@@ -42,11 +42,9 @@ if (opts['drop-cache']) {
 const t0 = Date.now();
 const lore = await startBenchLore({ dataDir, env });
 const upS = (Date.now() - t0) / 1000;
-let last: Record<string, unknown> = {};
 let maxPending = 0;
 for (;;) {
   const h = (await (await fetch(`${lore.url}/health`)).json()) as { indexes: { status: string }; embeddings: { status: string; pending?: number } & Record<string, unknown> };
-  last = h.embeddings;
   maxPending = Math.max(maxPending, h.embeddings.pending ?? 0);
   if (h.embeddings.status !== 'on') throw new Error(`the encoder is not on: ${JSON.stringify(h.embeddings)}`);
   if (h.indexes.status === 'ready' && h.embeddings.pending === 0) break;

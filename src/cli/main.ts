@@ -108,10 +108,10 @@ async function main(argv: string[]): Promise<void> {
       return start(rest);
     case 'doctor': {
       const ok = await runDoctor(process.env);
-      process.exit(ok ? 0 : 1);
+      return process.exit(ok ? 0 : 1);
     }
     case 'models':
-      process.exit(await runModels(rest, process.env));
+      return process.exit(await runModels(rest, process.env));
     case 'encoder-child':
       // Not for people: the onnx encoder's background process (src/retrieval/embedders/onnx-process.ts).
       await import('../retrieval/embedders/onnx-child');

@@ -13,7 +13,8 @@ import { envelope, fromFastifyError, fromZodError, internalError } from './error
 import type { Metrics } from './metrics';
 import type { HttpTracing, RequestSpan } from '../telemetry/types';
 
-type AnyHandler = (input: any, ctx: CallContext) => Promise<Record<string, unknown>>;
+/** The handler of some route: its input is that route's, which its schema has checked before the call. */
+type AnyHandler = (input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
 
 export interface Logger {
   info(obj: unknown, msg?: string): void;
@@ -233,7 +234,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         },
       };
       const span = spans.get(req);
-      const result = span ? await span.runHandler(name, identity, () => handler(input, ctx)) : await handler(input, ctx);
+      // The route's own input type, as its schema has just parsed it.
+      const run = () => handler(input as never, ctx);
+      const result = span ? await span.runHandler(name, identity, run) : await run();
       const body: Record<string, unknown> = def.scoped ? { tenant_id: identity.tenant_id, scope: identity.scope, ...result } : { ...result };
       const warnings = unknownFieldWarnings(known, raw as Record<string, unknown>, `${req.method} ${req.routeOptions?.url ?? def.path}`);
       if (warnings.length > 0) body.warnings = [...(Array.isArray(body.warnings) ? body.warnings : []), ...warnings];

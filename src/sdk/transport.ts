@@ -1,4 +1,5 @@
 import { ApiError, TransportError } from './errors';
+import type { ErrorCode } from '../contract/errors';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -9,6 +10,7 @@ export interface TransportOptions {
   fetch?: typeof fetch;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: each generated method (api.gen.ts) gives the answer its route's output type
 export type Caller = (method: 'GET' | 'POST', path: string, body: unknown) => Promise<any>;
 
 export function createCaller(opts: TransportOptions): Caller {
@@ -34,7 +36,7 @@ export function createCaller(opts: TransportOptions): Caller {
     const text = await res.text().catch((err) => {
       throw new TransportError(`${method} ${path}: reading the response failed`, err);
     });
-    let json: any;
+    let json: { error?: { code?: ErrorCode; message?: unknown; details?: Record<string, unknown>; retryable?: unknown }; request_id?: string } | undefined;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch (err) {
@@ -43,7 +45,7 @@ export function createCaller(opts: TransportOptions): Caller {
     if (res.ok) return json;
     const e = json?.error;
     if (e && typeof e.code === 'string') {
-      throw new ApiError(res.status, e.code, String(e.message ?? ''), e.details ?? {}, Boolean(e.retryable), json.request_id ?? res.headers.get('x-request-id'));
+      throw new ApiError(res.status, e.code, String(e.message ?? ''), e.details ?? {}, Boolean(e.retryable), json?.request_id ?? res.headers.get('x-request-id'));
     }
     throw new TransportError(`${method} ${path}: HTTP ${res.status} without an error envelope`);
   };

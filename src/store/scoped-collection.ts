@@ -131,6 +131,7 @@ export class ScopedCollection<T extends Document> {
   async bulkWrite(ops: AnyBulkWriteOperation<T>[], ordered = true): Promise<void> {
     if (ops.length === 0) return;
     const scopedOps = ops.map((op) => {
+      // biome-ignore lint/suspicious/noExplicitAny: one bulk operation of any of the driver's kinds, rebuilt with the scope
       const o = op as Record<string, any>;
       if (o.insertOne) return { insertOne: { document: this.stamp(o.insertOne.document) } };
       for (const kind of ['updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany']) {

@@ -47,6 +47,7 @@ const NEXT_VERSION = [
   },
   {
     file: 'workflows/automation.ts',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a line of workflows/automation.ts, as written there
     find: '    if (run.recordProblem) st.reason = `${st.reason} (${run.recordProblem})`;\n',
     replace: `    if (run.recordProblem) st.reason = \`\${st.reason} (\${run.recordProblem})\`;\n    if (upgraded) st.reason = \`\${st.reason} ${NEW_PATH}\`;\n`,
   },

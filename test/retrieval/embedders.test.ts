@@ -123,7 +123,7 @@ test('none gives no embedder; env config is parsed and validated', async () => {
   await assert.rejects(createEmbedder({ provider: 'magic' as never }), EmbeddingError);
 });
 
-test('openai client against the hash-embedder stub: vectors, order, batching', async (t) => {
+test('openai client against the hash-embedder stub: vectors, order, batching', async () => {
   const e = await createEmbedder({ provider: 'openai', baseUrl: hashUrl, model: 'hash', batchSize: 2 });
   assert.ok(e);
   const texts = ['retry backoff in payments', 'pagination cursor bug', 'retry backoff for payments client', 'lunch', 'bug: cursor pagination'];

@@ -119,7 +119,7 @@ for (const view of ['overlay', 'copy'] as const) {
       );
       assert.equal(parseInt(byPath['run.sh'].mode, 8) & 0o111, 0, `run.sh is no longer executable: mode ${byPath['run.sh'].mode}`);
       assert.match(byPath['b.txt'].sha256, /^[0-9a-f]{64}$/);
-      assert.deepEqual([byPath['c.txt'].content, byPath['c.txt'].sha256, byPath['out'].content], [null, null, null]);
+      assert.deepEqual([byPath['c.txt'].content, byPath['c.txt'].sha256, byPath.out.content], [null, null, null]);
 
       const some = await api.post('/v1/memory/sandbox/sessions/diff', { session_id: s.session_id, paths: ['b.txt', 'no-such'], include_content: false });
       assert.deepEqual(

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { AGENT_SCOPE_PATTERN, AGENT_TENANT_PATTERN, AgentConfigError, loadAgentConfig } from '../../src/agents/config';
+import { AGENT_SCOPE_PATTERN, AGENT_TENANT_PATTERN, type AgentConfigError, loadAgentConfig } from '../../src/agents/config';
 import { projectPath, projectRoot, projectScope } from '../../src/agents/project';
 import { ScopeName, TENANT_PATTERN } from '../../src/contract/common';
 import { ensureInstallToken, installTokenPath, readInstallToken } from '../../src/model/install-token';

@@ -43,7 +43,7 @@ function randomSig(r: () => number): FamilySignature {
   const counts: Record<string, number> = {};
   const n = 1 + Math.floor(r() * 14);
   for (let i = 0; i < n; i += 1) {
-    const t = r() < 0.3 ? COMMON[Math.floor(r() * COMMON.length)]! : VOCAB[Math.floor(Math.pow(r(), 1.6) * VOCAB.length)]!;
+    const t = r() < 0.3 ? COMMON[Math.floor(r() * COMMON.length)]! : VOCAB[Math.floor(r() ** 1.6 * VOCAB.length)]!;
     counts[t] = Math.min(samples, (counts[t] ?? 0) + 1 + Math.floor(r() * 2));
   }
   if (r() < 0.05) counts.zero = 0; // a stored count of 0: a key, but no weight
@@ -60,7 +60,7 @@ function randomVector(r: () => number, dim: number, centre?: Float32Array): Floa
 }
 
 function randomQuery(r: () => number): FamilyQuery {
-  const terms = Array.from({ length: Math.floor(r() * 7) }, () => (r() < 0.1 ? 'unseen' : VOCAB[Math.floor(Math.pow(r(), 1.4) * VOCAB.length)]!));
+  const terms = Array.from({ length: Math.floor(r() * 7) }, () => (r() < 0.1 ? 'unseen' : VOCAB[Math.floor(r() ** 1.4 * VOCAB.length)]!));
   const kind = r() < 0.35 ? null : r() < 0.1 ? 'chore' : KINDS[Math.floor(r() * KINDS.length)]!;
   const files = r() < 0.5 ? [] : [r() < 0.8 ? FILES[Math.floor(r() * FILES.length)]! : 'src/c/worker.ts'];
   return { terms, task_kind: kind, files };

@@ -19,6 +19,7 @@ for (const pkg of readdirSync(join(repo, 'node_modules', '@temporalio')))
   symlinkSync(join(repo, 'node_modules', '@temporalio', pkg), join(root, 'node_modules', '@temporalio', pkg));
 writeFileSync(join(root, 'package.json'), '{"name":"bundle-fixture","private":true}');
 writeFileSync(join(root, 'package-lock.json'), '{"lockfileVersion":3}');
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a TypeScript source file
 writeFileSync(join(root, 'src', 'greeting.ts'), 'export const greeting = (name: string): string => `hello ${name}`;\n');
 const workflowsPath = join(root, 'workflows', 'index.ts');
 writeFileSync(workflowsPath, "import { greeting } from '../src/greeting';\nexport async function greet(name: string): Promise<string> { return greeting(name); }\n");
@@ -37,6 +38,7 @@ describe('workflow bundle cache', () => {
       else writeFileSync(join(root, file), before);
       return k;
     };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a TypeScript source file
     assert.notEqual(keyAfter('src/greeting.ts', 'export const greeting = (name: string): string => `hi ${name}`;\n'), k0, 'a source imported by the workflows');
     assert.notEqual(keyAfter('src/other.ts', 'export const x = 1;\n'), k0, 'a new source file');
     assert.notEqual(keyAfter('package-lock.json', '{"lockfileVersion":3,"packages":{}}'), k0, 'the installed packages');
@@ -59,6 +61,7 @@ describe('workflow bundle cache', () => {
     assert.deepEqual(second, { codePath: cached });
     assert.ok(readFileSync(cached, 'utf8').endsWith('// not rebuilt\n'), 'the cached file, not a new bundle');
 
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a TypeScript source file
     writeFileSync(join(root, 'src', 'greeting.ts'), 'export const greeting = (name: string): string => `good day ${name}`;\n');
     const third = await workflowBundle({ workflowsPath, root, log: silentLog });
     const changed = join(cacheDir, `${workflowBundleKey(root)}.js`);

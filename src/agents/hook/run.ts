@@ -50,7 +50,7 @@ export async function withRun<T>(ctx: Ctx, s: SessionState, t: TaskState, fn: ()
   }
 }
 
-export function stepBefore(ctx: Ctx, s: SessionState, t: TaskState, step: StepState, input: Record<string, unknown>) {
+export function stepBefore(ctx: Ctx, _s: SessionState, t: TaskState, step: StepState, input: Record<string, unknown>) {
   return ctx.lore.replay.step.before({
     run_id: t.run_id,
     step_index: step.index,

@@ -96,11 +96,15 @@ export interface SessionState {
   updated_at: string;
 }
 
+/** A state file as an earlier version wrote it, read field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: the fields of an older format, copied into the current one
+type Legacy = Record<string, any>;
+
 /** A state file of the previous version (one task per prompt): read as a session of version 2. */
-function upgrade(raw: Record<string, any>): SessionState | null {
+function upgrade(raw: Legacy): SessionState | null {
   if (raw.version === 2) return raw as SessionState;
   if (raw.version !== 1) return null;
-  const t = raw.task as Record<string, any> | null;
+  const t = raw.task as Legacy | null;
   return {
     version: 2,
     agent: 'claude-code',

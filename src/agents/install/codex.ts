@@ -72,8 +72,8 @@ export function mcpTomlBlock(lore: LoreCommand): string {
   return [TOML_BEGIN, '[mcp_servers.lore]', `command = ${tomlString(lore.argv[0]!)}`, `args = [${[...lore.argv.slice(1), 'mcp'].map(tomlString).join(', ')}]`, TOML_END].join('\n');
 }
 
-const BLOCK = new RegExp(`\\n?${escape(TOML_BEGIN)}\\n[\\s\\S]*?\\n${escape(TOML_END)}\\n?`);
-function escape(s: string) {
+const BLOCK = new RegExp(`\\n?${escapeRegExp(TOML_BEGIN)}\\n[\\s\\S]*?\\n${escapeRegExp(TOML_END)}\\n?`);
+function escapeRegExp(s: string) {
   return s.replace(/[.*+?^${}()|[\]\\`]/g, '\\$&');
 }
 

@@ -10,6 +10,7 @@ import { basename, dirname, join } from 'node:path';
  * <data dir>/backups/ and that copy is never overwritten.
  */
 
+// biome-ignore lint/suspicious/noExplicitAny: another tool's settings file, whatever JSON it holds, read and written back as it is
 export type Json = Record<string, any>;
 
 export class InstallError extends Error {

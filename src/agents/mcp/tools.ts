@@ -7,6 +7,8 @@ import type { ToolDef, ToolEnvironment } from './tool-def';
  * (docs/agents.md documents every tool). Adding a tool is adding an entry here.
  */
 
+/** A route's response as a tool summarizes it (the route's output schema has checked it). */
+// biome-ignore lint/suspicious/noExplicitAny: read field by field, each field's shape is the route's
 type Out = Record<string, any>;
 
 const list = (items: unknown[] | undefined, max = 5) => {

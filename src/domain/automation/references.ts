@@ -41,7 +41,7 @@ export function lookup(root: unknown, path: readonly string[]): { found: boolean
       const i = Number(seg);
       if (i >= cur.length) return { found: false, value: undefined };
       cur = cur[i];
-    } else if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.prototype.hasOwnProperty.call(cur, seg)) {
+    } else if (cur !== null && typeof cur === 'object' && !Array.isArray(cur) && Object.hasOwn(cur, seg)) {
       cur = (cur as Record<string, unknown>)[seg];
     } else {
       return { found: false, value: undefined };
@@ -53,7 +53,7 @@ export function lookup(root: unknown, path: readonly string[]): { found: boolean
 /** Resolves one reference against the outputs of finished nodes. */
 export function resolveRef(raw: string, outputs: Readonly<Record<string, unknown>>): { found: boolean; value: unknown } {
   const ref = parseRef(raw);
-  if (!ref || !Object.prototype.hasOwnProperty.call(outputs, ref.node_id)) return { found: false, value: undefined };
+  if (!ref || !Object.hasOwn(outputs, ref.node_id)) return { found: false, value: undefined };
   return lookup(outputs[ref.node_id], ref.path);
 }
 

@@ -28,7 +28,7 @@ function returnStatus(word: string | undefined): Status | undefined {
   if (!word) return undefined;
   const w = word.toLowerCase();
   if ((DELEGATION_STATUSES as readonly string[]).includes(w)) return w as Status;
-  return Object.prototype.hasOwnProperty.call(RETURN_STATUS, w) ? RETURN_STATUS[w] : undefined;
+  return Object.hasOwn(RETURN_STATUS, w) ? RETURN_STATUS[w] : undefined;
 }
 
 export interface NormalisedDelegation {

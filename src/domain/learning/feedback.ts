@@ -9,7 +9,7 @@ import type { TaskRequest } from './request';
 import { THRESHOLDS } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import { addTerms, capTerms } from './similarity';
-import { workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';
+import { workflowConfidence, type WorkflowHead } from './workflow-model';
 
 /**
  * tools/feedback (contract.md §3): one feedback event lands on the pattern of its (task family,

@@ -2,7 +2,7 @@ import type { PatternClass, PatternSlot } from './pattern-model';
 import type { PolicySlot } from './policy-model';
 import type { Signals } from './score';
 import type { Learned } from './scope-state';
-import type { WorkflowHead, WorkflowSlot } from './workflow-model';
+import type { WorkflowHead } from './workflow-model';
 
 /**
  * What the planner found relevant to a task, one shape per kind of learned knowledge. Kept apart

@@ -64,6 +64,7 @@ export interface CatchUpOptions {
  * query was issued, so the index can tell a result older than its own local writes; it returns
  * the seqs it skipped for that reason (to be re-read), or nothing.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: an apply that returns nothing is the common case
 export type Apply<T> = (items: T[], mark: number) => Promise<number[] | void> | number[] | void;
 
 export class CatchUp<T extends { seq: number }> {

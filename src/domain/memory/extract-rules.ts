@@ -136,7 +136,7 @@ export function extractToolMentions(text: string, commands: FoundCommand[], know
     for (const m of text.matchAll(re)) {
       const before = text.slice(Math.max(0, m.index! - 16), m.index!);
       const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 6);
-      const inContext = m[1] === '\`' || /\b(?:with|using|via|called|calling|invoked|ran|run)\s+(?:the\s+)?$/i.test(before) || /^\s+tool\b/i.test(after);
+      const inContext = m[1] === '`' || /\b(?:with|using|via|called|calling|invoked|ran|run)\s+(?:the\s+)?$/i.test(before) || /^\s+tool\b/i.test(after);
       // "bash: npm test" is a command trigger: the command below stands for the tool.
       if (/^\s*:/.test(after) && (name === 'bash' || name === 'shell')) continue;
       if (anywhere || inContext) push(m.index! + m[1]!.length, name);
@@ -171,7 +171,7 @@ export function extractTools(text: string, commands: FoundCommand[], known: Iter
  * A task kind the text states: a "task_kind: X" / "kind: X" segment, or a bracketed prefix
  * ("[bugfix] …"). Never guessed from the words: a wrong kind costs a match more than none.
  */
-const KIND_SEGMENT = /(?:^|[\s([])(?:task[_ ]kind|kind)\s*[:=]\s*\`?([A-Za-z][\w-]{1,40})/i;
+const KIND_SEGMENT = /(?:^|[\s([])(?:task[_ ]kind|kind)\s*[:=]\s*`?([A-Za-z][\w-]{1,40})/i;
 const KIND_PREFIX = /^\s*\[([A-Za-z][\w-]{1,40})\]/;
 
 export function extractTaskKind(text: string): string | null {

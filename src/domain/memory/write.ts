@@ -91,6 +91,7 @@ export interface WriteEvent {
 /** What a listener learned from a write, and what the writer should be told (learning_deferred). */
 export type ListenerResult = Partial<Learning> & { warnings?: Warning[] };
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a listener that returns nothing is the common case
 export type WriteListener = (event: WriteEvent) => Promise<ListenerResult | void> | ListenerResult | void;
 
 export interface WriteDeps {

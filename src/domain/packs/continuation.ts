@@ -11,7 +11,7 @@ import { orderedDerivedUuid } from '../memory/derived-id';
 import { sameJson } from '../replay/json';
 import type { PlaybookDoc } from '../../model/replay/types';
 import { validateContent } from '../replay/validate';
-import { type PackAutomation, type PackColdPayload, type PackPlaybook, type PackPlaybookVersion } from './format';
+import type { PackAutomation, PackColdPayload, PackPlaybook, PackPlaybookVersion } from './format';
 
 /**
  * What a pack carries besides memory nodes, so work can continue in another scope or another

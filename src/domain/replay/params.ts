@@ -40,7 +40,7 @@ const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Replaces placeholders with values; names without a value are left as placeholders (the caller checks first). */
 export function substitute<T>(value: T, values: Record<string, unknown>): T {
-  const has = (n: string) => Object.prototype.hasOwnProperty.call(values, n) && values[n] !== null && values[n] !== undefined;
+  const has = (n: string) => Object.hasOwn(values, n) && values[n] !== null && values[n] !== undefined;
   return mapStrings(value, (s) => {
     const whole = WHOLE.exec(s);
     if (whole && has(whole[1]!)) return values[whole[1]!];
@@ -105,7 +105,7 @@ export function resolveParams(declared: PlaybookParameter[], given: Json, path =
   }
   const values: Json = {};
   for (const p of declared) {
-    const v = Object.prototype.hasOwnProperty.call(given, p.name) ? given[p.name] : p.default;
+    const v = Object.hasOwn(given, p.name) ? given[p.name] : p.default;
     if (v === null || v === undefined) issues.push({ path: `${path}.${p.name}`, message: `parameter '${p.name}' has no default; give a value` });
     else values[p.name] = v;
   }

@@ -8,14 +8,14 @@ import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
-import { optionalWorkspace } from '../sandbox/workspace';
+import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { probeArtifacts } from './artifact-probe';
 import { nowIso, storesFor, type ReplayStoreCtx } from './context';
-import { planIssues, planOf } from './plan';
+import { planIssues, planOf, type Plan } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
-import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
+import type { Json, PlaybookDoc, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
 import { validationFailed } from './validate';
 import {
   playbookRunWorkflowId,
@@ -89,7 +89,7 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
       learning: notEligible('the run did not start', at),
     });
   };
-  let resolved;
+  let resolved: { doc: PlaybookDoc; active: boolean; plan: Plan; workspace: Workspace | null };
   try {
     const { doc, active } = await runnableVersion(c, ref, input.playbook_id, run?.playbook?.version ?? input.version);
     const plan = planOf(doc, input.params);
@@ -196,7 +196,7 @@ export async function prepareStep(c: RunnerCtx, input: { tenant_id: string; scop
     return { refused: why, sandbox_run_id: sandboxRunId, workflow_id: '', wall_ms: 0 };
   };
   if (!command || !run.playbook?.session_id) return refuse('not a runnable command step');
-  let created;
+  let created: Awaited<ReturnType<typeof createRunRecord>>;
   try {
     created = await createRunRecord(
       c,

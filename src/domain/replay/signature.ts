@@ -153,7 +153,7 @@ function atPath(value: unknown, path: string[]): { found: boolean; value: unknow
   let cur = value;
   for (const seg of path) {
     if (Array.isArray(cur) && /^\d+$/.test(seg)) cur = cur[Number(seg)];
-    else if (isObj(cur) && Object.prototype.hasOwnProperty.call(cur, seg)) cur = cur[seg];
+    else if (isObj(cur) && Object.hasOwn(cur, seg)) cur = cur[seg];
     else return { found: false, value: undefined };
     if (cur === undefined) return { found: false, value: undefined };
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { LoreError, notFound } from '../../contract/errors';
+import { LoreError } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { Database } from '../../store/database';

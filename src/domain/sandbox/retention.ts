@@ -1,4 +1,4 @@
-import { promises as fsp } from 'node:fs';
+import { type Dirent, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Log } from '../../log';
@@ -51,7 +51,7 @@ export async function sweepWorkdirs(deps: SweepDeps): Promise<SweepResult> {
   const ttl = deps.config.sandbox.workdirTtlMs;
   if (ttl <= 0) return result;
   const root = deps.config.sandbox.dir;
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await fsp.readdir(root, { withFileTypes: true });
   } catch (err) {

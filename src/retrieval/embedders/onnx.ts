@@ -104,7 +104,7 @@ async function hidden(m: Loaded, texts: string[], prefix: string): Promise<{ enc
     else if (name === 'token_type_ids') feeds[name] = new m.ort.Tensor('int64', new BigInt64Array(n * len), [n, len]);
   }
   const outputs = await m.session.run(feeds);
-  const out = outputs['last_hidden_state'] ?? outputs[m.session.outputNames[0]!]!;
+  const out = outputs.last_hidden_state ?? outputs[m.session.outputNames[0]!]!;
   const [, seq, dim] = out.dims as [number, number, number];
   return { encoded, data: out.data as Float32Array, seq, dim };
 }

@@ -9,7 +9,7 @@
  * of the session should be running, or a concurrent run could swap a directory for a link between
  * the listing and the read).
  */
-import { constants as fsc, promises as fsp } from 'node:fs';
+import { type Dirent, constants as fsc, promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 export interface ArtifactEntry {
@@ -39,7 +39,7 @@ export async function listArtifacts(artifactsPath: string, opts: { maxFiles?: nu
   }
   let total = 0;
   const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch {

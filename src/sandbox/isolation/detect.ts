@@ -146,7 +146,7 @@ async function probeOverlay(candidate: HostState, tmpRoot: string, limits: RunSp
     const res = await runCore(
       withOverlay,
       { argv: ['/bin/sh', '-c', 'cat seen && echo upper >> seen && rm gone && echo lore-overlay-ok'], workdir: wd.hostPath, isolation: 'bubblewrap', workspace: project, limits },
-      { onOutput: (s, chunk) => (out += chunk) },
+      { onOutput: (_s, chunk) => (out += chunk) },
     );
     if (res.status !== 'succeeded' || !out.includes('lore-overlay-ok')) return `the overlay probe failed: ${res.reason ?? res.status}; ${out.trim().slice(-500)}`;
     const wrote = await fsp.readFile(path.join(wd.hostPath, 'seen'), 'utf8').catch(() => null);

@@ -2,8 +2,9 @@
  * What this host offers: helper binaries, bubblewrap version and features, uid isolation.
  * Helpers are looked up in fixed system directories only (never the runtime's PATH).
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { accessSync, constants as fsc } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { BwrapFeatures } from './bwrap';
 import type { MemoryCgroupHost } from './cgroup';
 import type { IsolationInfo } from './types';
@@ -76,7 +77,7 @@ export function isRoot(): boolean {
 export function capture(file: string, args: string[], timeoutMs = 5000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     let out = '';
-    let child;
+    let child: ChildProcessByStdio<null, Readable, Readable>;
     try {
       child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
     } catch (e) {

@@ -13,7 +13,7 @@
  * set by bwrap --clearenv/--setenv (passed through a pipe, so values are not on the host's process
  * list) or by env -i in 'none' mode.
  */
-import { promises as fsp } from 'node:fs';
+import { type Stats, promises as fsp } from 'node:fs';
 import { execute } from './execute';
 import type { HostState } from './host';
 import { acquireRunUid, isSessionId, releaseRunUid, untilReaped } from './ids';
@@ -50,7 +50,7 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
   }
 
   let workdir: string;
-  let wst;
+  let wst: Stats;
   try {
     workdir = await fsp.realpath(spec.workdir);
     wst = await fsp.stat(workdir);

@@ -14,7 +14,7 @@
  * Without root (no uid isolation) the workdir is a plain 0700 directory of the current user.
  */
 import { createHash, randomInt } from 'node:crypto';
-import { promises as fsp, constants as fsc } from 'node:fs';
+import { type Dirent, type Stats, promises as fsp, constants as fsc } from 'node:fs';
 import path from 'node:path';
 import { idRanges, isSessionId } from './ids';
 
@@ -179,7 +179,7 @@ export async function normaliseOwners(workdir: string, uid: number, gid: number,
   const stack = [workdir];
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
     } catch {
@@ -188,7 +188,7 @@ export async function normaliseOwners(workdir: string, uid: number, gid: number,
     for (const ent of entries) {
       if (++seen > maxEntries) return changed;
       const p = path.join(dir, ent.name);
-      let st;
+      let st: Stats;
       try {
         st = await fsp.lstat(p);
       } catch {

@@ -1,4 +1,4 @@
-import { Database, defineCollection } from '../database';
+import { type Database, defineCollection } from '../database';
 import { scopeRef, type ScopeRef } from '../scope';
 
 export const outboxCollection = defineCollection({ name: 'replay_learning_outbox', indexes: [] });

@@ -1,5 +1,5 @@
 import type { HostReportDoc, StepDoc } from '../../model/replay/types';
-import { Database, defineCollection, isDuplicateKey } from '../database';
+import { type Database, defineCollection, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 

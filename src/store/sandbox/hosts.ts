@@ -1,4 +1,4 @@
-import { Database, defineCollection } from '../database';
+import { type Database, defineCollection } from '../database';
 
 export const hostsCollection = defineCollection({ name: 'sandbox_hosts', indexes: [] });
 

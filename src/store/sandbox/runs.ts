@@ -1,5 +1,5 @@
 import type { RunDoc, RunStatus } from '../../model/sandbox/records';
-import { Database, defineCollection } from '../database';
+import { type Database, defineCollection } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
 

@@ -1,5 +1,5 @@
 import type { WorkspaceBlobDoc, WorkspaceDiffDoc } from '../../model/sandbox/records';
-import { Database, defineCollection } from '../database';
+import { type Database, defineCollection } from '../database';
 import { isDuplicateKey } from '../mongo-errors';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';

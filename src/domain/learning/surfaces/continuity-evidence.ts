@@ -82,12 +82,12 @@ const FILE_KEYS = ['file_path', 'path', 'file', 'filename', 'target_file'];
 
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether `text` contains `anchor` as a whole token (not inside a longer word). */
 export function namesAnchor(text: string | null | undefined, anchor: string): boolean {
   if (!text) return false;
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${escape(anchor)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(anchor)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
 }
 
 function nodeNamesAnchor(n: StoredNode, anchor: string): boolean {

@@ -4,7 +4,7 @@ import type { LearningCtx } from '../runtime';
 import type { CarrierMeta, Learned, ScopeLearning } from '../scope-state';
 import { emptyOriginCounts } from '../types';
 import { patternView, policyLine, policyMemoryView, workflowView } from '../views';
-import type { WorkflowHead, WorkflowSlot } from '../workflow-model';
+import type { WorkflowHead } from '../workflow-model';
 import { declaredAnchors, withForgetting } from './anchors';
 import type { Entry } from './packet';
 import { originSummaries, scopeOriginCounts } from './summary';

@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { PatternClass, PatternSlot } from '../pattern-model';
 import type { GovernanceAction, PolicySlot, PolicyState } from '../policy-model';
 import type { Learned } from '../scope-state';
-import type { WorkflowHead, WorkflowSlot } from '../workflow-model';
+import type { WorkflowHead } from '../workflow-model';
 
 /** A governance change the review proposes for a policy memory (evolution.ts applies it). */
 export interface Proposal {
