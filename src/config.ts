@@ -102,6 +102,12 @@ export interface Config {
   readonly buildWaitMs: number;
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
+  /**
+   * Snapshots of the in-process indexes in the data dir (LORE_INDEX_SNAPSHOTS, default on): a
+   * restart loads them and catches up from the store instead of rebuilding from every node
+   * (docs/memory.md, "Snapshots"). Off: every start rebuilds, as a read-only data dir needs.
+   */
+  readonly indexSnapshots: boolean;
   /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
   readonly tracing: {
     readonly enabled: boolean;
@@ -371,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     buildWaitMs: buildWaitMs ?? 500,
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
+    indexSnapshots: read('LORE_INDEX_SNAPSHOTS', z.enum(['on', 'off'], { error: 'LORE_INDEX_SNAPSHOTS must be on or off' }), 'on') === 'on',
     tracing,
   };
   if (config.sandbox.bwrapPath !== null && !config.sandbox.bwrapPath.startsWith('/')) {

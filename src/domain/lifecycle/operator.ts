@@ -43,7 +43,8 @@ type Outcome = DecisionView['outcome'];
 /** The decision input every node of a batch shares: the run, its clock, and whether to act. */
 type BatchInput = Pick<PageInput, 'tenant_id' | 'scope' | 'run_id' | 'decided_at' | 'dry_run' | 'sample'>;
 
-function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): SemanticForgettingV1 {
+/** The decision slot the operator writes for a decision (also used by bench/memory/hook-fill.ts). */
+export function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): SemanticForgettingV1 {
   return {
     action: d.action,
     current_tier: d.current_tier,
@@ -108,7 +109,7 @@ function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
 }
 
 /** The relocation slot of an archived node, from its cold-store receipt. */
-function relocatedSlot(node: StoredNode, d: Decision, input: BatchInput, receipt: ColdReceipt): ArchiveRelocationV1 {
+export function relocatedSlot(node: StoredNode, d: Decision, input: BatchInput, receipt: ColdReceipt): ArchiveRelocationV1 {
   return {
     relocation_state: 'cold_archive',
     relocation_target: 'local_cold_store',
