@@ -238,8 +238,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
           for (let failures = 0; !stopped; failures += 1) {
             try {
               await catchUp.sync();
-              state = { status: 'ready', detail: `${index.size} nodes (snapshot, then seqs ${loaded.watermark + 1}..${catchUp.watermark} caught up)` };
-              log.info(`recall index: caught up seqs ${loaded.watermark + 1}..${catchUp.watermark} after the snapshot in ${Date.now() - t1} ms`);
+              const seqs = catchUp.watermark - loaded.watermark;
+              state = { status: 'ready', detail: `${index.size} nodes (a snapshot, then ${seqs} seqs caught up from the store)` };
+              log.info(`recall index: caught up ${seqs} seqs after the snapshot in ${Date.now() - t1} ms`);
               return;
             } catch (err) {
               state = { status: 'failed', detail: `catching up after the snapshot: ${(err as Error).message} (retried)` };
