@@ -308,8 +308,12 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       await access.stop();
       await queue?.stop();
       await startupCatchUp?.catch(() => {});
-      // A clean stop leaves a snapshot with nothing to catch up: the next start only loads it.
-      if (snapshotWriter && snapshotWriter.pending() > 0) await writeSnapshot('at stop');
+      // A clean stop leaves a snapshot with nothing to catch up: the next start only loads it. (A
+      // last pass first moves the watermark over this process's own writes since the last one.)
+      if (snapshotWriter && snapshotWriter.pending() > 0) {
+        await catchUp.sync().catch(() => {});
+        await writeSnapshot('at stop');
+      }
     },
     readiness: () => state,
   };
