@@ -23,6 +23,7 @@ started on it and measured:
   rss       the API's and the store server's resident memory (after start, after the load)
   kill      a marker written, kill -9 of the whole tree, start again: restart times, and whether
             the marker is recalled first
+  clean     a clean stop and a start again: restart times
 
   node --import tsx bench/memory/size-scale.ts --data-dir /tmp/lore-size --sizes 1000,100000,1000000 \\
        [--hot] [--queries 300] [--writes 2000] [--seconds 30] [--port 24100] [--keep]
@@ -38,7 +39,7 @@ const { values: opts } = cli(USAGE, {
   writes: { type: 'string' },
   seconds: { type: 'string' },
   port: { type: 'string' },
-  phases: { type: 'string', default: 'restart,recall,writes,mixed,kill' },
+  phases: { type: 'string', default: 'restart,recall,writes,mixed,kill,clean' },
   env: { type: 'string', multiple: true, default: [] },
 });
 if (!opts['data-dir']) throw new Error('--data-dir is required');
@@ -203,8 +204,8 @@ const indexLog = (lore: BenchLore) =>
   lore
     .output()
     .split('\n')
-    .filter((l) => /recall index|forgetting view|learning/.test(l) && /loaded|snapshot|ms/.test(l))
-    .slice(-4);
+    .filter((l) => /recall index|forgetting view|learning/.test(l) && /loaded|snapshot|caught up|ms/.test(l))
+    .slice(-6);
 
 for (const size of sizes) {
   label = `${size}${aged ? ' aged' : ' hot'}`;
@@ -322,6 +323,23 @@ for (const size of sizes) {
         ready_s: s.readyS,
         marker_recalled_first: s.firstRecallId === markerId,
         api_rss_mb: rssMb(s.lore.pid),
+        log: indexLog(s.lore),
+        load: load(),
+      });
+    }
+    if (phases.has('clean')) {
+      const t0 = performance.now();
+      await s.lore.stop();
+      const stopS = r2((performance.now() - t0) / 1000);
+      s = await start();
+      emit('clean', {
+        nodes: f.nodes,
+        stop_s: stopS,
+        health_s: s.healthS,
+        recall_s: s.recallS,
+        ready_s: s.readyS,
+        api_rss_mb: rssMb(s.lore.pid),
+        server_rss_mb: rssMb(serverPidOf(s.lore.pid)),
         log: indexLog(s.lore),
         load: load(),
       });

@@ -29,6 +29,13 @@ import type { RecallIndex } from './recall-index';
 /** Bump when what an index file holds changes meaning (analysis, layout, field weights): old snapshots are then rebuilt. */
 export const RECALL_SNAPSHOT_FORMAT = 1;
 
+/**
+ * A snapshot further behind the store than this many seqs (and than the nodes it holds) is not
+ * used: catching up node by node would cost more than reading every node once (e.g. a process
+ * that was down while others wrote for weeks, or a store filled by an import).
+ */
+export const SNAPSHOT_MAX_TAIL = 200_000;
+
 interface PartFiles {
   state: string;
   archive: string;
@@ -130,7 +137,9 @@ export class RecallSnapshots {
           ? 'it was taken of another store'
           : m.watermark > head
             ? `its watermark ${m.watermark} is above the store's sequence head ${head} (a store restored from an earlier copy?)`
-            : null;
+            : head - m.watermark > Math.max(SNAPSHOT_MAX_TAIL, m.nodes)
+              ? `it is ${head - m.watermark} changes behind the store: a build is cheaper than catching up`
+              : null;
     if (mismatch) {
       this.deps.log.warn(`recall index snapshot not used: ${mismatch}; rebuilding from the store`);
       return null;
