@@ -3,19 +3,16 @@ import type { Log } from '../../log';
 import type { Embedder } from '../../retrieval';
 import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
-import { INDEX_PROJECTION } from '../../store/memory/change-feed';
 import { VectorCacheStore } from '../../store/memory/vector-cache';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
 import type { Clock } from '../../model/clock';
-import { join } from 'node:path';
-import { storeIdentity } from '../../store/memory/store-identity';
 import type { Readiness } from '../family-module';
 import { AccessRecorder } from './access-recorder';
 import { CatchUp } from './catch-up';
 import { EmbeddingQueue, type VectorCache } from './embedding-queue';
-import { RecallIndex, embeddingText, indexFields, textKeyOf } from './recall-index';
-import { RecallSnapshots } from './recall-snapshot';
+import { RecallIndex, embeddingText, indexFields } from './recall-index';
+import { startRecallIndex, type RecallStartup } from './recall-startup';
 import { recall, type RecallOutcome, type RecallQuery } from './recall';
 import { writeNodes, type Warning, type WriteEdge, type WriteItem, type WriteListener, type WriteResult } from './write';
 
@@ -66,18 +63,6 @@ export interface MemoryRuntime {
 }
 
 const BACKGROUND_CATCH_UP_MS = 1000;
-
-/**
- * When the recall index is written to a snapshot (recall-snapshot.ts): once this many changes are
- * not in one, or SNAPSHOT_MAX_AGE_MS after the first change that is not; never more often than
- * SNAPSHOT_DUTY times the time the last round held the event loop (a round writes each changed
- * partition synchronously), and at a clean stop. After a kill -9 a start catches up at most about
- * SNAPSHOT_CHANGES changes (or SNAPSHOT_MAX_AGE_MS of writes) from the store.
- */
-export const SNAPSHOT_CHANGES = 20_000;
-export const SNAPSHOT_MAX_AGE_MS = 5 * 60_000;
-const SNAPSHOT_CHECK_MS = 5_000;
-const SNAPSHOT_DUTY = 50;
 
 /** A wait beyond which /health says the encoder is behind (it embeds a node in 5-30 ms when it gets a core). */
 export const EMBEDDINGS_BEHIND_MS = 30_000;
@@ -135,32 +120,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   let encoderStatus: EncoderStatus = { provider: deps.config.embeddings.provider, status: 'off', model: deps.config.embeddings.model };
   let queue: EmbeddingQueue | null = null;
   let vectorCache: { store: VectorCache; model: string } | null = null;
-  let state: Readiness = { status: 'building', detail: 'not started' };
-  let startupCatchUp: Promise<void> | null = null;
-  let snapshotWriter: RecallSnapshots | null = null;
-  let snapshotTimer: NodeJS.Timeout | null = null;
-  let firstPendingAt = 0;
-  let stopped = false;
-  const writeSnapshot = async (why: string) => {
-    try {
-      const r = await snapshotWriter?.write();
-      if (r)
-        log.info(`recall index snapshot (${why}): ${r.partitions} partitions, ${Math.round(r.bytes / 1048576)} MB in ${r.ms} ms (event loop held ${r.maxBlockedMs} ms at most)`);
-    } catch (err) {
-      log.warn(`recall index snapshot failed (${why}); retried later: ${(err as Error).message}`);
-    }
-  };
-  /** After a snapshot load: live nodes whose vector is not in it get theirs (cache or encoder) in the background. */
-  const requeueMissingVectors = async (q: EmbeddingQueue) => {
-    for (const part of index.nodesWithoutVector()) {
-      for (let i = 0; i < part.ids.length; i += 1000) {
-        for (const n of await store.byIds(part.ids.slice(i, i + 1000), INDEX_PROJECTION)) {
-          const fields = indexFields(n);
-          if (n.tier !== 'archive') q.enqueue(n.id, embeddingText(fields), textKeyOf(fields), n, 'backlog');
-        }
-      }
-    }
-  };
+  let startup: RecallStartup | null = null;
 
   const services: MemoryServices = {
     store,
@@ -212,74 +172,17 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         queue = q;
         index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }
-      const snapshots = deps.config.indexSnapshots
-        ? new RecallSnapshots({
-            dir: join(deps.config.dataDir, 'index', 'recall', deps.db.db.databaseName),
-            index,
-            position: () => ({ watermark: catchUp.watermark, holes: catchUp.holeSeqs() }),
-            store: { id: await storeIdentity(deps.db), database: deps.db.db.databaseName },
-            encoder: vectorCache?.model ?? embedder?.id ?? null,
-            log,
-          })
-        : null;
-      snapshotWriter = snapshots;
-      const head = await store.currentSeq();
-      const loaded = snapshots ? await snapshots.load(head) : null;
-      if (loaded) {
-        // The partitions as they were at the snapshot; the store's change feed brings everything
-        // since (the first catch-up pass, in the background: recall waits for it, as it waits for
-        // every pass; other readers of the index see the snapshot meanwhile).
-        index.adopt(loaded.parts);
-        catchUp.init(loaded.watermark, loaded.holes);
-        loading = false;
-        state = { status: 'building', detail: `snapshot of ${loaded.nodes} nodes loaded; catching up with the store since seq ${loaded.watermark}` };
-        const t1 = Date.now();
-        startupCatchUp = (async () => {
-          for (let failures = 0; !stopped; failures += 1) {
-            try {
-              await catchUp.sync();
-              const seqs = catchUp.watermark - loaded.watermark;
-              state = { status: 'ready', detail: `${index.size} nodes (a snapshot, then ${seqs} seqs caught up from the store)` };
-              log.info(`recall index: caught up ${seqs} seqs after the snapshot in ${Date.now() - t1} ms`);
-              return;
-            } catch (err) {
-              state = { status: 'failed', detail: `catching up after the snapshot: ${(err as Error).message} (retried)` };
-              if (failures === 0) log.warn(`recall index: catching up after the snapshot failed (retried every second): ${(err as Error).message}`);
-              await new Promise((r) => setTimeout(r, 1000));
-            }
-          }
-        })();
-        log.info(`recall index: snapshot of ${loaded.nodes} nodes (${Math.round(loaded.bytes / 1048576)} MB) loaded in ${loaded.ms} ms`);
-        if (queue) void requeueMissingVectors(queue).catch((err) => log.warn(`re-reading nodes without vectors failed: ${(err as Error).message}`));
-      } else {
-        // Build the index from the store in creation order (sequence context uses write order).
-        // Nothing local yet: applyRemote never answers 'raced'.
-        index.beginBulkLoad();
-        try {
-          await catchUp.initFromScan(head, store.scanForIndex(), (n) => index.applyRemote(n, 0));
-        } finally {
-          index.endBulkLoad();
-          loading = false;
-        }
-        state = { status: 'ready', detail: `${index.size} nodes (built from the store)` };
-        // The next start loads this instead of reading every node again.
-        if (snapshots) void writeSnapshot('after a build from the store');
-      }
-      if (snapshots) {
-        snapshotTimer = setInterval(() => {
-          const pending = snapshots.pending();
-          if (pending === 0) {
-            firstPendingAt = 0;
-            return;
-          }
-          // Wall time, not the injected clock: how long changes have not been in a snapshot.
-          firstPendingAt ||= Date.now();
-          const last = snapshots.lastRound;
-          const cooled = !last || Date.now() - last.at >= SNAPSHOT_DUTY * last.blockedMs;
-          if (cooled && (pending >= SNAPSHOT_CHANGES || Date.now() - firstPendingAt >= SNAPSHOT_MAX_AGE_MS)) void writeSnapshot(`${pending} changes`);
-        }, SNAPSHOT_CHECK_MS);
-        snapshotTimer.unref();
-      }
+      startup = await startRecallIndex({
+        config: deps.config,
+        db: deps.db,
+        store,
+        index,
+        catchUp,
+        queue,
+        encoder: vectorCache?.model ?? embedder?.id ?? null,
+        log,
+        loaded: () => (loading = false),
+      });
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.
       let backgroundBusy = false; // one background pass at a time (and one warning per failed pass)
@@ -301,21 +204,13 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       access.foldLater();
     },
     async stop() {
-      stopped = true;
       if (background) clearInterval(background);
-      if (snapshotTimer) clearInterval(snapshotTimer);
       index.onTextChanged = null;
       await access.stop();
       await queue?.stop();
-      await startupCatchUp?.catch(() => {});
-      // A clean stop leaves a snapshot with nothing to catch up: the next start only loads it. (A
-      // last pass first moves the watermark over this process's own writes since the last one.)
-      if (snapshotWriter && snapshotWriter.pending() > 0) {
-        await catchUp.sync().catch(() => {});
-        await writeSnapshot('at stop');
-      }
+      await startup?.stop();
     },
-    readiness: () => state,
+    readiness: () => startup?.readiness() ?? { status: 'building', detail: 'not started' },
   };
 }
 
