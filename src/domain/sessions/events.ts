@@ -20,7 +20,8 @@ type In<K extends keyof typeof sessionsRoutes> = RouteInput<(typeof sessionsRout
 /** Appends an event to a session (creating the session on first use) and bumps its stats once per new event. */
 export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef, input: In<'sessions.appendEvent'>, actor: string) {
   const nodes = m.nodes(ref);
-  let session = await nodes.getByClientId(sessionKey(input.session_id));
+  // The session's id and counters are what an append needs, not its access statistics.
+  let session = await nodes.getByClientId(sessionKey(input.session_id), { access: false });
   let created = false;
   if (!session) {
     const s = await m.write(ref, actor, [sessionItem(input.session_id, {})], [], { source: 'sessions' });
