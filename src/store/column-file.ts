@@ -1,4 +1,4 @@
-import { closeSync, fsync, fsyncSync, openSync, promises as fsp, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fsp } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -8,13 +8,14 @@ import { crc32 } from 'node:zlib';
  * disk and read back (the recall index's snapshots, docs/memory.md "Snapshots"). Not MongoDB: a
  * derived, rebuildable copy kept beside the data, in the process's data dir.
  *
- *   "LORECOL1" | header length (u32 LE) | header JSON | padding to 8 | column bytes, each padded to 8
+ *   "LORECOL2" | column bytes, each padded to 8 | header JSON | header length (u32 LE) | "LORECOL2"
  *
- * The header holds the caller's `meta` and, per column, its name, element type, length, CRC-32 and
- * whether it gets room to grow when read. Written to a temporary file, fsynced, then renamed over
- * the target (and the directory fsynced): a reader finds the old file or the new one whole, never a
- * torn one, whatever happens to the process or the machine meanwhile. Reading checks the magic, the
- * shape and every column's CRC and fails loudly on anything else.
+ * The header (a trailer, so it can carry checksums computed while the columns are written) holds
+ * the caller's `meta` and, per column, its name, element type, length, CRC-32 and whether it gets
+ * room to grow when read. Written to a temporary file, fsynced, then renamed over the target (and
+ * the directory fsynced): a reader finds the old file or the new one whole, never a torn one,
+ * whatever happens to the process or the machine meanwhile. Reading checks both magics, the shape
+ * and every column's CRC, and fails loudly on anything else.
  */
 
 type Column = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
@@ -34,7 +35,9 @@ interface ColumnHeader {
   grow?: { fill: number };
 }
 
-const MAGIC = Buffer.from('LORECOL1', 'latin1');
+const MAGIC = Buffer.from('LORECOL2', 'latin1');
+/** Bytes written (and checksummed) per step: the event loop gets a turn between steps. */
+const CHUNK = 4 << 20;
 const pad8 = (n: number) => (8 - (n % 8)) % 8;
 const ZEROS = Buffer.alloc(8);
 
@@ -60,72 +63,81 @@ const bytesOf = (c: Column) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)
 
 export interface WriteStats {
   bytes: number;
-  /** Time the caller's thread was held (the columns are written synchronously: they must not change meanwhile). */
+  /** Time the caller's thread was held copying the columns (they must not change while they are copied). */
   blockedMs: number;
 }
 
-/** A column file written to its temporary name, to be committed (fsync, rename) or dropped. */
+/** A column file copied from its arrays, to be written and committed (or dropped). */
 export interface PendingColumnFile extends WriteStats {
   path: string;
-  /** fsyncs the file (off the main thread), renames it over `path` and fsyncs the directory. */
+  /**
+   * Writes the copy to a temporary file beside `path` (checksumming it as it goes, a chunk per
+   * event-loop turn), fsyncs it (off the main thread), renames it over `path` and fsyncs the directory.
+   */
   commit(): Promise<void>;
-  /** Removes the temporary file. */
+  /** Forgets the copy (and a temporary file a failed commit left). */
   drop(): Promise<void>;
 }
 
 /**
- * Writes `set` to a temporary file beside `path`, synchronously: the columns are views of live
- * arrays that may change as soon as this returns, and several files written back to back in one
- * call stack describe the same instant. `commit()` then makes it the file at `path` atomically.
- * The directory must exist.
+ * Copies `set`'s columns now, synchronously: they are views of live arrays that may change as soon
+ * as this returns, and several files copied back to back in one call stack describe the same
+ * instant. A memory copy holds the caller a fraction of what writing the file would (the write,
+ * its checksums and its fsync then run in commit(), beside other work); the copy is the file's
+ * size, held until commit() returns. The directory must exist before commit().
  */
 export function writeColumnFileNow(path: string, set: ColumnSet): PendingColumnFile {
   const start = performance.now();
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'w');
-  let bytes = 0;
-  try {
-    const columns: ColumnHeader[] = [];
-    for (const [name, c] of Object.entries(set.columns)) {
-      columns.push({ name, type: typeOf(c.data), length: c.data.length, crc: crc32(bytesOf(c.data)), ...(c.grow ? { grow: c.grow } : {}) });
-    }
-    const header = Buffer.from(JSON.stringify({ meta: set.meta, columns }), 'utf8');
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(header.length);
-    const write = (b: Buffer) => {
-      for (let off = 0; off < b.length; ) off += writeSync(fd, b, off, b.length - off);
-      bytes += b.length;
-    };
-    write(MAGIC);
-    write(len);
-    write(header);
-    write(ZEROS.subarray(0, pad8(bytes)));
-    for (const c of Object.values(set.columns)) {
-      const b = bytesOf(c.data);
-      write(b);
-      write(ZEROS.subarray(0, pad8(b.length)));
-    }
-  } catch (err) {
-    closeSync(fd);
-    void fsp.rm(tmp, { force: true });
-    throw err;
+  const staged: { name: string; type: ColumnType; length: number; grow?: { fill: number }; bytes: Buffer }[] = [];
+  let bytes = MAGIC.length;
+  for (const [name, c] of Object.entries(set.columns)) {
+    const copy = Buffer.allocUnsafeSlow(c.data.byteLength);
+    bytesOf(c.data).copy(copy);
+    staged.push({ name, type: typeOf(c.data), length: c.data.length, ...(c.grow ? { grow: c.grow } : {}), bytes: copy });
+    bytes += copy.length + pad8(copy.length);
   }
+  const meta = JSON.stringify(set.meta); // meta may reference live state too: taken now
   const blockedMs = performance.now() - start;
-  let open = true;
-  const close = () => {
-    if (open) closeSync(fd);
-    open = false;
-  };
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let written = false;
   return {
     path,
     bytes,
     blockedMs,
     async commit() {
+      const fh = await fsp.open(tmp, 'w');
+      written = true;
       try {
-        // fsync off the main thread (libuv's pool): the bytes are in the page cache already.
-        await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+        let at = 0;
+        const put = async (b: Buffer) => {
+          for (let off = 0; off < b.length; ) {
+            const { bytesWritten } = await fh.write(b, off, b.length - off, at);
+            off += bytesWritten;
+            at += bytesWritten;
+          }
+        };
+        await put(MAGIC);
+        const columns: ColumnHeader[] = [];
+        for (const c of staged) {
+          let crc = 0;
+          for (let off = 0; off < c.bytes.length; off += CHUNK) {
+            const chunk = c.bytes.subarray(off, Math.min(c.bytes.length, off + CHUNK));
+            crc = crc32(chunk, crc);
+            await put(chunk);
+          }
+          await put(ZEROS.subarray(0, pad8(c.bytes.length)));
+          columns.push({ name: c.name, type: c.type, length: c.length, crc, ...(c.grow ? { grow: c.grow } : {}) });
+          c.bytes = EMPTY; // written: its memory can go
+        }
+        const header = Buffer.from(`{"meta":${meta},"columns":${JSON.stringify(columns)}}`, 'utf8');
+        const len = Buffer.alloc(4);
+        len.writeUInt32LE(header.length);
+        await put(header);
+        await put(len);
+        await put(MAGIC);
+        await fh.sync(); // off the main thread (libuv's pool)
       } finally {
-        close();
+        await fh.close();
       }
       await fsp.rename(tmp, path);
       try {
@@ -137,11 +149,13 @@ export function writeColumnFileNow(path: string, set: ColumnSet): PendingColumnF
       }
     },
     async drop() {
-      close();
-      await fsp.rm(tmp, { force: true });
+      for (const c of staged) c.bytes = EMPTY;
+      if (written) await fsp.rm(tmp, { force: true });
     },
   };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** writeColumnFileNow and its commit, for a file nothing else needs to agree with. */
 export async function writeColumnFile(path: string, set: ColumnSet): Promise<WriteStats> {
@@ -155,29 +169,36 @@ export async function writeColumnFile(path: string, set: ColumnSet): Promise<Wri
 export async function readColumnFile(path: string): Promise<ColumnSet & { bytes: number }> {
   const fh = await fsp.open(path, 'r');
   try {
-    const head = Buffer.alloc(12);
+    const size = (await fh.stat()).size;
+    const head = Buffer.alloc(MAGIC.length);
+    const tail = Buffer.alloc(4 + MAGIC.length);
+    if (size < head.length + tail.length) throw new Error(`${path}: not a Lore column file`);
     await readFully(fh, head, 0);
-    if (!head.subarray(0, 8).equals(MAGIC)) throw new Error(`${path}: not a Lore column file`);
-    const hlen = head.readUInt32LE(8);
+    await readFully(fh, tail, size - tail.length);
+    if (!head.equals(MAGIC) || !tail.subarray(4).equals(MAGIC)) throw new Error(`${path}: not a Lore column file (or an incomplete one)`);
+    const hlen = tail.readUInt32LE(0);
+    const hstart = size - tail.length - hlen;
+    if (hstart < MAGIC.length) throw new Error(`${path}: bad header length`);
     const hbuf = Buffer.alloc(hlen);
-    await readFully(fh, hbuf, 12);
+    await readFully(fh, hbuf, hstart);
     const header = JSON.parse(hbuf.toString('utf8')) as { meta: Record<string, unknown>; columns: ColumnHeader[] };
-    let at = 12 + hlen;
-    at += pad8(at);
+    let at = MAGIC.length;
     const columns: ColumnSet['columns'] = {};
     for (const h of header.columns) {
       const Ctor = CTORS[h.type];
       if (!Ctor || !Number.isInteger(h.length) || h.length < 0) throw new Error(`${path}: column '${h.name}' has a bad type or length`);
+      const byteLength = h.length * Ctor.BYTES_PER_ELEMENT;
+      if (at + byteLength > hstart) throw new Error(`${path}: column '${h.name}' runs past the data`);
       const capacity = h.grow ? h.length + Math.max(16, h.length >>> 3) : h.length;
       const data = new Ctor(capacity) as Column;
       if (h.grow && h.grow.fill !== 0) data.fill(h.grow.fill, h.length);
-      const view = Buffer.from(data.buffer, data.byteOffset, h.length * Ctor.BYTES_PER_ELEMENT);
+      const view = Buffer.from(data.buffer, data.byteOffset, byteLength);
       await readFully(fh, view, at);
       if (crc32(view) !== h.crc) throw new Error(`${path}: column '${h.name}' fails its checksum`);
-      at += view.length + pad8(view.length);
+      at += byteLength + pad8(byteLength);
       columns[h.name] = { data, ...(h.grow ? { grow: h.grow } : {}) };
     }
-    return { meta: header.meta, columns, bytes: at };
+    return { meta: header.meta, columns, bytes: size };
   } finally {
     await fh.close();
   }

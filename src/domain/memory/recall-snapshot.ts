@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Log } from '../../log';
 import { ensureDir, pruneDir, readColumnFile, readJsonFile, writeColumnFileNow, writeJsonFile, type PendingColumnFile } from '../../store/column-file';
-import { yieldToIo } from '../turn';
 import { PartState } from './partition-state';
 import type { RecallIndex } from './recall-index';
 
@@ -194,31 +193,32 @@ export class RecallSnapshots {
     const generation = this.generation + 1;
     await ensureDir(dir);
     const next = new Map(this.files);
-    const pending: PendingColumnFile[] = [];
+    const written: PendingColumnFile[] = [];
     const taken: { st: PartState; d: PartState['dirty'] }[] = [];
     let maxBlockedMs = 0;
     let blockedMs = 0;
+    let current: PendingColumnFile[] = [];
     try {
       for (const st of index.partitions()) {
         const key = partKey(st.tenant, st.scope);
         const cur = this.files.get(key);
         const d = { ...st.dirty };
         if (cur && d.state === 0 && d.archive === 0 && d.vectors === 0) continue;
-        // One synchronous step: the three files of a partition describe the same instant.
+        // One synchronous step: the three files of a partition are copied at the same instant.
         const name = (part: string) => `${key}.${part}.${generation}.col`;
         const files: PartFiles = { ...(cur ?? { state: '', archive: '', vectors: '' }) };
-        const started = performance.now();
+        current = [];
         if (!cur || d.archive > 0) {
-          pending.push(writeColumnFileNow(join(dir, name('archive')), st.archiveFrozen()));
+          current.push(writeColumnFileNow(join(dir, name('archive')), st.archiveFrozen()));
           files.archive = name('archive');
         }
         if (!cur || d.vectors > 0) {
-          pending.push(writeColumnFileNow(join(dir, name('vectors')), st.vectorsFrozen()));
+          current.push(writeColumnFileNow(join(dir, name('vectors')), st.vectorsFrozen()));
           files.vectors = name('vectors');
         }
-        pending.push(writeColumnFileNow(join(dir, name('state')), st.freeze()));
+        current.push(writeColumnFileNow(join(dir, name('state')), st.freeze()));
         files.state = name('state');
-        const held = performance.now() - started;
+        const held = current.reduce((n, p) => n + p.blockedMs, 0);
         maxBlockedMs = Math.max(maxBlockedMs, held);
         blockedMs += held;
         st.dirty.state -= d.state;
@@ -226,10 +226,12 @@ export class RecallSnapshots {
         st.dirty.vectors -= d.vectors;
         taken.push({ st, d });
         next.set(key, files);
-        await yieldToIo(); // requests waiting behind this partition go first
+        // Written before the next partition is copied: one partition's copy at a time in memory.
+        for (const p of current) await p.commit();
+        written.push(...current);
+        current = [];
       }
-      if (pending.length === 0 && this.files.size > 0) return null;
-      await Promise.all(pending.map((p) => p.commit()));
+      if (written.length === 0 && this.files.size > 0) return null;
       const parts = index.partitions().filter((st) => next.has(partKey(st.tenant, st.scope)));
       const manifest: Manifest = {
         format: RECALL_SNAPSHOT_FORMAT,
@@ -252,7 +254,7 @@ export class RecallSnapshots {
         st.dirty.archive += d.archive;
         st.dirty.vectors += d.vectors;
       }
-      await Promise.all(pending.map((p) => p.drop().catch(() => {})));
+      await Promise.all([...current, ...written].map((p) => p.drop().catch(() => {})));
       throw err;
     }
     const keep = new Set(['manifest.json']);
@@ -260,8 +262,8 @@ export class RecallSnapshots {
     await pruneDir(dir, keep);
     const stats: RoundStats = {
       partitions: taken.length,
-      files: pending.length,
-      bytes: pending.reduce((n, p) => n + p.bytes, 0),
+      files: written.length,
+      bytes: written.reduce((n, p) => n + p.bytes, 0),
       maxBlockedMs: Math.round(maxBlockedMs),
       blockedMs: Math.round(blockedMs),
       ms: Date.now() - t0,
