@@ -58,9 +58,17 @@ export async function lorePorts(base?: number): Promise<LorePorts> {
 }
 
 /** Starts Lore and resolves once GET /health answers (lexical unless `env` sets LORE_EMBEDDINGS). */
-export async function startBenchLore(opts: { dataDir: string; env?: Record<string, string>; ports?: LorePorts; timeoutMs?: number; pollMs?: number }): Promise<BenchLore> {
+export async function startBenchLore(opts: {
+  dataDir: string;
+  env?: Record<string, string>;
+  ports?: LorePorts;
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Further node flags for the API process (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}): Promise<BenchLore> {
   const ports = opts.ports ?? (await lorePorts());
-  const proc = spawn(process.execPath, [...NODE_MEMORY_FLAGS, 'bin/lore.mjs', 'start'], {
+  const proc = spawn(process.execPath, [...NODE_MEMORY_FLAGS, ...(opts.nodeArgs ?? []), 'bin/lore.mjs', 'start'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

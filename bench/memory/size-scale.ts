@@ -26,7 +26,8 @@ started on it and measured:
   clean     a clean stop and a start again: restart times
 
   node --import tsx bench/memory/size-scale.ts --data-dir /tmp/lore-size --sizes 1000,100000,1000000 \\
-       [--hot] [--queries 300] [--writes 2000] [--seconds 30] [--port 24100] [--keep]
+       [--hot] [--queries 300] [--writes 2000] [--seconds 30] [--port 24100] [--phases LIST]
+       [--env KEY=VALUE ...] [--node-arg FLAG ...]   (e.g. --node-arg=--cpu-prof --node-arg=--cpu-prof-dir=/tmp/prof)
 
 --hot fills every node hot and undecided; by default nodes older than 6 h are as the forgetting
 operator leaves them (aged: most of a year is archived). Prints one JSON line per phase.`;
@@ -41,6 +42,7 @@ const { values: opts } = cli(USAGE, {
   port: { type: 'string' },
   phases: { type: 'string', default: 'restart,recall,writes,mixed,kill,clean' },
   env: { type: 'string', multiple: true, default: [] },
+  'node-arg': { type: 'string', multiple: true, default: [] },
 });
 if (!opts['data-dir']) throw new Error('--data-dir is required');
 const dataDir = opts['data-dir'];
@@ -187,7 +189,7 @@ interface Started {
 async function start(marker?: string): Promise<Started> {
   const ports = await lorePorts(opts.port ? Number(opts.port) : undefined);
   const t0 = performance.now();
-  const lore = await startBenchLore({ dataDir, ports, pollMs: 50, env: { LORE_DATA_DIR: dataDir, ...env } });
+  const lore = await startBenchLore({ dataDir, ports, pollMs: 50, env: { LORE_DATA_DIR: dataDir, ...env }, nodeArgs: opts['node-arg'] });
   const healthS = (performance.now() - t0) / 1000;
   const r = await post(lore.url, '/v1/memory/recall_text', { tenant_id: tenant, scope, query_text: marker ?? 'flaky retry backoff test', limit: 5 });
   const recallS = (performance.now() - t0) / 1000;
@@ -344,6 +346,9 @@ for (const size of sizes) {
         load: load(),
       });
     }
+  } catch (err) {
+    process.stderr.write(`${(err as Error).stack}\nLore's output:\n${s.lore.output().slice(-6000)}\n`);
+    throw err;
   } finally {
     const t0 = performance.now();
     await s.lore.stop();
