@@ -60,6 +60,8 @@ const tenant = 'default';
 const scope = 'shop';
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const aged = !opts.hot;
+/** Sessions written over HTTP are new in every run (a repeated session would be deduplicated: cheaper than a write). */
+const RUN = Date.now() % 1_000_000_000;
 let label = '';
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -254,7 +256,7 @@ for (const size of sizes) {
       });
     }
     if (phases.has('writes')) {
-      const next = writer(s.lore.url, 1000 + (size % 997));
+      const next = writer(s.lore.url, RUN + 2 * sizes.indexOf(size));
       const c0 = cpuMs(apiPid);
       const s0 = cpuMs(serverPid);
       const t0 = performance.now();
@@ -288,7 +290,7 @@ for (const size of sizes) {
       const alone = await recallFor(seconds * 1000, 200_000);
       let stop = false;
       let written = 0;
-      const next = writer(url, 2000 + (size % 997));
+      const next = writer(url, RUN + 2 * sizes.indexOf(size) + 1);
       const w = pool(
         4,
         async () => {
