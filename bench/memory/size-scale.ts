@@ -96,8 +96,16 @@ const serverPidOf = (apiPid: number) =>
 
 async function post(url: string, path: string, body: unknown): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
   const t0 = performance.now();
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  } catch (err) {
+    process.stderr.write(`${new Date().toISOString()} ${path} failed after ${Math.round(performance.now() - t0)} ms: ${(err as Error).message} (${String((err as { cause?: unknown }).cause)})\n`);
+    throw err;
+  }
   const text = await res.text();
+  const ms = performance.now() - t0;
+  if (ms > 5000) process.stderr.write(`${new Date().toISOString()} slow: ${path} ${res.status} in ${Math.round(ms)} ms\n`);
   return { ms: performance.now() - t0, status: res.status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
