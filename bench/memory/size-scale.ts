@@ -79,11 +79,14 @@ const cpuMs = (p: number | null) => {
     return 0;
   }
 };
-const rssMb = (p: number | null) => {
+const statusMb = (p: number | null, field: 'VmRSS' | 'VmHWM') => {
   if (!p) return null;
-  const m = readFileSync(`/proc/${p}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+  const m = readFileSync(`/proc/${p}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
   return m ? Math.round(Number(m[1]) / 1024) : null;
 };
+const rssMb = (p: number | null) => statusMb(p, 'VmRSS');
+/** The process's peak resident memory so far. */
+const peakMb = (p: number | null) => statusMb(p, 'VmHWM');
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const serverPidOf = (apiPid: number) =>
   descendants(apiPid).find((p) => {
@@ -132,6 +135,12 @@ function query(k: number, filledSessions: number): string {
   return (prompt?.text ?? 'retry backoff').replace('UserPromptSubmit: ', '');
 }
 
+/** Writes answered before their learning (the scope's learned state was still loading: warning learning_deferred). */
+let deferred = 0;
+const countDeferred = (body: Record<string, unknown>) => {
+  if (((body.warnings as { code: string }[] | undefined) ?? []).some((w) => w.code === 'learning_deferred')) deferred += 1;
+};
+
 /** Posts the nodes of new hook sessions the way the hooks and an agent host would (sessions/events/append, memory/write). */
 function writer(url: string, seed: number) {
   const queue: (() => Promise<number>)[] = [];
@@ -154,12 +163,14 @@ function writer(url: string, seed: number) {
             metadata: ev.metadata,
           });
           if (r.status !== 200) throw new Error(`events/append: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+          countDeferred(r.body);
           return r.ms;
         });
       } else {
         queue.push(async () => {
           const r = await post(url, '/v1/memory/write', { tenant_id: tenant, scope, client_id: n.clientId, tags: n.tags, execution: n.execution });
           if (r.status !== 200) throw new Error(`memory/write: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+          countDeferred(r.body);
           return r.ms;
         });
       }
@@ -265,6 +276,7 @@ for (const size of sizes) {
     }
     if (phases.has('writes')) {
       const next = writer(s.lore.url, RUN + 2 * sizes.indexOf(size));
+      deferred = 0;
       const c0 = cpuMs(apiPid);
       const s0 = cpuMs(serverPid);
       const t0 = performance.now();
@@ -282,6 +294,7 @@ for (const size of sizes) {
         p95: pct(lat, 0.95),
         api_cpu_ms: r2((cpuMs(apiPid) - c0) / lat.length),
         server_cpu_ms: r2((cpuMs(serverPid) - s0) / lat.length),
+        learning_deferred: deferred,
         load: load(),
       });
     }
@@ -320,7 +333,7 @@ for (const size of sizes) {
         load: load(),
       });
     }
-    emit('rss', { nodes: f.nodes, api_rss_mb: rssMb(apiPid), server_rss_mb: rssMb(serverPid) });
+    emit('rss', { nodes: f.nodes, api_rss_mb: rssMb(apiPid), api_peak_mb: peakMb(apiPid), server_rss_mb: rssMb(serverPid), server_peak_mb: peakMb(serverPid) });
     if (phases.has('kill')) {
       const marker = `kill marker zq${size.toString(36)}x${Date.now().toString(36)}`;
       const m = await post(s.lore.url, '/v1/memory/write', { tenant_id: tenant, scope, input_text: `${marker}: written just before a kill -9` });

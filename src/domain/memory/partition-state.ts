@@ -29,7 +29,7 @@ export class PartState {
   readonly live: LexicalIndex;
   readonly archive: LexicalIndex;
   readonly vectors: VectorIndex;
-  /** Bumped on every change: a read can tell whether a catch-up changed what it searched. */
+  /** Bumped on every change catch-up applies: a read can tell whether a catch-up changed what it searched. */
   version = 0;
   /** Live nodes (both tiers of index). */
   count = 0;

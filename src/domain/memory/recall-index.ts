@@ -121,7 +121,11 @@ export class RecallIndex {
     return st;
   }
 
-  /** Changes applied to a tenant+scope so far (0 for an unknown one). */
+  /**
+   * Changes catch-up applied to a tenant+scope so far (0 for an unknown one): a recall that sees it
+   * move while it ran ranks again (recall.ts). This process's own writes do not count: one applied
+   * while a recall runs was acknowledged after the recall began, and need not be in its answer.
+   */
   version(tenant: string, scope: string): number {
     return this.stateOf(tenant, scope, false)?.version ?? 0;
   }
@@ -242,6 +246,7 @@ export class RecallIndex {
       if ((st.epoch[key] ?? 0) > issuedAt) return 'raced';
     }
     this.put(node, st && key !== undefined ? (st.epoch[key] ?? 0) : 0);
+    this.stateOf(node.tenant_id, node.scope, false)!.version += 1;
     return 'applied';
   }
 
@@ -280,7 +285,6 @@ export class RecallIndex {
     st.tier[key] = TIER_CODE.get(node.tier) ?? 1;
     st.tagSet[key] = st.tagSetOf(node.tags);
     if (node.client_id) st.clientKeys.add(hash32(node.client_id));
-    st.version += 1;
     st.dirty.state += 1;
   }
 
@@ -291,7 +295,6 @@ export class RecallIndex {
     const vectors = at.st.vectors;
     if (vectors.dim !== 0 && vectors.dim !== vector.length) return false;
     vectors.upsertKey(at.key, vector);
-    at.st.version += 1;
     at.st.dirty.vectors += 1;
     return true;
   }

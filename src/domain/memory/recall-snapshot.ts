@@ -29,11 +29,13 @@ import type { RecallIndex } from './recall-index';
 export const RECALL_SNAPSHOT_FORMAT = 1;
 
 /**
- * A snapshot further behind the store than this many seqs (and than the nodes it holds) is not
- * used: catching up node by node would cost more than reading every node once (e.g. a process
- * that was down while others wrote for weeks, or a store filled by an import).
+ * A snapshot further behind the store than this many seqs is not used: the index is built from the
+ * store before the API listens instead. Recall waits for the catch-up after a snapshot, so what it
+ * may have to catch up is kept to seconds (~15 s at most on this machine); snapshots are written
+ * every 20 000 changes, so only a process that was down while others wrote (or a store filled by an
+ * import) is this far behind.
  */
-export const SNAPSHOT_MAX_TAIL = 200_000;
+export const SNAPSHOT_MAX_TAIL = 50_000;
 
 interface PartFiles {
   state: string;
@@ -136,8 +138,8 @@ export class RecallSnapshots {
           ? 'it was taken of another store'
           : m.watermark > head
             ? `its watermark ${m.watermark} is above the store's sequence head ${head} (a store restored from an earlier copy?)`
-            : head - m.watermark > Math.max(SNAPSHOT_MAX_TAIL, m.nodes)
-              ? `it is ${head - m.watermark} changes behind the store: a build is cheaper than catching up`
+            : head - m.watermark > SNAPSHOT_MAX_TAIL
+              ? `it is ${head - m.watermark} changes behind the store (more than ${SNAPSHOT_MAX_TAIL} to catch up)`
               : null;
     if (mismatch) {
       this.deps.log.warn(`recall index snapshot not used: ${mismatch}; rebuilding from the store`);

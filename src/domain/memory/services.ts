@@ -3,6 +3,7 @@ import type { Log } from '../../log';
 import type { Embedder } from '../../retrieval';
 import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
+import { INDEX_PROJECTION } from '../../store/memory/change-feed';
 import { VectorCacheStore } from '../../store/memory/vector-cache';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
@@ -99,7 +100,8 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
     async (items, mark) => {
       const unknown = items.filter((i) => index.seqOf(i.id, i.tenant_id, i.scope) !== i.seq).map((i) => i.id);
       const raced: number[] = [];
-      for (const n of await store.byIds(unknown)) {
+      // Only the fields the index reads (a node's slots and extraction are most of its bytes).
+      for (const n of await store.byIds(unknown, INDEX_PROJECTION)) {
         if (index.applyRemote(n, mark) === 'raced') raced.push(n.seq);
       }
       return raced;
