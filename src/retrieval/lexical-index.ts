@@ -1,6 +1,9 @@
 // In-process BM25 index with incremental upsert/remove and compact storage.
 //
-// Layout (no document text is kept):
+// Layout (no document text and no id string is kept: typed arrays throughout, so an index can be
+// frozen to a snapshot and thawed as it is, see freeze/thaw and frozen.ts):
+// - document ids are numbered in an id table (arena.ts IdTable: a UUID as four 32-bit words),
+//   the index's own or one shared with other indexes; that number is the document's *key*;
 // - every document gets an internal *slot*, a number that only grows; an update gives
 //   the document a new slot and tombstones the old one, so every posting list stays
 //   sorted by slot (needed for forward cursors in the pruned query path); a separate
