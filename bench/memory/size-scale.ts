@@ -103,7 +103,9 @@ async function post(url: string, path: string, body: unknown): Promise<{ ms: num
   try {
     res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   } catch (err) {
-    process.stderr.write(`${new Date().toISOString()} ${path} failed after ${Math.round(performance.now() - t0)} ms: ${(err as Error).message} (${String((err as { cause?: unknown }).cause)})\n`);
+    process.stderr.write(
+      `${new Date().toISOString()} ${path} failed after ${Math.round(performance.now() - t0)} ms: ${(err as Error).message} (${String((err as { cause?: unknown }).cause)})\n`,
+    );
     throw err;
   }
   const text = await res.text();
