@@ -9,6 +9,7 @@ import { toRunnerLimits } from '../src/domain/sandbox/limits';
 import { LogWriter } from '../src/domain/sandbox/log-writer';
 import { isTerminal, type RunDoc, type RunStatus } from '../src/model/sandbox/records';
 import { resolveWorkspace } from '../src/domain/sandbox/workspace';
+import { recordWorkspaceChanges } from '../src/domain/sandbox/workspace-diff';
 import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolated, syncWorkspace, withWorkdirLock, type RunOutcome } from '../src/sandbox/isolation/index';
 import type { RunPatch } from '../src/store/sandbox/index';
 import { scopeRef } from '../src/store/scope';
@@ -116,19 +117,35 @@ export function createSandboxActivities(deps: ActivityDeps) {
     } catch (err) {
       return summary(await end({ status: 'failed', reason: `the session workdir could not be prepared: ${(err as Error).message}` }));
     }
+    // The workspace, checked against this worker's own LORE_SANDBOX_WORKSPACE_ROOTS (docs/sandbox.md, "Workspaces").
+    let workspace: string | null = null;
+    const overlay = session.workspace?.view === 'overlay';
     if (session.workspace) {
-      // The workdir mirrors the workspace copy-on-write: the host's latest edits are copied in
-      // before the command starts (docs/sandbox.md, "Workspaces"). Checked against this worker's
-      // own LORE_SANDBOX_WORKSPACE_ROOTS first.
+      try {
+        workspace = resolveWorkspace(config, session.workspace).path;
+      } catch (err) {
+        return summary(await end({ status: 'failed', reason: `the workspace ${session.workspace.path} cannot be used on this worker: ${(err as Error).message}` }));
+      }
+    }
+    if (workspace && overlay && setUp.info?.workspace_view !== 'overlay') {
+      // The workdir holds the session's overlay layer: a copy made into it would hide the project's later edits.
+      const why = setUp.report.workspace_detail ?? 'its overlay probe failed';
+      return summary(
+        await end({ status: 'failed', reason: `refused: the session sees its workspace through an overlay, which this worker cannot mount (${why}): create a new session` }),
+      );
+    }
+    if (workspace && !overlay) {
+      // A copy: the host's latest edits are copied into the workdir before the command starts.
+      // (An overlay is mounted by the runner for the run itself: nothing to copy or re-check.)
       beat.phase = 'copying the workspace';
       try {
-        const where = resolveWorkspace(config, session.workspace).path;
+        const where = workspace;
         const owner = workdir.sessionId !== null ? { uid: workdir.sessionId, gid: workdir.sessionId } : null;
         const hostPath = workdir.hostPath;
         const copied = await withWorkdirLock(session.workdir_name, () => syncWorkspace(where, hostPath, owner));
         log.debug({ run_id: run.run_id, ...copied }, 'sandbox: workspace brought up to date');
       } catch (err) {
-        return summary(await end({ status: 'failed', reason: `the workspace ${session.workspace.path} could not be copied into the session workdir: ${(err as Error).message}` }));
+        return summary(await end({ status: 'failed', reason: `the workspace ${workspace} could not be copied into the session workdir: ${(err as Error).message}` }));
       }
     }
 
@@ -164,6 +181,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
           isolation: run.isolation_kind,
           // local-safe refuses shells at the API already; the runner checks again.
           ...(run.profile === 'local-safe' ? { shell: false } : {}),
+          ...(workspace && overlay ? { workspace } : {}),
         },
         {
           onOutput: (stream, chunk) => {
@@ -191,6 +209,14 @@ export function createSandboxActivities(deps: ActivityDeps) {
       skipped: [`(artifacts could not be collected: ${err.message})`],
     }));
     await artifacts.save(collected.docs);
+    // What the session has changed in its workspace, for sessions/diff (workspace-diff.ts).
+    beat.phase = 'reading the workspace changes';
+    const changes = workspace
+      ? await recordWorkspaceChanges(db, scopeRef(input.tenant_id, input.scope), { session, run, workdir: workdir.hostPath, workspace, at: now() }).catch((err: Error) => {
+          log.warn({ err, run_id: run.run_id }, 'sandbox: the workspace changes could not be read');
+          return null;
+        })
+      : null;
 
     const patch: RunPatch & { status: RunStatus } = outcome
       ? (outcomePatch(outcome) as RunPatch & { status: RunStatus })
@@ -211,6 +237,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
       log_entries: writer.storedEntries,
       artifact_count: collected.docs.length,
       artifacts_skipped: collected.skipped.slice(0, 100),
+      ...(workspace ? { workspace_changes: changes } : {}),
     });
     log.debug({ run_id: run.run_id, status: final.status, duration_ms: final.duration_ms }, 'sandbox run ended');
     // Report a cancelled activity as cancelled, so the workflow (and the Temporal UI) shows it.

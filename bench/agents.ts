@@ -10,9 +10,11 @@
  *          the HTTP route itself (recall_text, kickoff/recommendation), the MCP tool over
  *          streamable HTTP at /mcp (the SDK's v1 Client), and over stdio (`lore mcp` spawned
  *          once). Wall time per call, client side.
- *   hooks  `lore hook` as an agent runs it, one process per event, for --sessions recorded
- *          sessions (UserPromptSubmit, Pre/PostToolUse × 3, Stop): wall time per process
- *          (Node start-up included), per event kind; then the same events with Lore unreachable.
+ *   hooks  the hooks as an agent runs them, for --sessions recorded sessions (SessionStart,
+ *          UserPromptSubmit, Pre/PostToolUse × 3, Stop, SessionEnd): command hooks (`lore hook`,
+ *          one process per event: wall time per process, Node start-up included) and HTTP hooks
+ *          (a POST to /v1/hooks/claude-code: wall time per request), per event kind; then the
+ *          same events with Lore unreachable.
  * Prints p50 / p95 / mean / max in ms, and the load average before and after.
  */
 import { spawn } from 'node:child_process';
@@ -33,7 +35,8 @@ const HELP = `Agents benchmark: MCP overhead against the same HTTP route, and lo
   --url        a running Lore (default LORE_URL, else http://127.0.0.1:3001)
   --api-key    its key, when it has LORE_API_KEYS (default LORE_API_KEY)
   --n          calls per MCP row, after 10 warm-up calls (default 200)
-  --sessions   recorded sessions replayed through lore hook, 8 events each (default 10)
+  --sessions   recorded sessions replayed through lore hook and through the HTTP hook route,
+               10 events each (default 10)
   --part       mcp, hooks, serving or all (default all: mcp and hooks)
                serving: no Lore needed; one 2025-era tools/call served in-process (a canned
                route answer) by the SDK's stateless fallback (SSE) and by Lore's JSON
@@ -147,7 +150,13 @@ async function servingPart() {
     uncertainty: { level: 'high', confidence: 0, reasons: [], recommended_actions: [] },
     task_family: null,
   };
-  const make = () => createLoreMcpServer({ binding: { tenant_id: 't', scope: 's', actor: 'mcp' }, caller: async () => canned, env: { sandboxEnabled: true }, version: '0' });
+  const make = () =>
+    createLoreMcpServer({
+      binding: { tenant_id: 't', scope: 's', actor: 'mcp' },
+      caller: async () => canned,
+      env: { sandbox: { enabled: true, available: true, isolation: 'bubblewrap' } },
+      version: '0',
+    });
   const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_task', arguments: { query_text: 'repair the retry' } } };
   const request = () =>
     new Request('http://localhost/mcp', {
@@ -190,29 +199,60 @@ function hook(payload: unknown, env: Record<string, string>): Promise<number> {
   });
 }
 
+/** An HTTP hook as Claude Code sends it (the headers `lore hooks install` writes); a refused connection counts as answered. */
+async function httpHook(url: string, payload: unknown): Promise<number> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${url}/v1/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, 'X-Lore-Tenant': '', 'X-Lore-Scope': scope },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(3000),
+    });
+    await res.text();
+  } catch {
+    // Claude Code reports a non-blocking error and goes on.
+  }
+  return performance.now() - t0;
+}
+
+/** One recorded session's events: start, a prompt, Read → Edit → Bash, Stop, end. */
+function sessionEvents(s: number, transport: string): Record<string, unknown>[] {
+  const base = { session_id: `bench-${transport}-${s}-${Date.now()}`, cwd: '/tmp/bench-project', transcript_path: '/tmp/t.jsonl', permission_mode: 'default' };
+  const events: Record<string, unknown>[] = [
+    { ...base, hook_event_name: 'SessionStart', source: 'startup' },
+    { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'repair the intermittent retry failure in the worker' },
+  ];
+  const calls: [string, Record<string, unknown>, unknown][] = [
+    ['Read', { file_path: '/tmp/bench-project/src/jobs/worker.ts' }, { type: 'text', file: { filePath: '/tmp/bench-project/src/jobs/worker.ts', content: 'x' } }],
+    ['Edit', { file_path: '/tmp/bench-project/src/jobs/worker.ts', old_string: 'a', new_string: 'b' }, { filePath: '/tmp/bench-project/src/jobs/worker.ts' }],
+    ['Bash', { command: 'npm test' }, { stdout: 'ok', stderr: '', interrupted: false }],
+  ];
+  calls.forEach(([tool, input, response], i) => {
+    events.push({ ...base, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `t${i}` });
+    events.push({ ...base, hook_event_name: 'PostToolUse', tool_name: tool, tool_input: input, tool_response: response, tool_use_id: `t${i}` });
+  });
+  events.push({ ...base, hook_event_name: 'Stop', stop_hook_active: false }, { ...base, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
+  return events;
+}
+
+/**
+ * The same sessions through command hooks (`lore hook`, a process per event) and HTTP hooks (a POST
+ * to the hook route), alternating session by session so both see the same machine load.
+ */
 async function hooksPart(url: string, label: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-hooks-'));
   const env = { LORE_URL: url, LORE_API_KEY: KEY, LORE_MCP_SCOPE: scope, LORE_DATA_DIR: dataDir };
-  const byEvent: Record<string, number[]> = {};
-  const all: number[] = [];
+  const byEvent: Record<string, Record<string, number[]>> = { command: {}, http: {} };
+  const all: Record<string, number[]> = { command: [], http: [] };
   try {
     for (let s = 0; s < SESSIONS; s++) {
-      const base = { session_id: `bench-${s}-${Date.now()}`, cwd: '/tmp/bench-project', transcript_path: '/tmp/t.jsonl', permission_mode: 'default' };
-      const events: Record<string, unknown>[] = [{ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'repair the intermittent retry failure in the worker' }];
-      const calls: [string, Record<string, unknown>, unknown][] = [
-        ['Read', { file_path: '/tmp/bench-project/src/jobs/worker.ts' }, { type: 'text', file: { filePath: '/tmp/bench-project/src/jobs/worker.ts', content: 'x' } }],
-        ['Edit', { file_path: '/tmp/bench-project/src/jobs/worker.ts', old_string: 'a', new_string: 'b' }, { filePath: '/tmp/bench-project/src/jobs/worker.ts' }],
-        ['Bash', { command: 'npm test' }, { stdout: 'ok', stderr: '', interrupted: false }],
-      ];
-      calls.forEach(([tool, input, response], i) => {
-        events.push({ ...base, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: `t${i}` });
-        events.push({ ...base, hook_event_name: 'PostToolUse', tool_name: tool, tool_input: input, tool_response: response, tool_use_id: `t${i}` });
-      });
-      events.push({ ...base, hook_event_name: 'Stop', stop_hook_active: false });
-      for (const ev of events) {
-        const ms = await hook(ev, env);
-        (byEvent[ev.hook_event_name as string] ??= []).push(ms);
-        all.push(ms);
+      for (const transport of ['command', 'http'] as const) {
+        for (const ev of sessionEvents(s, transport)) {
+          const ms = transport === 'command' ? await hook(ev, env) : await httpHook(url, ev);
+          (byEvent[transport]![ev.hook_event_name as string] ??= []).push(ms);
+          all[transport]!.push(ms);
+        }
       }
     }
     let problems: string[] = [];
@@ -225,9 +265,11 @@ async function hooksPart(url: string, label: string) {
       // no problems logged
     }
     const late = problems.filter((l) => /no answer within|aborted/.test(l)).length;
-    process.stdout.write(`hooks, ${label}: all events`.padEnd(56) + ` ${stats(all)}\n`);
-    process.stdout.write(`  problems logged: ${problems.length} (${late} calls cut by the budget) of ${all.length} events\n`);
-    for (const [event, xs] of Object.entries(byEvent)) process.stdout.write(`  ${event}`.padEnd(56) + ` ${stats(xs)}\n`);
+    for (const transport of ['command', 'http'] as const) {
+      process.stdout.write(`hooks (${transport}), ${label}: all events`.padEnd(56) + ` ${stats(all[transport]!)}\n`);
+      for (const [event, xs] of Object.entries(byEvent[transport]!)) process.stdout.write(`  ${event}`.padEnd(56) + ` ${stats(xs)}\n`);
+    }
+    process.stdout.write(`  command hooks' problems logged: ${problems.length} (${late} calls cut by the budget) of ${all.command!.length} events\n`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -63,6 +63,7 @@ const LONGEST_FIRST = [
   'test/sandbox/isolation/escape.test.ts',
   'test/learning/no-recency-window.test.ts',
   'test/sandbox/restart.test.ts',
+  'test/e2e/installed-tool.test.ts',
   'test/unit/typecheck.test.ts',
 ];
 const rank = (f: string) => {

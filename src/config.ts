@@ -25,6 +25,17 @@ export interface Config {
   readonly bodyLimit: number;
   readonly apiKeys: readonly ApiKey[];
   readonly allowInsecureBind: boolean;
+  /**
+   * Host names (besides the loopback names and the bound address) the API answers under
+   * (LORE_ALLOWED_HOSTS): lower case, IPv6 in brackets; a leading dot matches a domain and its
+   * subdomains. Any other Host header is refused (src/http/request-guard.ts).
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Every request must carry the install token (<data dir>/api-token) as a bearer key
+   * (LORE_REQUIRE_TOKEN); ignored when LORE_API_KEYS is set, which is then the only way in.
+   */
+  readonly requireToken: boolean;
   readonly validateResponses: boolean;
   readonly temporal: {
     /** null: Lore starts and supervises the local dev server. */
@@ -88,6 +99,8 @@ export interface Config {
      * validation) may name a workspace to see copy-on-write. Empty (the default): no workspaces.
      */
     readonly workspaceRoots: readonly string[];
+    /** auto: workspaces through an overlay where the worker can mount one, else a copy; copy: always a copy. */
+    readonly workspaceView: 'auto' | 'copy';
   };
   readonly replay: {
     /** How long a guided playbook run waits for the host to report a host step; 0 waits without a limit. */
@@ -108,6 +121,8 @@ export interface Config {
    * (docs/memory.md, "Snapshots"). Off: every start rebuilds, as a read-only data dir needs.
    */
   readonly indexSnapshots: boolean;
+  /** The cap, in characters, on what the HTTP hook route adds to an agent's context (LORE_HOOK_CONTEXT_CHARS). */
+  readonly hookContextChars: number;
   /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
   readonly tracing: {
     readonly enabled: boolean;
@@ -239,6 +254,37 @@ export function parseOtlpHeaders(raw: string): Record<string, string> | null {
   return out;
 }
 
+/**
+ * LORE_ALLOWED_HOSTS: comma-separated host names or addresses, without scheme or port. Each is
+ * normalised as a URL host (lower case, IPv6 in brackets); a leading dot (`.example.com`) matches
+ * the domain and its subdomains. There is no wildcard: a name Lore answers under is named.
+ */
+export function parseAllowedHosts(raw: string, problems: string[]): string[] {
+  const out: string[] = [];
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const suffix = entry.startsWith('.');
+    const name = suffix ? entry.slice(1) : entry;
+    let host: string | null = null;
+    try {
+      const u = new URL(`http://${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}`);
+      if (u.port === '' && u.pathname === '/' && u.username === '' && u.search === '' && u.hash === '') host = u.hostname.replace(/\.$/, '');
+    } catch {
+      host = null;
+    }
+    if (host === null || host === '' || /[*\s]/.test(name) || (suffix && host.startsWith('['))) {
+      problems.push(
+        `LORE_ALLOWED_HOSTS: ${JSON.stringify(entry)} is not a host name; list names or addresses without scheme or port, comma-separated (e.g. lore-api,lore.example.com,.internal.example)`,
+      );
+      continue;
+    }
+    out.push(suffix ? `.${host}` : host);
+  }
+  return out;
+}
+
 export function parseApiKeys(raw: string): ApiKey[] {
   return raw
     .split(',')
@@ -302,6 +348,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     problems.push(`LORE_HOST=${host} is not a loopback address and no LORE_API_KEYS are set: set LORE_API_KEYS, or LORE_ALLOW_INSECURE_BIND=true if the network is trusted`);
   }
 
+  const allowedHosts = parseAllowedHosts(env.LORE_ALLOWED_HOSTS ?? '', problems);
+  const requireToken = read('LORE_REQUIRE_TOKEN', bool('LORE_REQUIRE_TOKEN'), 'false');
+
   const embeddingsExplicit = optional('LORE_EMBEDDINGS') !== null;
   const embeddingsProvider = read(
     'LORE_EMBEDDINGS',
@@ -336,6 +385,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     bodyLimit: bodyLimit ?? 2 * 1024 * 1024,
     apiKeys,
     allowInsecureBind,
+    allowedHosts,
+    requireToken,
     validateResponses: read('LORE_VALIDATE_RESPONSES', bool('LORE_VALIDATE_RESPONSES'), 'false'),
     temporal: {
       address: optional('TEMPORAL_ADDRESS'),
@@ -373,11 +424,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
       },
       workdirTtlMs: workdirTtlMs ?? 7 * 86_400_000,
       workspaceRoots: workspaceRoots.map((r) => resolve(r)),
+      workspaceView: read('LORE_SANDBOX_WORKSPACE_VIEW', z.enum(['auto', 'copy'], { error: 'LORE_SANDBOX_WORKSPACE_VIEW must be auto or copy' }), 'auto'),
     },
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     buildWaitMs: buildWaitMs ?? 500,
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
     indexSnapshots: read('LORE_INDEX_SNAPSHOTS', z.enum(['on', 'off'], { error: 'LORE_INDEX_SNAPSHOTS must be on or off' }), 'on') === 'on',
+    hookContextChars: read(
+      'LORE_HOOK_CONTEXT_CHARS',
+      z.coerce
+        .number({ error: 'LORE_HOOK_CONTEXT_CHARS must be a number of characters' })
+        .int()
+        .min(200, 'LORE_HOOK_CONTEXT_CHARS must be 200-20000')
+        .max(20_000, 'LORE_HOOK_CONTEXT_CHARS must be 200-20000'),
+      '2000',
+    ),
     tracing,
   };
   if (config.sandbox.bwrapPath !== null && !config.sandbox.bwrapPath.startsWith('/')) {

@@ -12,6 +12,7 @@ import { Metrics } from './http/metrics';
 import type { Log } from './log';
 import { spawnChild, type Child } from './local/child';
 import { claimDataDir } from './local/data-dir';
+import { installTokenPath } from './model/install-token';
 import { LocalServiceError } from './local/errors';
 import { ensureEncoderModel } from './local/models';
 import { startLocalMongo } from './local/mongo';
@@ -189,7 +190,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
       throw err;
     }
     const apiUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-    printBanner(config, runtime, apiUrl);
+    printBanner(config, runtime, apiUrl, api.requiredToken);
     return { stop, stopped, apiUrl, deps };
   } catch (err) {
     await stop();
@@ -243,11 +244,16 @@ async function startWorkerRole(config: Config, log: Log): Promise<Runtime> {
   };
 }
 
-function printBanner(config: Config, runtime: RuntimeInfo, apiUrl: string): void {
+function printBanner(config: Config, runtime: RuntimeInfo, apiUrl: string, requiredToken: string | null): void {
+  const tokenFile = installTokenPath(config.dataDir);
   const lines = [
     '',
     `Lore ${config.version} is up (role ${runtime.role})`,
-    `  API          ${apiUrl}   (try: curl ${apiUrl}/health)`,
+    requiredToken
+      ? `  API          ${apiUrl}   (every request needs the install token: curl -H "authorization: Bearer $(cat ${tokenFile})" ${apiUrl}/health)`
+      : `  API          ${apiUrl}   (try: curl ${apiUrl}/health)`,
+    // The token rides in the fragment, which the browser never sends; the inspector keeps it in the tab.
+    `  Inspector    ${apiUrl}/inspector/${requiredToken ? `#token=${requiredToken}` : ''}`,
     `  Temporal UI  ${runtime.temporal.uiUrl ?? `(external Temporal at ${runtime.temporal.address})`}`,
     `  Temporal     ${runtime.temporal.address} (${runtime.temporal.mode}, namespace ${runtime.temporal.namespace})`,
     `  MongoDB      ${runtime.mongo.address.replace(/\/\/[^@/]*@/, '//***@')} (${runtime.mongo.mode}, database ${runtime.mongo.database})`,

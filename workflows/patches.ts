@@ -14,4 +14,6 @@ export const PATCHES = {
   approvalTimeout: 'lore-approval-timeout',
   /** 2026-11 (issue 30): the run's memo (status, waiting approvals, decisions) for the Temporal UI. */
   runMemo: 'lore-run-memo',
+  /** 2026-12 (issue 41): a playbook step's backoff_ms (a repair's retry_policy) is waited before each retry of the step. */
+  stepBackoff: 'lore-replay-step-backoff',
 } as const;

@@ -23,7 +23,7 @@ const PATCH_GUIDED_HOST_STEPS = 'lore-guided-host-steps-wait-for-the-host';
 const PATCH_SHADOW_NOT_RUN = 'lore-shadow-validation-host-steps-not-run';
 
 export const hostStepSignal = defineSignal<[HostStepReport]>(HOST_STEP_SIGNAL);
-import { CancellationScope, condition, defineSignal, executeChild, isCancellation, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, defineSignal, executeChild, isCancellation, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { ReplayActivities } from '../activities/replay';
 import type { ShadowValidation } from '../src/model/replay/types';
 import {
@@ -34,6 +34,7 @@ import {
   type PlaybookRunInput,
   type PlaybookRunResult,
 } from '../src/domain/replay/workflow-types';
+import { PATCHES } from './patches';
 import { sandboxRunWorkflow } from './sandbox';
 import { SA } from '../src/model/search-attributes';
 
@@ -80,6 +81,9 @@ async function runCommandStep(input: PlaybookRunInput, runKey: string, step: Pla
       last_attempt: attempt === step.max_attempts,
     });
     if (done.matched) return true;
+    // The step's backoff before its next attempt (a timer: behind a patch; plans of older runs carry none).
+    const backoff = step.backoff_ms ?? 0;
+    if (attempt < step.max_attempts && backoff > 0 && patched(PATCHES.stepBackoff)) await sleep(backoff);
   }
   return false;
 }

@@ -3,6 +3,7 @@ import { createOnnxEmbedder } from '../../src/retrieval/embedders/onnx';
 import { createLocalEmbedder } from '../../src/retrieval/embedders/local';
 import { FamilyIndex, unitVector } from '../../src/domain/learning/family-index';
 import { familyQuery } from '../../src/domain/learning/family';
+import { voteFiles } from '../../src/domain/learning/file-vote';
 import { firstActionOf } from '../../src/domain/learning/first-action';
 import type { WorkflowMatch } from '../../src/domain/learning/matches';
 import { taskRequest, taskText } from '../../src/domain/learning/request';
@@ -189,7 +190,9 @@ async function run(file: string) {
         );
       }
     }
-    const fa = firstActionOf({ request: r, workflows, patterns: [], policies: [], rules: noRules, recall: [] });
+    // Workflows alone (no past tasks: the dump holds learned workflows only), as file-vote.ts weighs them.
+    const vote = voteFiles({ tasks: [], workflows, allowed: () => true, nameMatch: () => 0 });
+    const fa = firstActionOf({ request: r, vote, patterns: [], policies: [], rules: noRules });
     return fa;
   };
   if (FEATURES) {

@@ -25,7 +25,7 @@ are shared (bugfix, feature, …: several families per kind) and the evidence is
   shared kind and without).
 - Reported: file@1 / tool@1 (first_action's file and tool are the family's), the unseen tasks'
   null rate, and the mean over held-out phrasings of their max Jaccard similarity to the
-  family's training phrasings (learning's own terms: stems, stop words out, synonyms folded).
+  family's training phrasings (learning's own terms: stems, stop words out).
 
 --embeddings picks LORE_EMBEDDINGS for the in-process API (default: the product default, onnx
 where it runs; 'npx lore models install' fetches the model). 'none' is the lexical fallback.`;
@@ -37,6 +37,7 @@ const { values: opts } = cli(USAGE, {
   embeddings: { type: 'string' },
   'text-kind': { type: 'boolean' },
   'max-jaccard': { type: 'string' },
+  settle: { type: 'boolean' },
 });
 const args = new Map(Object.entries(opts).map(([k, v]) => [k, String(v)]));
 const MODE = args.get('mode') ?? 'execution';
@@ -45,6 +46,7 @@ const SEED = Number(args.get('seed') ?? 1);
 const EMBEDDINGS = args.get('embeddings') ?? 'onnx';
 const TEXT_KIND = opts['text-kind'] === true;
 const MAX_JACCARD = Number(args.get('max-jaccard') ?? 0.15);
+const SETTLE = opts.settle === true;
 if (MODE !== 'execution' && MODE !== 'text') throw new Error('--mode execution|text');
 
 const CANDIDATES = ['read', 'edit', 'apply_patch', 'run_tests', 'bash', 'grep'];
@@ -153,6 +155,13 @@ async function main() {
     while (noise < NOISE) await post(writeBody(noiseExec(noise++), id));
     await api.modules.learning.services.idle();
     const writeS = (performance.now() - t0) / 1000;
+    // --settle: the past tasks' own vectors have caught up too (time passes before the next task).
+    let settleS = 0;
+    if (SETTLE) {
+      const t1 = performance.now();
+      while ((api.modules.memory.services.encoder().status.pending ?? 0) > 0) await new Promise((r) => setTimeout(r, 500));
+      settleS = (performance.now() - t1) / 1000;
+    }
 
     const ask = async (text: string, kind: string | null) => {
       const r = await api.post('/v1/memory/kickoff/recommendation', { ...id, query_text: text, context: kind ? { task_kind: kind } : {}, candidates: CANDIDATES });
@@ -208,6 +217,7 @@ async function main() {
         false,
       ),
       unseen: { queries: unseen.length, null_with_kind: await nullRate(true), null_without_kind: await nullRate(false) },
+      settle_s: SETTLE ? Math.round(settleS) : undefined,
       write_phase_s: Math.round(writeS),
     };
     console.log(JSON.stringify(result));

@@ -149,11 +149,19 @@ function writer(url: string, seed: number) {
   let session = 0;
   const refill = () => {
     const s = hookSession(seed, session++, NOW);
+    // Events need their session (an append to an unknown session is 404): the first event to run
+    // creates it, and the others (run beside it by other workers) wait for that.
+    let created: Promise<void> | null = null;
+    const ensureSession = () =>
+      (created ??= post(url, '/v1/memory/sessions/create', { tenant_id: tenant, scope, session_id: s.sessionId }).then((r) => {
+        if (r.status !== 200) throw new Error(`sessions/create: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      }));
     for (const n of s.nodes) {
-      if (n.kind === 'session') continue; // created by its first event
+      if (n.kind === 'session') continue; // created before its first event (ensureSession)
       if (n.kind === 'session_event') {
         const ev = n.slots.session_event_v1 as { event_id: string; event_type: string; metadata: Record<string, unknown> };
         queue.push(async () => {
+          await ensureSession();
           const r = await post(url, '/v1/memory/sessions/events/append', {
             tenant_id: tenant,
             scope,

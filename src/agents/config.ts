@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { installTokenFor } from '../model/install-token';
 
 /**
  * Configuration of the agent-side commands (`lore mcp`, `lore hook`, `lore hooks install`): which
@@ -16,7 +17,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 export interface AgentConfig {
   /** Base URL of the running Lore API (LORE_URL). */
   readonly url: string;
-  /** Bearer key sent to Lore when it has LORE_API_KEYS (LORE_API_KEY). */
+  /**
+   * Bearer key sent to Lore: LORE_API_KEY, else the install token of the data dir
+   * (`<LORE_DATA_DIR>/api-token`, docs/security.md) when LORE_URL is on this machine.
+   */
   readonly apiKey: string | null;
   /** The tenant every call acts for (LORE_MCP_TENANT). */
   readonly tenant: string;
@@ -26,6 +30,8 @@ export interface AgentConfig {
   readonly dataDir: string;
   /** `lore hook` answers by this many ms after its process started (LORE_HOOK_BUDGET_MS). */
   readonly hookBudgetMs: number;
+  /** The cap on what a hook adds to the agent's context, in characters (LORE_HOOK_CONTEXT_CHARS). */
+  readonly hookContextChars: number;
 }
 
 /** Same rule as contract/common.ts TENANT_PATTERN (a unit test keeps them equal). */
@@ -78,13 +84,20 @@ export function loadAgentConfig(env: Record<string, string | undefined>): AgentC
   if (!/^\d+$/.test(budgetRaw) || hookBudgetMs < 200 || hookBudgetMs > 60_000)
     problems.push(`LORE_HOOK_BUDGET_MS=${JSON.stringify(budgetRaw)}: milliseconds between 200 and 60000`);
 
+  const contextRaw = get('LORE_HOOK_CONTEXT_CHARS') ?? '2000';
+  const hookContextChars = Number(contextRaw);
+  if (!/^\d+$/.test(contextRaw) || hookContextChars < 200 || hookContextChars > 20_000)
+    problems.push(`LORE_HOOK_CONTEXT_CHARS=${JSON.stringify(contextRaw)}: characters between 200 and 20000`);
+
   if (problems.length > 0) throw new AgentConfigError(problems);
+  const dataDir = agentDataDir(env);
   return Object.freeze({
     url,
-    apiKey: get('LORE_API_KEY'),
+    apiKey: get('LORE_API_KEY') ?? installTokenFor(url, dataDir),
     tenant,
     scope,
-    dataDir: agentDataDir(env),
+    dataDir,
     hookBudgetMs,
+    hookContextChars,
   });
 }

@@ -1,17 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { Logger } from '../http/app';
+import type { ApiKey } from '../model/api-key';
 import { registerHookRoute } from './hook/http-route';
 import { registerMcpRoute } from './mcp/http-route';
+import type { SandboxState } from './mcp/tool-def';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+export interface AgentRoutesOptions {
+  config: Config;
+  /** The keys the API accepts (LORE_API_KEYS, or the install token when it is required). */
+  apiKeys: readonly ApiKey[];
+  /** The sandbox as /health reports it (what the worker found). */
+  sandboxStatus: () => Promise<SandboxState>;
+  log: Logger;
+}
 
 /**
  * The API's agent routes: MCP over streamable HTTP at /mcp and the HTTP hook route. Both are
- * clients of the contract routes (through inject), behind the same API keys.
+ * clients of the contract routes (through inject), behind the same API keys, and behind the Host,
+ * Origin and content-type checks every route has (src/http/request-guard.ts).
  */
-export function registerAgentRoutes(app: FastifyInstance, config: Config, log: Logger): void {
-  const loopback = LOOPBACK.has(config.host);
-  registerMcpRoute(app, { apiKeys: config.apiKeys, sandboxEnabled: config.sandbox.enabled, version: config.version, loopback, log });
-  registerHookRoute(app, { apiKeys: config.apiKeys, dataDir: config.dataDir, loopback });
+export function registerAgentRoutes(app: FastifyInstance, opts: AgentRoutesOptions): void {
+  registerMcpRoute(app, { apiKeys: opts.apiKeys, sandboxStatus: opts.sandboxStatus, version: opts.config.version, log: opts.log });
+  registerHookRoute(app, { apiKeys: opts.apiKeys, dataDir: opts.config.dataDir, contextChars: opts.config.hookContextChars });
 }

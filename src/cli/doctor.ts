@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statfsSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { findMongoLauncherJar } from '../local/mongo';
 import { isPortFree } from '../local/ports';
@@ -7,6 +7,7 @@ import { findTemporalBinary, TEMPORAL_CLI_MODULE } from '../local/temporal-serve
 import { catalogModel, findInstalledModel, jarUrl } from '../retrieval/embedders/catalog';
 import { localEmbedderAvailable, onnxEmbedderAvailable } from '../retrieval/embedders/index';
 import { ONNX_RUNTIME_FIX } from '../retrieval/embedders/resolve';
+import { builtOverlayHelper } from '../sandbox/isolation/index';
 
 type Verdict = 'ok' | 'warn' | 'fail';
 interface Check {
@@ -148,6 +149,42 @@ function checkSandbox(config: Config): Check {
 }
 
 /**
+ * How a workspace session's commands will see the project (docs/sandbox.md, "Workspaces"): the
+ * worker's probe decides for real; this names what it needs: a kernel with overlayfs, unshare
+ * (util-linux), and the overlay helper, built with Go into LORE_BIN_DIR at the worker's first start.
+ * Without them workspaces are copied before each run, which works but costs a walk of the project.
+ */
+async function checkWorkspaces(config: Config): Promise<Check> {
+  const sb = config.sandbox;
+  const name = 'Sandbox workspaces';
+  if (!sb.enabled || sb.workspaceRoots.length === 0) return { name, verdict: 'ok', detail: 'off (LORE_SANDBOX_WORKSPACE_ROOTS is unset)' };
+  if (sb.workspaceView === 'copy') return { name, verdict: 'ok', detail: 'copied before each run (LORE_SANDBOX_WORKSPACE_VIEW=copy)' };
+  if (sb.isolation === 'none') return { name, verdict: 'ok', detail: 'copied before each run (an overlay is mounted for bubblewrap runs only)' };
+  const copied = 'workspaces will be copied before each run instead of mounted';
+  let kernel = '';
+  try {
+    kernel = readFileSync('/proc/filesystems', 'utf8');
+  } catch {
+    /* not Linux */
+  }
+  if (!/\boverlay\b/.test(kernel)) return { name, verdict: 'warn', detail: `the kernel has no overlayfs: ${copied}`, fix: 'modprobe overlay (or a kernel with CONFIG_OVERLAY_FS)' };
+  if (!['/usr/bin', '/bin', '/usr/sbin', '/sbin'].some((d) => existsSync(`${d}/unshare`))) {
+    return { name, verdict: 'warn', detail: `unshare not found: ${copied}`, fix: 'apt-get install util-linux' };
+  }
+  const helper = await builtOverlayHelper(config.binDir);
+  if (helper) return { name, verdict: 'ok', detail: `overlay (helper ${helper}; the worker probes it at start)` };
+  const go = versionOf('go', ['version'], /go(\d+\.\d+(?:\.\d+)?)/);
+  return go
+    ? { name, verdict: 'ok', detail: `overlay: the worker builds its helper with Go ${go} into ${config.binDir} at its first start (10-30 s)` }
+    : {
+        name,
+        verdict: 'warn',
+        detail: `Go is not installed to build the overlay helper: ${copied}`,
+        fix: 'install Go 1.21+ (https://go.dev/dl), or LORE_SANDBOX_WORKSPACE_VIEW=copy to choose copies',
+      };
+}
+
+/**
  * The sentence encoder: off on purpose, or what LORE_EMBEDDINGS=onnx (the default) needs: the
  * optional onnxruntime-node and the model (installed, or downloaded by the first start). A default
  * that cannot run is a warning (Lore runs lexical); an encoder asked for that cannot run, a failure.
@@ -213,6 +250,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv, write: (text: string) =>
     checkDir('data dir', config.dataDir, 'LORE_DATA_DIR', 500),
     checkDir('bin dir', config.binDir, 'LORE_BIN_DIR', 2048),
     checkSandbox(config),
+    await checkWorkspaces(config),
     await checkEncoder(config),
   ];
   const mark = { ok: '✓', warn: '!', fail: '✗' } as const;

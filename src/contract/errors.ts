@@ -8,12 +8,17 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  origin_not_allowed: 403,
   command_not_allowed: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   invalid_state: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  host_not_allowed: 421,
   validation_failed: 422,
+  headers_too_large: 431,
   internal: 500,
   sandbox_disabled: 503,
   overloaded: 503,
@@ -23,7 +28,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** Codes a retry can cure; the envelope says so, so clients need no table of their own. */
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['overloaded', 'internal']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['overloaded', 'internal', 'request_timeout']);
 
 export interface Issue {
   path: string;

@@ -11,11 +11,28 @@ function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 /**
- * The codes a route can answer: the three every route can, its own, and validation_failed when its
- * input has a closed object (an unknown key there is refused).
+ * The codes a route can answer: those every route can (bad input, a body over the limit, a bug, a
+ * Host or Origin the HTTP layer refuses, a body that is not JSON, headers over the limit, a request
+ * not received in time), its own, and validation_failed
+ * when its input has a closed object (an unknown key there is refused).
  */
 export function errorCodesOf(def: RouteDef): string[] {
-  return Array.from(new Set(['invalid_request', 'payload_too_large', 'internal', ...def.errors, ...(hasClosedObject(def.input) ? ['validation_failed'] : [])]));
+  return Array.from(
+    new Set([
+      'invalid_request',
+      'payload_too_large',
+      'internal',
+      // Every request: the HTTP layer's Host and Origin checks (src/http/request-guard.ts); a body must be JSON;
+      // a request line and headers over Node's limit, or not received in time (src/http/drain.ts).
+      'host_not_allowed',
+      'origin_not_allowed',
+      'headers_too_large',
+      'request_timeout',
+      ...(def.method === 'POST' ? ['unsupported_media_type'] : []),
+      ...def.errors,
+      ...(hasClosedObject(def.input) ? ['validation_failed'] : []),
+    ]),
+  );
 }
 
 /** Fastify's `:name` path segments in OpenAPI's `{name}` form. */

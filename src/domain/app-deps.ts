@@ -26,6 +26,8 @@ export interface SandboxStatus {
   available: boolean | null;
   isolation: string;
   detail?: string;
+  /** How a workspace session's commands see the project: through an overlay, a copy, or not at all (no roots). */
+  workspaces?: { view: 'overlay' | 'copy' | 'off'; detail?: string };
 }
 
 /** Everything handlers may use. Built once per process by main.ts (or by a test). */

@@ -7,6 +7,8 @@ import { pathsOf, type RouteDef } from '../contract/route';
 import { authenticate, authorizeTenant } from './auth';
 import type { ApiKey } from '../model/api-key';
 import { checkBody } from './body-checks';
+import { answerClientError, discardRest } from './drain';
+import { requestGuard, type RequestGuardOptions } from './request-guard';
 import { envelope, fromFastifyError, fromZodError, internalError } from './errors';
 import type { Metrics } from './metrics';
 import type { HttpTracing, RequestSpan } from '../telemetry/types';
@@ -32,6 +34,8 @@ export interface AppOptions {
   log: Logger;
   /** Server spans for every request when tracing is on (src/telemetry); absent: no tracing code runs. */
   tracing?: HttpTracing | null;
+  /** The Host, Origin and media type checks every request passes first (src/http/request-guard.ts). */
+  guard: RequestGuardOptions;
 }
 
 /**
@@ -106,6 +110,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    // What Node's HTTP parser refuses (headers over its limit, malformed HTTP, a timeout): the envelope, then a clean close.
+    clientErrorHandler: answerClientError,
     // Unknown routes and malformed bodies must answer fast, never hang.
     connectionTimeout: 60_000,
   });
@@ -124,6 +130,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('x-request-id', req.id);
+    // An answer given before the body was read (too large, refused by the guard, an unknown route):
+    // the rest of the body is read first, so that closing the connection cannot reset it under a
+    // client still sending (src/http/drain.ts). inject()'s requests have no `complete`: nothing to drain.
+    if (req.raw.complete === false && !(await discardRest(req.raw))) reply.header('connection', 'close');
     return payload;
   });
 
@@ -160,6 +170,14 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       spans.delete(req);
     });
   }
+
+  // Before any route is registered, so it applies to every one: contract routes, /mcp, the hook
+  // route, the inspector, /metrics, /openapi.json and unknown paths alike.
+  const guard = requestGuard(opts.guard);
+  app.addHook('onRequest', async (req, reply) => {
+    const refused = guard(req.raw);
+    if (refused) return fail(reply, req, refused);
+  });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof LoreError) return fail(reply, req, err);

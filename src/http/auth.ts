@@ -12,10 +12,15 @@ const same = (a: string, b: string) => {
 export function authenticate(keys: readonly ApiKey[], header: string | undefined): ApiKey | null {
   if (keys.length === 0) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) throw new LoreError('unauthorized', 'missing bearer token: send Authorization: Bearer <key> (LORE_API_KEYS is set)');
+  if (!match) {
+    throw new LoreError(
+      'unauthorized',
+      'missing bearer token: send Authorization: Bearer <key> with a key of LORE_API_KEYS, or the install token (<data dir>/api-token) when LORE_REQUIRE_TOKEN is on',
+    );
+  }
   const presented = match[1]!;
   const found = keys.find((k) => same(k.key, presented));
-  if (!found) throw new LoreError('unauthorized', 'unknown API key');
+  if (!found) throw new LoreError('unauthorized', 'unknown API key (or not the install token)');
   return found;
 }
 

@@ -48,7 +48,7 @@ export function fromFastifyError(err: FastifyLikeError, bodyLimit: number): Lore
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new LoreError('invalid_request', `request body is not valid JSON: ${err.message}`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new LoreError('invalid_request', 'request body must be JSON (content-type: application/json)');
+      return new LoreError('unsupported_media_type', 'request bodies must be JSON: send content-type: application/json', { accepted: ['application/json'] });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new LoreError('invalid_request', 'content-length does not match the body');
   }

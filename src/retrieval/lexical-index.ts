@@ -387,6 +387,51 @@ export class LexicalIndex {
     return t === undefined ? 0 : (this.termDf[t] as number);
   }
 
+  /**
+   * The query's analysed terms with their BM25 idf in this index; a term no document holds gets the
+   * idf of df = 0 (the rarest possible), so a query made of unseen words weighs what it would if
+   * they had been seen once less than never. Σ idf is what a document matching every term once,
+   * at average length, scores: a scale to read a BM25 score as a share of the query it matched.
+   */
+  queryTerms(query: string): { term: string; idf: number }[] {
+    const seen = new Set<string>();
+    const out: { term: string; idf: number }[] = [];
+    for (const term of this.analyzer(query)) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      out.push({ term, idf: this.idf(term) });
+    }
+    return out;
+  }
+
+  /**
+   * The share of the query's information a document holds: Σ idf of the given terms the document
+   * contains over Σ idf of them all (0..1; 0 for an unknown document). Unlike a BM25 score it does
+   * not grow with repetitions or short documents, so it reads the same in every collection.
+   */
+  coverage(docId: string, terms: { term: string; idf: number }[]): number {
+    const slot = this.slotOf(docId);
+    const total = terms.reduce((s, t) => s + t.idf, 0);
+    if (slot === undefined || total <= 0) return 0;
+    const wanted = new Map<number, number>();
+    for (const t of terms) {
+      const id = this.termIds.get(t.term);
+      if (id !== undefined) wanted.set(id, t.idf);
+    }
+    let held = 0;
+    this.forward.forEach(slot, (t) => {
+      held += wanted.get(t) ?? 0;
+    });
+    return held / total;
+  }
+
+  /** BM25 idf of an analysed term (df = 0 for a term no document holds). */
+  idf(term: string): number {
+    const N = this.liveDocs;
+    const df = this.docFreq(term);
+    return Math.log(1 + (N - df + 0.5) / (df + 0.5));
+  }
+
   /** Analysed length of a document (field-weighted), or undefined. */
   docLength(docId: string): number | undefined {
     const slot = this.slotOf(docId);
@@ -750,7 +795,7 @@ export class LexicalIndex {
   }
 
   /** The analysed terms of a query with their counts. */
-  queryTerms(query: string): Map<string, number> {
+  queryTermCounts(query: string): Map<string, number> {
     const out = new Map<string, number>();
     for (const term of this.analyzer(query)) out.set(term, (out.get(term) ?? 0) + 1);
     return out;

@@ -44,7 +44,7 @@ function searchAll(all: LexicalIndex[], query: string, options: SearchOptions): 
       return df;
     },
   };
-  let weights = first.queryTerms(query);
+  let weights = first.queryTermCounts(query);
   for (const term of [...weights.keys()]) if (stats.df(term) === 0) weights.delete(term);
   if (weights.size === 0) return [];
   const queryTerms = weights.size;

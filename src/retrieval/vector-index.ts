@@ -124,6 +124,44 @@ export class VectorIndex {
     return this.data.slice(row * this.dimension, (row + 1) * this.dimension);
   }
 
+  /**
+   * The mean cosine of the query to up to `sample` stored vectors, evenly spaced through the index:
+   * what an unrelated text scores with this encoder in this collection (0 when empty).
+   */
+  background(query: ArrayLike<number>, sample = 64): number {
+    const n = this.rows;
+    if (n === 0 || query.length !== this.dimension) return 0;
+    const take = Math.min(n, sample);
+    const step = n / take;
+    let sum = 0;
+    for (let k = 0; k < take; k += 1) sum += this.cosineAt(query, Math.floor(k * step));
+    return sum / take;
+  }
+
+  /** The cosine of the query to each given document that has a vector. */
+  scores(query: ArrayLike<number>, docIds: Iterable<string>): Map<string, number> {
+    const out = new Map<string, number>();
+    if (query.length !== this.dimension) return out;
+    for (const id of docIds) {
+      const key = this.ids.get(id);
+      if (key !== undefined && this.hasKey(key)) out.set(id, this.cosineAt(query, this.keyRow[key] as number));
+    }
+    return out;
+  }
+
+  private cosineAt(query: ArrayLike<number>, row: number): number {
+    const dim = this.dimension;
+    const off = row * dim;
+    let dot = 0;
+    let qq = 0;
+    for (let i = 0; i < dim; i += 1) {
+      const q = query[i] as number;
+      dot += q * (this.data[off + i] as number);
+      qq += q * q;
+    }
+    return qq > 0 ? dot / Math.sqrt(qq) : 0;
+  }
+
   search(query: ArrayLike<number>, options: VectorSearchOptions = {}): VectorHit[] {
     const limit = Math.max(1, Math.floor(options.limit ?? 10));
     const dim = this.dimension;

@@ -8,7 +8,7 @@ export interface LoreApi {
   /** GET /health: Each dependency (Temporal, MongoDB, worker) with its mode and version. */
   health(body?: RouteRequest<R['health']>): Promise<RouteResponse<R['health']>>;
   memory: {
-    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions. */
+    /** POST /v1/memory/write: Write execution evidence: input_text (one event node), an execution object (or an execution packet in slots), or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id (or a node’s own id) makes writes idempotent and supersedes with revisions. */
     write(body: RouteRequest<R['memory.write']>): Promise<RouteResponse<R['memory.write']>>;
     /** POST /v1/memory/recall_text: Recall by natural language: BM25 (always), vectors when an embedding provider is configured, fused by RRF, lightly weighted by importance and tier. */
     recallText(body: RouteRequest<R['memory.recallText']>): Promise<RouteResponse<R['memory.recallText']>>;
@@ -44,7 +44,7 @@ export interface LoreApi {
   sessions: {
     /** POST /v1/memory/sessions/create: Create a session (or update it: same session_id and content is idempotent). session_id is generated when absent. */
     create(body: RouteRequest<R['sessions.create']>): Promise<RouteResponse<R['sessions.create']>>;
-    /** POST /v1/memory/sessions/events/append: Append an event to a session (the session is created when it does not exist). event_id makes the append idempotent. */
+    /** POST /v1/memory/sessions/events/append: Append an event to a session made by sessions/create (an unknown session is not_found). event_id makes the append idempotent. */
     appendEvent(body: RouteRequest<R['sessions.appendEvent']>): Promise<RouteResponse<R['sessions.appendEvent']>>;
     /** POST /v1/memory/sessions/get: One session with its event count. */
     get(body: RouteRequest<R['sessions.get']>): Promise<RouteResponse<R['sessions.get']>>;
@@ -104,6 +104,14 @@ export interface LoreApi {
     evolutionReviewPack(body: RouteRequest<R['learning.evolutionReviewPack']>): Promise<RouteResponse<R['learning.evolutionReviewPack']>>;
     /** POST /v1/memory/continuity/review-pack: Can a task resume safely: review_contract (target files, next action, acceptance checks, rollback expectations), latest handoff, latest resume, latest terminal run of the task and recovered handoff for an anchor; without a handoff, assembled from the evidence that names the anchor (not_found when nothing does). */
     continuityReviewPack(body: RouteRequest<R['learning.continuityReviewPack']>): Promise<RouteResponse<R['learning.continuityReviewPack']>>;
+    /** POST /v1/memory/agent/inspect: Extension (the existing SDK’s memory.agent.inspect): agent_memory_summary (first step, learned workflows and patterns, the selected policy memory with its state and last governance action) over the task’s evolution review pack and, given an anchor, its continuity review pack. */
+    agentInspect(body: RouteRequest<R['learning.agentInspect']>): Promise<RouteResponse<R['learning.agentInspect']>>;
+    /** POST /v1/memory/agent/review-pack: Extension (memory.agent.reviewPack): what a reviewer reads first — the first step, learned anchors, the handoff’s target files, checks and blockers, and the policy review — with the inspect answer. */
+    agentReviewPack(body: RouteRequest<R['learning.agentReviewPack']>): Promise<RouteResponse<R['learning.agentReviewPack']>>;
+    /** POST /v1/memory/agent/resume-pack: Extension (memory.agent.resumePack): how to resume — the file, target files and next action of the anchor’s handoff (else the learned first step), whether it is resume-ready — with the inspect answer. */
+    agentResumePack(body: RouteRequest<R['learning.agentResumePack']>): Promise<RouteResponse<R['learning.agentResumePack']>>;
+    /** POST /v1/memory/agent/handoff-pack: Extension (memory.agent.handoffPack): the anchor’s latest handoff as the next agent receives it (kind, target files, next action, checks, rollback) with the learned anchors and the inspect answer. */
+    agentHandoffPack(body: RouteRequest<R['learning.agentHandoffPack']>): Promise<RouteResponse<R['learning.agentHandoffPack']>>;
     workflows: {
       /** POST /v1/memory/workflows/list: Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination. */
       list(body: RouteRequest<R['learning.workflows.list']>): Promise<RouteResponse<R['learning.workflows.list']>>;
@@ -124,12 +132,14 @@ export interface LoreApi {
     createSession(body: RouteRequest<R['sandbox.createSession']>): Promise<RouteResponse<R['sandbox.createSession']>>;
     /** POST /v1/memory/sandbox/sessions/get: One sandbox session. */
     getSession(body: RouteRequest<R['sandbox.getSession']>): Promise<RouteResponse<R['sandbox.getSession']>>;
+    /** POST /v1/memory/sandbox/sessions/diff: What a workspace session has changed: the files added, modified and deleted against its project (an overlay’s upper layer, or the copy’s changes), as read when its latest run ended, with the changed files’ contents, so a host can show or apply them. The project itself is never written. */
+    sessionDiff(body: RouteRequest<R['sandbox.sessionDiff']>): Promise<RouteResponse<R['sandbox.sessionDiff']>>;
     /** POST /v1/memory/sandbox/execute: Run a command (argv) in a session as a Temporal workflow. mode sync waits for the end (bounded by wait_ms); async returns the queued run at once. */
     execute(body: RouteRequest<R['sandbox.execute']>): Promise<RouteResponse<R['sandbox.execute']>>;
     /** POST /v1/memory/sandbox/runs/get: The run record: status, exit code, signal, duration, output tails, limits and isolation. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done = done, or a change since a version), or with the current state at the deadline. */
     getRun(body: RouteRequest<R['sandbox.getRun']>): Promise<RouteResponse<R['sandbox.getRun']>>;
     runs: {
-      /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
+      /** POST /v1/memory/sandbox/runs/list: Sandbox runs of the scope, newest first, optionally of one session (a session that does not exist is not_found), as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination. */
       list(body: RouteRequest<R['sandbox.runs.list']>): Promise<RouteResponse<R['sandbox.runs.list']>>;
     };
     /** POST /v1/memory/sandbox/runs/logs: Output of a run as ordered log entries with sequence numbers; page with cursor. */
@@ -197,7 +207,7 @@ export interface LoreApi {
     runs: {
       /** POST /v1/automations/runs/get: One run from the store: status, timestamps, error, paused approvals and, with include_nodes, every node with its state, inputs, output and error. With wait_ms (at most 30 s), answers as soon as `until` holds (not_queued, paused_or_done, done, or a change since a version), or with the current state at the deadline. */
       get(body: RouteRequest<R['automations.runs.get']>): Promise<RouteResponse<R['automations.runs.get']>>;
-      /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination. */
+      /** POST /v1/automations/runs/list: Runs of the scope, newest first, optionally by automation_id (an automation that does not exist is not_found) and status, with cursor pagination. */
       list(body: RouteRequest<R['automations.runs.list']>): Promise<RouteResponse<R['automations.runs.list']>>;
       /** POST /v1/automations/runs/cancel: Cancel a queued, running or paused run: its workflow is cancelled, in-flight playbook and sandbox work with it. A finished run is invalid_state. */
       cancel(body: RouteRequest<R['automations.runs.cancel']>): Promise<RouteResponse<R['automations.runs.cancel']>>;
@@ -267,6 +277,10 @@ export function bindApi(call: Caller): LoreApi {
       rulesEvaluate: (body) => call('POST', '/v1/memory/rules/evaluate', body ?? {}),
       evolutionReviewPack: (body) => call('POST', '/v1/memory/evolution/review-pack', body ?? {}),
       continuityReviewPack: (body) => call('POST', '/v1/memory/continuity/review-pack', body ?? {}),
+      agentInspect: (body) => call('POST', '/v1/memory/agent/inspect', body ?? {}),
+      agentReviewPack: (body) => call('POST', '/v1/memory/agent/review-pack', body ?? {}),
+      agentResumePack: (body) => call('POST', '/v1/memory/agent/resume-pack', body ?? {}),
+      agentHandoffPack: (body) => call('POST', '/v1/memory/agent/handoff-pack', body ?? {}),
       workflows: {
         list: (body) => call('POST', '/v1/memory/workflows/list', body ?? {}),
         get: (body) => call('POST', '/v1/memory/workflows/get', body ?? {}),
@@ -281,6 +295,7 @@ export function bindApi(call: Caller): LoreApi {
     sandbox: {
       createSession: (body) => call('POST', '/v1/memory/sandbox/sessions', body ?? {}),
       getSession: (body) => call('POST', '/v1/memory/sandbox/sessions/get', body ?? {}),
+      sessionDiff: (body) => call('POST', '/v1/memory/sandbox/sessions/diff', body ?? {}),
       execute: (body) => call('POST', '/v1/memory/sandbox/execute', body ?? {}),
       getRun: (body) => call('POST', '/v1/memory/sandbox/runs/get', body ?? {}),
       runs: {

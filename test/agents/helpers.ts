@@ -56,11 +56,11 @@ export async function ok(client: Client, name: string, args: Record<string, unkn
 }
 
 export const TASK_FAMILY = ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'];
-export const PARAPHRASE = 'repair the intermittent retry failure in the worker';
+export const PARAPHRASE = 'the flaky retry in the worker fails again';
 
 /**
  * Proof 1's flow for one connected client (any transport): three write_memory calls for one task
- * family, start_task with a paraphrase gets the learned file and first tool with evidence ids,
+ * family, start_task with a rewording of the task gets the learned file and first tool with evidence ids,
  * recall_memory finds the writes, and a connection bound to another scope sees none of it.
  */
 export async function learnThroughMcp(client: Client, stranger: Client): Promise<void> {
@@ -168,6 +168,18 @@ export function sessionEvents(vars: { session_id: string; cwd: string; prompt: s
     return v;
   };
   return (fill(JSON.parse(raw)) as { events: FixtureEvent[] }).events;
+}
+
+/** A recorded multi-prompt session (fixtures/sessions/<name>.json) with its placeholders filled. */
+export function recordedSession(name: string, vars: { session_id: string; cwd: string }): { agent: string; events: FixtureEvent[] } {
+  const raw = readFileSync(fileURLToPath(new URL(`./fixtures/sessions/${name}.json`, import.meta.url)), 'utf8');
+  const fill = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/\{\{(session_id|cwd)\}\}/g, (_m, k: keyof typeof vars) => vars[k]);
+    if (Array.isArray(v)) return v.map(fill);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+    return v;
+  };
+  return fill(JSON.parse(raw)) as { agent: string; events: FixtureEvent[] };
 }
 
 /** A project directory (with .git, so the hooks derive its scope from its name) under a fresh temp dir. */

@@ -99,7 +99,7 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
     const context: string = answer.hookSpecificOutput.additionalContext;
     assert.match(context, /src\/jobs\/worker\.ts/, context);
     assert.match(context, /\bread\b/i, context);
-    assert.match(context, /evidence ids: \S+/, context);
+    assert.match(context, /Evidence ids: \S+/, context);
     assert.equal(out.SessionStart, '', 'a fresh session start has nothing to add');
 
     // An unrelated prompt gets nothing: no invented history.
@@ -166,6 +166,9 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
       env,
     );
     await runHook({ ...base, hook_event_name: 'Stop', stop_hook_active: false }, env);
+    const open = await post('/v1/memory/replay/runs/get', { run_id: `claude-code:${sid}:1` });
+    assert.equal(open.run.status, 'open', 'a turn ends at Stop, the task goes on until the next one starts or the session ends');
+    await runHook({ ...base, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }, env);
     const { run } = await post('/v1/memory/replay/runs/get', { run_id: `claude-code:${sid}:1` });
     assert.deepEqual(
       run.steps.map((s: any) => s.step_index),
@@ -183,7 +186,7 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
     assert.equal(lint.status, 'failed');
     assert.equal(lint.output_signature.exit_code, 2);
     assert.equal(lint.output_signature.error_signature, 'error: 3 problems found');
-    assert.equal(run.status, 'failure', 'the turn ended on a failed command');
+    assert.equal(run.status, 'failure', 'the task ended on a failed command');
   });
 
   it('secrets in prompts, tool inputs and outputs are redacted before anything is stored', async () => {
@@ -220,6 +223,7 @@ describe('coding-agent hooks (lore hook) against a real Lore', () => {
       env,
     );
     await runHook({ ...base, hook_event_name: 'Stop' }, env);
+    await runHook({ ...base, hook_event_name: 'SessionEnd', reason: 'other' }, env);
 
     const { run } = await post('/v1/memory/replay/runs/get', { run_id: `claude-code:${sid}:1` });
     const found = await post('/v1/memory/find', { client_id: `claude-code:${sid}:1` });

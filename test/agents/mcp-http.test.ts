@@ -87,14 +87,23 @@ describe('MCP over streamable HTTP (/mcp)', () => {
       );
       const theirs = await ok(b, 'recall_memory', { query_text: 'deploy staging flag' });
       assert.deepEqual(theirs.results, []);
-      // A tenant_id argument is not the model's to give: it is ignored, the write lands in the key's tenant.
-      const sneaky = await ok(b, 'write_memory', { input_text: 'planted note about staging deploy', tenant_id: tenantA, scope: 'elsewhere' });
-      const stillMine = await ok(a, 'recall_memory', { query_text: 'planted note staging' });
-      assert.equal(
-        stillMine.results.some((r: { id: string }) => r.id === sneaky.nodes[0].id),
-        false,
+      // A tenant_id or scope argument is not the model's to give: the call is refused naming them, and nothing is written anywhere.
+      const sneaky = await callTool(b, 'write_memory', { input_text: 'planted note about staging deploy', tenant_id: tenantA, scope: 'elsewhere' });
+      assert.equal(sneaky.isError, true);
+      assert.match(sneaky.content[0]!.text!, /unknown argument 'tenant_id' \(set by the connection/);
+      assert.match(sneaky.content[0]!.text!, /unknown argument 'scope' \(set by the connection/);
+      const planted = (results: { snippet?: string; text?: string }[]) => results.filter((r) => /planted/.test(r.snippet ?? r.text ?? ''));
+      assert.deepEqual(planted((await ok(a, 'recall_memory', { query_text: 'planted note staging' })).results), []);
+      assert.deepEqual(planted((await ok(b, 'recall_memory', { query_text: 'planted note staging' })).results), []);
+      const elsewhere = await api.post(
+        '/v1/memory/recall_text',
+        { tenant_id: tenantA, scope: 'elsewhere', query_text: 'planted note staging' },
+        { authorization: `Bearer ${keys.a}` },
       );
-      const resolved = await api.post('/v1/memory/resolve', { tenant_id: tenantB, scope, id: sneaky.nodes[0].id }, { authorization: `Bearer ${keys.b}` });
+      assert.deepEqual(planted(elsewhere.body.results), []);
+      // Without them the same call lands in the key's own tenant and the connection's scope.
+      const mine2 = await ok(b, 'write_memory', { input_text: 'planted note about staging deploy' });
+      const resolved = await api.post('/v1/memory/resolve', { tenant_id: tenantB, scope, id: mine2.nodes[0].id }, { authorization: `Bearer ${keys.b}` });
       assert.equal(resolved.status, 200, 'it is in the key’s own tenant and the connection’s scope');
     } finally {
       await a.close();

@@ -224,6 +224,9 @@ describe('runs/list and the workflow', () => {
       ['s-0', 'q-2', 'q-1'],
     );
     assertError(await api.post('/v1/automations/runs/list', { scope, status: 'sleeping' }), 400, 'invalid_request');
+    // An automation that does not exist has no empty list of runs: it is not_found (issue 39).
+    const unknown = assertError(await api.post('/v1/automations/runs/list', { scope, automation_id: 'no-such-automation' }), 404, 'not_found');
+    assert.equal(unknown.error.details.automation_id, 'no-such-automation');
 
     // The same run_id again with the same automation and options is the same run; otherwise a conflict.
     const repeat = await api.post('/v1/automations/run', { scope, automation_id: 'quick', run_id: 'q-0' });

@@ -265,8 +265,39 @@ describe('existing SDK wire calls against a real Lore', () => {
       patch: { steps_override: [{ step_index: 0, tool_name: 'edit', tool_input: { file_path: 'src/services/publish-v3.ts' } }] },
     });
     assert.equal(overridden.playbook.steps.length, 1);
+    // The patch the existing implementation's guided-repair helpers emit: tool_input_template and
+    // retry_policy on a step (read as tool_input, and attempts with a backoff), remove_step_indices.
+    const helper = await post('/v1/memory/replay/playbooks/repair', {
+      playbook_id: ids.playbook,
+      version: 2,
+      patch: { step_patches: [{ step_index: 1, set: { tool_input_template: { argv: ['echo', 'retried'] }, retry_policy: { max_retries: 1, backoff_ms: 250 } } }] },
+    });
+    assert.equal(helper.repair_of, 2);
+    assert.deepEqual(helper.playbook.steps[1].tool_input, { argv: ['echo', 'retried'] });
+    assert.equal(helper.playbook.steps[1].max_attempts, 2);
+    assert.equal(helper.playbook.steps[1].backoff_ms, 250);
+    assert.deepEqual(helper.playbook.steps[0].tool_input, { file_path: 'src/services/publish-v2.ts' }, 'the other step is as it was');
+    const removed = await post('/v1/memory/replay/playbooks/repair', { playbook_id: ids.playbook, version: 2, patch: { remove_step_indices: [0] } });
+    assert.deepEqual(
+      removed.playbook.steps.map((x: { tool_name: string }) => x.tool_name),
+      ['bash'],
+    );
     const unknown = await refused('/v1/memory/replay/playbooks/repair', { playbook_id: ids.playbook, patch: { steps_overide: [] } }, 422, 'validation_failed');
     assert.equal((unknown.error.details.issues as { key: string }[])[0]!.key, 'steps_overide');
+    const unknownSet = await refused(
+      '/v1/memory/replay/playbooks/repair',
+      { playbook_id: ids.playbook, version: 2, patch: { step_patches: [{ step_index: 1, set: { safety_level: 'needs_confirm' } }] } },
+      422,
+      'validation_failed',
+    );
+    assert.equal((unknownSet.error.details.issues as { key: string }[])[0]!.key, 'safety_level');
+    const unknownRetry = await refused(
+      '/v1/memory/replay/playbooks/repair',
+      { playbook_id: ids.playbook, version: 2, patch: { step_patches: [{ step_index: 1, set: { retry_policy: { max_retries: 1, jitter: true } } }] } },
+      422,
+      'validation_failed',
+    );
+    assert.equal((unknownRetry.error.details.issues as { key: string }[])[0]!.key, 'jitter');
 
     const reviewed = await post('/v1/memory/replay/playbooks/repair/review', {
       playbook_id: ids.playbook,
@@ -372,8 +403,20 @@ describe('existing SDK wire calls against a real Lore', () => {
     row('memory.delegationRecords.write', 'memory.delegationRecords.find', 'memory.delegationRecords.aggregate');
   });
 
-  it('the agent inspect and pack routes are not applicable', async () => {
-    for (const p of ['inspect', 'review-pack', 'resume-pack', 'handoff-pack']) await notApplicable(`/v1/memory/agent/${p}`, task);
+  it('the agent inspect and pack routes (an extension) answer what the SDK reads', async () => {
+    const inspect = await post('/v1/memory/agent/inspect', { ...task, anchor: 'no-anchor-here', file_path: 'src/jobs/worker.ts', include_meta: true });
+    assert.equal(inspect.agent_memory_summary.summary_version, 'agent_memory_inspect_summary_v1');
+    assert.equal(inspect.agent_memory_summary.recommended_file_path, 'src/jobs/worker.ts');
+    assert.ok(warned(inspect).includes('include_meta'));
+    for (const [p, field] of [
+      ['review-pack', 'agent_memory_review_pack'],
+      ['resume-pack', 'agent_memory_resume_pack'],
+      ['handoff-pack', 'agent_memory_handoff_pack'],
+    ] as const) {
+      const body = await post(`/v1/memory/agent/${p}`, task);
+      assert.equal(body[field].pack_version, `${field}_v1`);
+      assert.equal(body.agent_memory_inspect.summary_version, 'agent_memory_inspect_v1');
+    }
     row('memory.agent.inspect', 'memory.agent.reviewPack', 'memory.agent.resumePack', 'memory.agent.handoffPack');
   });
 

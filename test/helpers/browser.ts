@@ -17,12 +17,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(opts: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
+/** `args`: more Chromium switches (test/inspector/browser-attacks.test.ts maps a name to 127.0.0.1 with --host-resolver-rules). */
+export async function launchBrowser(opts: { viewport?: { width: number; height: number }; args?: string[] } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'lore-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage', ...(opts.args ?? [])],
     viewport: opts.viewport ?? { width: 1280, height: 900 },
     timezoneId: 'UTC',
     locale: 'en-US',

@@ -4,6 +4,7 @@ import type { Log } from '../../src/log';
 import { ensureMongoLauncherJar, startMongoServer } from '../../src/local/mongo-server';
 import { freePort } from '../../src/local/ports';
 import { ensureTemporalBinary, startTemporalServer } from '../../src/local/temporal-server';
+import { ensureOverlayHelper } from '../../src/sandbox/isolation/index';
 
 export interface TestServices {
   mongoUri: string;
@@ -15,7 +16,12 @@ export interface TestServices {
 
 /** One MongoDB-compatible server and one Temporal dev server on free loopback ports, data in dir. */
 export async function startTestServices(config: Config, log: Log, dir: string): Promise<TestServices> {
-  const [jarPath, binary] = await Promise.all([ensureMongoLauncherJar({ binDir: config.binDir, log: (m: string) => log.info(m) }), ensureTemporalBinary(config.binDir, log)]);
+  // The workspace overlay's helper is built here once, not by each test file's worker at once.
+  const [jarPath, binary] = await Promise.all([
+    ensureMongoLauncherJar({ binDir: config.binDir, log: (m: string) => log.info(m) }),
+    ensureTemporalBinary(config.binDir, log),
+    ensureOverlayHelper(config.binDir, (m: string) => log.info(m)),
+  ]);
   const mongo = await startMongoServer({
     jarPath,
     host: '127.0.0.1',

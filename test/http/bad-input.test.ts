@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '../../src/contract';
 import { ERROR_STATUS, ErrorEnvelope } from '../../src/contract/errors';
 import { errorCodesOf } from '../../src/contract/openapi';
 import { startTestApi, type TestApi } from '../helpers/app';
 import { badInputCases, type Case } from '../helpers/bad-input';
+import { pathsOf } from '../../src/contract/route';
 
 /**
  * Bad input never reaches a 500 (issue 27). Every path of every route in the contract's route table
@@ -105,6 +108,85 @@ describe('bad input on every route of the contract: 2xx or a 4xx in the envelope
 });
 
 /**
+ * The same cases over real sockets (issue 39): what inject() cannot show is a connection reset
+ * instead of an answer. A sample of every family (the first cases of each, all of the huge ones),
+ * and a body over LORE_BODY_LIMIT (2 MB in the tests) to every POST path of the contract, sent
+ * by node:http while Lore answers: every one gets an answer in the envelope, no 5xx, no reset.
+ */
+describe('over real sockets: zero 5xx and zero resets', () => {
+  let port = 0;
+  let agent: http.Agent;
+  before(async () => {
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (api.app.server.address() as AddressInfo).port;
+    agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  });
+  after(() => agent?.destroy());
+
+  type Answer = { statusCode: number; body: string; headers: Record<string, unknown> } | { reset: string };
+  const overSocket = (c: Case, body?: Buffer): Promise<Answer> =>
+    new Promise((resolve) => {
+      const payload = body ?? (c.payload !== undefined ? Buffer.from(c.payload) : undefined);
+      const headers: Record<string, string | number> = { ...(c.contentType ? { 'content-type': c.contentType } : {}) };
+      if (payload) headers['content-length'] = payload.length;
+      const req = http.request({ host: '127.0.0.1', port, method: c.method, path: c.url, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ statusCode: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ reset: e.code ?? e.message }));
+      });
+      req.setTimeout(HANG_MS, () => req.destroy(new Error(`no answer within ${HANG_MS} ms`)));
+      req.on('error', (e: NodeJS.ErrnoException) => resolve({ reset: e.code ?? e.message }));
+      req.end(payload);
+    });
+
+  async function sendAll(cases: { c: Case; body?: Buffer }[]): Promise<string[]> {
+    const problems: string[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < cases.length) {
+        const { c, body } = cases[next++]!;
+        const a = await overSocket(c, body);
+        if ('reset' in a) problems.push(`${c.route} ${c.method} ${c.url.slice(0, 100)} [${c.family}] → ${a.reset} instead of an answer`);
+        else {
+          const problem = check(c, a);
+          if (problem) problems.push(problem);
+        }
+      }
+    };
+    await Promise.all([lane(), lane(), lane(), lane()]);
+    return problems;
+  }
+
+  it('a sample of every mutation family', async () => {
+    const all = badInputCases(routes);
+    const perFamily = new Map<string, number>();
+    const sample = all.filter((c) => {
+      const n = perFamily.get(c.family) ?? 0;
+      perFamily.set(c.family, n + 1);
+      return n < 60 || c.family.startsWith('huge');
+    });
+    const problems = await sendAll(sample.map((c) => ({ c })));
+    assert.deepEqual(problems, [], `${problems.length} problem(s) in ${sample.length} cases:\n${problems.slice(0, 30).join('\n')}`);
+  });
+
+  it('a body over the limit to every POST path: a 413 the client reads', async () => {
+    const over = Buffer.from(JSON.stringify({ input_text: 'x'.repeat(api.config.bodyLimit + 512 * 1024) }));
+    const cases: { c: Case; body: Buffer }[] = [];
+    for (const [name, def] of Object.entries(routes)) {
+      for (const { method, path } of pathsOf(def)) {
+        if (method !== 'POST') continue;
+        cases.push({ c: { route: name, family: 'body over the limit', method, url: path.replace(/:([A-Za-z_]+)/g, 'x'), contentType: 'application/json' }, body: over });
+      }
+    }
+    const problems = await sendAll(cases);
+    assert.deepEqual(problems, [], `${problems.length} problem(s) in ${cases.length} cases:\n${problems.slice(0, 30).join('\n')}`);
+    const one = await overSocket(cases[0]!.c, over);
+    assert.ok('statusCode' in one && one.statusCode === 413 && JSON.parse(one.body).error.code === 'payload_too_large', JSON.stringify(one).slice(0, 300));
+  });
+});
+
+/**
  * What a fuzzer found before (issue 27): 500s on prototype words and deep metadata, and requests
  * accepted where the contract rejects them. Each with the answer it must get now.
  */
@@ -123,6 +205,8 @@ describe('the cases the fuzzer found', () => {
       const res = await api.post(path, { query_text: 'constructor' });
       assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body).slice(0, 300)}`);
     }
+    const created = await api.post('/v1/memory/sessions/create', { session_id: 'constructor' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
     const appended = await api.post('/v1/memory/events', { session_id: 'constructor', input_text: 'an event of a session named constructor' });
     assert.equal(appended.status, 200, JSON.stringify(appended.body));
     const listed = await api.post('/v1/memory/sessions/events/list', { session_id: 'constructor' });
@@ -174,8 +258,10 @@ describe('the cases the fuzzer found', () => {
     }
   });
 
-  it('the events of an unknown session are not_found, on every path', async () => {
+  it('the events of an unknown session are not_found, on every path; appending to one too (issue 39)', async () => {
     await expectCode(await raw('/v1/memory/sessions/events/list', '{"session_id": "no-such-session"}'), 404, 'not_found');
+    await expectCode(await raw('/v1/memory/events', '{"session_id": "no-such-session", "input_text": "x"}'), 404, 'not_found');
+    await expectCode(await raw('/v1/memory/sessions/events/append', '{"session_id": "no-such-session", "input_text": "x"}'), 404, 'not_found');
     const viaGet = await api.app.inject({ method: 'GET', url: '/v1/memory/sessions/no-such-session/events' });
     await expectCode(viaGet, 404, 'not_found');
   });

@@ -48,9 +48,9 @@ describe('LORE_EMBEDDINGS=local without the optional packages', () => {
         ],
       });
     }
-    const body = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'repair the intermittent retry failure in the worker', candidates: ['read', 'edit'] });
+    const body = await ok(api, '/v1/memory/kickoff/recommendation', { ...id, query_text: 'the flaky retry in the worker fails again', candidates: ['read', 'edit'] });
     assert.equal(body.first_action?.file_path, 'src/jobs/worker.ts');
-    const plan = await ok(api, '/v1/memory/planning/context', { ...id, query_text: 'repair the intermittent retry failure in the worker' });
+    const plan = await ok(api, '/v1/memory/planning/context', { ...id, query_text: 'the flaky retry in the worker fails again' });
     assert.equal(plan.workflow_signals[0].dense, null, 'no dense part without an encoder');
   });
 });

@@ -38,7 +38,7 @@ describe('10,000 unrelated writes do not hide what was learned', () => {
         context: { task_kind: 'fix_flaky_test' },
       });
     }
-    const query = { ...id, query_text: 'repair the intermittent retry failure in the worker', candidates: ['read', 'edit', 'test'] };
+    const query = { ...id, query_text: 'fix the flaky retry in the job worker', candidates: ['read', 'edit', 'test'] };
     const before = await ok(api, '/v1/memory/kickoff/recommendation', query);
     assert.equal(before.first_action?.file_path, 'src/jobs/worker.ts');
 

@@ -52,7 +52,7 @@ describe('positive feedback materialises policy memory', () => {
       outcome: 'positive',
       selected_tool: 'edit',
       run_id: 'run-b',
-      ...task('repair the intermittent retry failure in the worker'),
+      ...task('the flaky retry in the worker fails again'),
     });
     assert.equal(
       second.pattern.pattern_id,

@@ -67,8 +67,15 @@ describe('workflow provenance survives promotion', () => {
       replay_learning_episode: 0,
     });
     const handoffWf = byOrigin('handoff_continuity_carrier')[0];
-    assert.equal(handoffWf.promotion_state, 'candidate');
+    // Two consistent carrier states are stable evidence (docs/learning.md, "Workflows").
+    assert.equal(handoffWf.promotion_state, 'stable');
+    assert.equal(handoffWf.stable_reason, 'observations');
+    assert.equal(handoffWf.required_observations, 2);
+    assert.equal(handoffWf.observed_count, 2);
     assert.equal(handoffWf.steps[0].file_path, 'src/jobs/worker.ts');
+    // An execution write learned from inferred evidence still needs three.
+    assert.equal(byOrigin('execution_write_projection')[0].promotion_state, 'candidate');
+    assert.equal(byOrigin('execution_write_projection')[0].required_observations, 3);
 
     // Promotion by observations from other carriers keeps the founding origin.
     await writeExecution(api, id, { goal: 'dark theme toggle in settings', steps: [{ tool: 'edit', file_path: 'web/settings/Theme.tsx' }, { tool: 'test' }] });
@@ -127,7 +134,7 @@ describe('workflow provenance survives promotion', () => {
       assert.equal(p.planning_summary.continuity_carrier_summary.scope_carrier_counts.sessions, 3);
       assert.equal(p.planning_summary.continuity_carrier_summary.scope_carrier_counts.session_events, 3);
     }
-    // Candidate workflows carry their origin in the planner packet too (before promotion).
+    // Workflows carry their origin in the planner packet too (two consistent handoffs: stable at once).
     const id2 = { tenant_id: 'acme', scope: uniqueName('prov') };
     for (const anchor of ['x1', 'x2']) {
       await ok(api, '/v1/memory/handoff/store', {
@@ -139,6 +146,7 @@ describe('workflow provenance survives promotion', () => {
       });
     }
     const p4 = await plan(id2, 'rotate webhook signing keys');
-    assert.equal(p4.planner_packet.sections.candidate_workflows[0]?.distillation_origin, 'handoff_continuity_carrier');
+    assert.equal(p4.planner_packet.sections.recommended_workflows[0]?.distillation_origin, 'handoff_continuity_carrier');
+    assert.equal(p4.planner_packet.sections.recommended_workflows[0]?.required_observations, 2);
   });
 });

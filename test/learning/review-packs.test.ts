@@ -94,6 +94,57 @@ describe('review packs from what exists', () => {
     assert.equal(pack.latest_terminal_run.node_id, null);
   });
 
+  it('a handoff written as free text that names the anchor is the latest handoff, read from its words, with its evidence ids', async () => {
+    const id = { tenant_id: 'acme', scope: uniqueName('cont') };
+    const anchor = 'auth-session-refactor';
+    const handoffText = `Handoff for anchor ${anchor}: paused mid-refactor of src/auth/session_store.ts; next action: move the token refresh into SessionStore.refresh(); rollback: git checkout src/auth/session_store.ts`;
+    const written = await ok(api, '/v1/memory/write', { ...id, input_text: handoffText });
+    api.clock.advance(60_000);
+    await replayRun(id, 'auth-run-1', 'refactor the session store', [{ tool: 'edit', file: 'src/auth/session_store.ts' }], 'partial', { anchor });
+    const pack = (await ok(api, '/v1/memory/continuity/review-pack', { ...id, anchor })).continuity_review_pack;
+    const latest = pack.latest_handoff;
+    assert.ok(latest, 'the free-text handoff is found');
+    assert.equal(latest.handoff_id, written.nodes[0].id);
+    assert.equal(latest.source_kind, 'memory');
+    assert.equal(latest.next_action, 'move the token refresh into SessionStore.refresh()');
+    assert.deepEqual(latest.evidence_ids, [written.nodes[0].id, 'replay_run:auth-run-1']);
+    const rc = pack.review_contract;
+    assert.equal(rc.basis, 'handoff_text');
+    assert.deepEqual(rc.rollback_expectations, ['git checkout src/auth/session_store.ts']);
+    assert.ok(rc.target_files.includes('src/auth/session_store.ts'));
+    assert.equal(rc.next_action, 'move the token refresh into SessionStore.refresh()');
+    assert.deepEqual(rc.blockers, ['no acceptance checks: success cannot be verified']);
+    assert.equal(pack.latest_terminal_run.run_id, 'auth-run-1', 'a handoff is state handed on, not the latest attempt');
+
+    // A later handoff event in a session that names the anchor takes its place; the store's record, later still, takes over.
+    api.clock.advance(60_000);
+    await ok(api, '/v1/memory/sessions/create', { ...id, session_id: anchor, title: 'auth session refactor' });
+    const ev = await ok(api, '/v1/memory/sessions/events/append', {
+      ...id,
+      session_id: anchor,
+      event_type: 'handoff',
+      input_text: `Handing off ${anchor}: next step: run the auth tests against src/auth/session_store.ts`,
+    });
+    const byEvent = (await ok(api, '/v1/memory/continuity/review-pack', { ...id, anchor })).continuity_review_pack;
+    assert.equal(byEvent.latest_handoff.handoff_id, ev.event.node_id);
+    assert.equal(byEvent.latest_handoff.source_kind, 'session_event');
+    assert.equal(byEvent.latest_handoff.next_action, 'run the auth tests against src/auth/session_store.ts');
+    api.clock.advance(60_000);
+    const stored = await ok(api, '/v1/memory/handoff/store', {
+      ...id,
+      anchor,
+      summary: 'continue the session store refactor',
+      target_files: ['src/auth/session_store.ts'],
+      next_action: 'finish refresh()',
+      acceptance_checks: ['npm test -- auth'],
+    });
+    const byStore = (await ok(api, '/v1/memory/continuity/review-pack', { ...id, anchor })).continuity_review_pack;
+    assert.equal(byStore.latest_handoff.handoff_id, stored.handoff.handoff_id);
+    assert.equal(byStore.latest_handoff.source_kind, 'handoff');
+    assert.equal(byStore.review_contract.basis, 'handoff');
+    assert.equal(byStore.review_contract.resume_ready, true);
+  });
+
   it('a handoff’s latest terminal run is a run of its task, not the newest lexical hit', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('cont') };
     await replayRun(id, 'retry-run-1', 'bound the worker retries', [{ tool: 'edit', file: 'src/jobs/worker.ts' }], 'failure', { anchor: 'retry-fix' });

@@ -5,7 +5,7 @@ import { ok, writeExecution } from './helpers';
 
 /**
  * Proof 1: the second task start is better. Cold start gives no grounded action; after a few
- * successful executions of a task family, a paraphrased task gets the learned file and tool,
+ * successful executions of a task family, a reworded task gets the learned file and tool,
  * history_applied true, with the evidence it rests on.
  */
 describe('second task start is better', () => {
@@ -28,7 +28,7 @@ describe('second task start is better', () => {
     assert.deepEqual(retrieval.evidence, []);
   });
 
-  it('after three successful runs a paraphrase gets the learned file and tool, with evidence', async () => {
+  it('after three successful runs a rewording gets the learned file and tool, with evidence', async () => {
     const id = { tenant_id: 'acme', scope: uniqueName('warm') };
     const runs = ['fix flaky retry in worker.ts', 'fix the flaky retry test for the worker', 'resolve flaky retries in the job worker'];
     const written: string[] = [];
@@ -51,7 +51,7 @@ describe('second task start is better', () => {
 
     const body = await ok(api, '/v1/memory/kickoff/recommendation', {
       ...id,
-      query_text: 'repair the intermittent retry failure in the worker',
+      query_text: 'the flaky retry in the worker fails again',
       candidates: ['read', 'edit', 'test', 'bash'],
     });
     const fa = body.first_action;

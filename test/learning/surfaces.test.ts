@@ -29,7 +29,7 @@ describe('planning surfaces', () => {
   it('planning/context answers the loadgen body (extra fields ignored) with every section', async () => {
     const body = await ok(api, '/v1/memory/planning/context', {
       ...id,
-      query_text: 'How did we repair the intermittent retry problem in the worker?',
+      query_text: 'How did we fix the flaky retry problem in the worker?',
       context: { goal: 'fix flaky retry in worker', task_kind: 'fix_flaky_test' },
       tool_candidates: ['read', 'edit', 'test', 'bash'],
       return_layered_context: true,

@@ -117,15 +117,27 @@ describe('lifecycle reads and access statistics', () => {
     assert.deepEqual(pinned.nodes, [{ id: contested.id, client_id: 'contested', tier: contested.tier, pinned: true }]);
     assert.deepEqual(pinned.not_found, ['nope']);
 
-    const activated = await ok('/v1/memory/nodes/activate', { ...id, ids: [contested.id], outcome: 'positive', activate: true });
+    const activated = await ok('/v1/memory/nodes/activate', { ...id, ids: [contested.id], activate: true });
     assert.equal(activated.nodes.length, 1);
-    assert.equal(activated.nodes[0].feedback.positive, 2);
+    assert.equal(activated.nodes[0].feedback.positive, 1);
     assert.equal(activated.nodes[0].feedback.negative, 1);
     assert.equal(activated.nodes[0].activation.count, 1);
+    assert.deepEqual(activated.decisions, [], 'an activation without an outcome decides nothing');
 
     assert.deepEqual(ofScope(), [], 'none of these reads looked up access statistics');
     const after = await resolved('contested');
     assert.equal(after.access.count, 4, 'and access statistics are untouched by them');
+
+    // With an outcome, feedback is decided before the answer, and a decision counts access as the operator's do.
+    lookups.length = 0;
+    const judged = await ok('/v1/memory/nodes/activate', { ...id, ids: [contested.id], outcome: 'positive', activate: false });
+    assert.equal(judged.nodes[0].feedback.positive, 2);
+    assert.deepEqual(
+      judged.decisions.map((d: any) => d.id),
+      [contested.id],
+    );
+    assert.ok(ofScope().length > 0, 'the decision read access statistics');
+    assert.equal((await resolved('contested')).access.count, 4, 'and left them as they were');
 
     // The candidate search above is a recall, and a recall counts a use of each hit: that count is
     // flushed in the background, so wait until old-0 shows it before rehydrating (else the basis

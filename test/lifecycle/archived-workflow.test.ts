@@ -18,7 +18,7 @@ const STEPS = [
   { tool: 'edit', file_path: 'src/jobs/worker.ts' },
   { tool: 'test', command: 'npm test -- worker' },
 ];
-const TASK = 'repair the intermittent retry failure in the worker';
+const TASK = 'the flaky retry in the worker fails again';
 
 async function ok(api: TestApi, path: string, body: unknown) {
   const res = await api.post(path, body);

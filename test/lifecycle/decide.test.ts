@@ -125,8 +125,91 @@ describe('decisions', () => {
     const contested = decide(node({ feedback: fb(2, 2) }), at(1));
     assert.equal(contested.action, 'review');
     assert.equal(contested.lifecycle_state, 'contested');
-    const retired = decide(node({ feedback: fb(0, 3) }), at(1));
+    // Retired, fresh feedback: demoted to cold at once, whatever the score and the dwell say.
+    const retired = decide(node({ feedback: fb(0, 2) }), at(1));
     assert.equal(retired.lifecycle_state, 'retired');
+    assert.equal(retired.action, 'demote');
+    assert.equal(retired.target_tier, 'cold');
+    assert.equal(retired.feedback_from_tier, 'hot');
+    assert.match(retired.rationale.join(' '), /feedback says this memory is wrong/);
+    // Repeatedly wrong: archived at once, the payload relocated.
+    const wrong = decide(node({ feedback: fb(0, 3) }), at(1));
+    assert.equal(wrong.action, 'archive');
+    assert.equal(wrong.target_tier, 'archive');
+    assert.equal(wrong.relocation, 'cold_archive');
+    assert.equal(wrong.lifecycle_state, 'archived');
+    assert.equal(wrong.feedback_from_tier, 'hot');
+    // Pinned or important: a person decides.
+    for (const n of [node({ feedback: fb(0, 4), pinned: true }), node({ feedback: fb(0, 4), importance: 0.9 })]) {
+      const d = decide(n, at(1));
+      assert.equal(d.action, 'review');
+      assert.equal(d.target_tier, 'hot');
+      assert.equal(d.lifecycle_state, 'retired');
+    }
+    // A rehydration after the feedback is respected: no feedback move until new feedback arrives.
+    const rehydrated = node({
+      feedback: fb(0, 4),
+      slots: {
+        semantic_forgetting_v1: {
+          action: 'retain',
+          lifecycle_state: 'retired',
+          current_tier: 'archive',
+          target_tier: 'hot',
+          tier_changed_at: at(2).toISOString(),
+          decided_at: at(2).toISOString(),
+          run_id: 'rehydrate:x',
+          rationale: [],
+          retention_score: 0.5,
+          policy: 2,
+          basis: '',
+        },
+      },
+    });
+    const held = decide(rehydrated, at(3));
+    assert.notEqual(held.action, 'archive');
+    assert.equal(held.target_tier, 'hot');
+  });
+
+  it('an outcome that lifts the verdict restores what feedback moved, payload included', () => {
+    const fb = (positive: number, negative: number) => ({
+      positive,
+      negative,
+      quality: (positive - negative) / (positive + negative),
+      last_outcome: null,
+      last_at: at(5).toISOString(),
+    });
+    const archivedSem = {
+      action: 'archive',
+      lifecycle_state: 'archived',
+      current_tier: 'hot',
+      target_tier: 'archive',
+      tier_changed_at: at(1).toISOString(),
+      decided_at: at(1).toISOString(),
+      run_id: 'feedback:x',
+      rationale: [],
+      retention_score: 0.3,
+      policy: 2,
+      basis: '',
+      feedback_from_tier: 'hot',
+    };
+    const relocation = { relocation_state: 'cold_archive', cold_key: 'k:1', revision: 1 };
+    // Still wrong: stays archived, remembering where it came from.
+    const still = decide(node({ tier: 'archive', text: '', feedback: fb(1, 4), slots: { semantic_forgetting_v1: archivedSem, archive_relocation_v1: relocation } }), at(6));
+    assert.equal(still.action, 'archive');
+    assert.equal(still.feedback_from_tier, 'hot');
+    // Positives lift it: restored to hot (the operator reads the payload back from the cold store).
+    const back = decide(node({ tier: 'archive', text: '', feedback: fb(8, 4), slots: { semantic_forgetting_v1: archivedSem, archive_relocation_v1: relocation } }), at(6));
+    assert.equal(back.restore, true);
+    assert.equal(back.target_tier, 'hot');
+    assert.equal(back.action, 'review', 'positive and negative feedback both: contested, sent to review');
+    assert.equal(back.feedback_from_tier, null);
+    const active = decide(
+      node({ tier: 'cold', feedback: fb(12, 2), slots: { semantic_forgetting_v1: { ...archivedSem, action: 'demote', target_tier: 'cold', feedback_from_tier: 'warm' } } }),
+      at(6),
+    );
+    assert.equal(active.restore, true);
+    assert.equal(active.action, 'retain');
+    assert.equal(active.target_tier, 'warm');
   });
 
   it('a node in the archive tier with its payload still local is relocated; a relocated one is left alone', () => {
@@ -177,6 +260,10 @@ describe('forgetting summary', () => {
     assert.match(recommendedAction({ ...base, evaluated_count: 0 }), /lifecycle\/run/);
     assert.match(recommendedAction({ ...base, semantic_action_counts: { retain: 8, demote: 0, archive: 0, review: 2 } }), /Review 2 nodes/);
     assert.match(recommendedAction({ ...base, differential_rehydration_candidate_count: 1 }), /differential/);
+    assert.match(recommendedAction({ ...base, differential_rehydration_candidate_count: 1 }), /widen recall/);
+    assert.match(recommendedAction({ ...base, tier_counts: { hot: 9, warm: 0, cold: 0, archive: 1 } }), /widen recall/);
+    assert.match(recommendedAction({ ...base, lifecycle_state_counts: { active: 8, contested: 0, retired: 2, archived: 0 } }), /2 nodes are retired by feedback/);
+    assert.equal(empty.stale_signal_count, 0);
     assert.match(recommendedAction({ ...base, archive_relocation_state_counts: { none: 7, candidate: 3, cold_archive: 0 } }), /3 nodes are cooling/);
     assert.match(recommendedAction(base), /healthy/);
     for (const s of [recommendedAction(base), empty.recommended_action]) assert.equal(s.split(/(?<=[.!?])\s/).length, 1, 'one sentence');

@@ -54,6 +54,8 @@ describe('lifecycle: hook noise cools first', () => {
     await writeNodes(api, id, 300, 'note'); // written first: ahead of the events in id order
     const texts = new Map<string, string>(); // node id -> text
     const eventIds: string[] = [];
+    const created = await api.post('/v1/memory/sessions/create', { ...id, session_id: 'sess-1' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
     for (let i = 0; i < 30; i += 1) {
       const text = `PostToolUse Bash \`npm test -- tests/cart${i}.test.ts\`: exit 0, ${i + 3} passed in zx${i}q seconds`;
       const res = await api.post('/v1/memory/sessions/events/append', {

@@ -165,14 +165,21 @@ describe('archive rehydrate, node activation and payload rehydration', () => {
     assert.equal(last.body.activated, false);
     const r = last.body.nodes[0];
     assert.equal(r.client_id, 'act');
-    assert.deepEqual(r.feedback, { positive: 2, negative: 1, quality: 1 / 3, last_outcome: 'neutral', last_at: clock.now().toISOString() });
+    assert.deepEqual(r.feedback, { positive: 2, negative: 1, quality: 1 / 3, last_outcome: 'neutral', last_at: clock.now().toISOString(), last_reason: 'reuse check' });
     assert.deepEqual(r.activation, { count: 3, last_activated_at: clock.now().toISOString() });
+    // Feedback that disagrees with itself is decided before the answer: contested, sent to review.
+    assert.equal(last.body.decisions[0].id, beforeNode.id);
+    assert.equal(last.body.decisions[0].action, 'review');
+    assert.equal(last.body.decisions[0].lifecycle_state, 'contested');
 
     const afterNode = await resolve(api, id, 'act');
-    const { feedback: fa, activation: aa, updated_at: ua, ...restAfter } = afterNode;
-    const { feedback: _fb, activation: _ab, updated_at: _ub, ...restBefore } = beforeNode;
-    assert.deepEqual(restAfter, restBefore, 'nothing but feedback, activation and updated_at changed');
-    assert.deepEqual(afterNode.slots, beforeNode.slots, 'every slot is unchanged');
+    const { feedback: fa, activation: aa, updated_at: ua, slots: sa, ...restAfter } = afterNode;
+    const { feedback: _fb, activation: _ab, updated_at: _ub, slots: sb, ...restBefore } = beforeNode;
+    assert.deepEqual(restAfter, restBefore, 'nothing but feedback, activation, the decision and updated_at changed');
+    const { semantic_forgetting_v1: semAfter, ...otherAfter } = sa;
+    const { semantic_forgetting_v1: _semBefore, ...otherBefore } = sb;
+    assert.deepEqual(otherAfter, otherBefore, 'every slot but the forgetting decision is unchanged');
+    assert.equal(semAfter.action, 'review');
     assert.deepEqual(fa, r.feedback);
     assert.deepEqual(aa, r.activation);
     assert.notEqual(ua, beforeNode.updated_at);

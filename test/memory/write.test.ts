@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
 import { assertError, assertIsolated } from '../helpers/isolation';
@@ -29,7 +30,7 @@ describe('POST /v1/memory/write', () => {
     assert.deepEqual(res.body.extracted.file_paths, ['src/payments/retry.ts', 'tests/payments/retry.test.ts']);
     assert.deepEqual(res.body.extracted.commands, ['npm test -- tests/payments/retry.test.ts']);
     assert.equal(res.body.extracted.outcome, 'success');
-    assert.deepEqual(res.body.learning, { workflows_updated: [], patterns_updated: [] });
+    assert.deepEqual(res.body.learning, { workflows_updated: [], patterns_updated: [], workflow_anchors: [] });
 
     const got = await api.post('/v1/memory/resolve', { ...id, id: n.id });
     assert.equal(got.status, 200);
@@ -231,6 +232,65 @@ describe('POST /v1/memory/write', () => {
       off();
       offBad();
     }
+  });
+
+  it('a batch node may name its own id (a UUID): kept, superseded by a second write, edges by it; a taken id is conflict', async () => {
+    const id = scope();
+    const a = randomUUID();
+    const b = randomUUID();
+    const res = await api.post('/v1/memory/write', {
+      ...id,
+      nodes: [
+        { id: a, type: 'event', text_summary: 'The payload log of the export repair.' },
+        { id: b, type: 'procedure', text_summary: 'Export repair guidance.', slots: { anchor_v1: { anchor_kind: 'workflow', summary: 'export repair' } } },
+      ],
+      edges: [{ src: { id: b }, dst: { id: a }, type: 'derived_from' }],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.nodes.map((n: any) => n.id),
+      [a, b],
+    );
+    assert.equal(res.body.nodes[1].kind, 'workflow_anchor', 'a declared workflow anchor');
+    assert.deepEqual(res.body.learning.workflow_anchors, [{ workflow_id: b, uri: res.body.nodes[1].uri, source: 'declared' }]);
+    assert.deepEqual([res.body.edges[0].src, res.body.edges[0].dst], [b, a]);
+    const again = await api.post('/v1/memory/write', { ...id, nodes: [{ id: a, type: 'event', text_summary: 'The payload log, revised.' }] });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.nodes[0].id, a);
+    assert.equal(again.body.nodes[0].outcome, 'superseded');
+    assert.equal(again.body.nodes[0].revision, 2);
+    const same = await api.post('/v1/memory/write', { ...id, nodes: [{ id: a, type: 'event', text_summary: 'The payload log, revised.' }] });
+    assert.equal(same.body.nodes[0].outcome, 'deduplicated');
+    // Node ids are unique store-wide: another scope cannot take it; nor can a client_id of another node.
+    const elsewhere = await api.post('/v1/memory/write', { tenant_id: 'acme', scope: uniqueName('w'), nodes: [{ id: a, type: 'event', text_summary: 'mine' }] });
+    assertError(elsewhere, 409, 'conflict');
+    await api.post('/v1/memory/write', { ...id, nodes: [{ client_id: 'named', type: 'event', text_summary: 'named node' }] });
+    assertError(await api.post('/v1/memory/write', { ...id, nodes: [{ id: randomUUID(), client_id: 'named', type: 'event', text_summary: 'x' }] }), 409, 'conflict');
+    assertError(await api.post('/v1/memory/write', { ...id, nodes: [{ id: 'not-a-uuid', type: 'event', text_summary: 'x' }] }), 400, 'invalid_request');
+    assertError(
+      await api.post('/v1/memory/write', {
+        ...id,
+        nodes: [
+          { id: b, type: 'event', text_summary: 'x' },
+          { id: b, type: 'event', text_summary: 'y' },
+        ],
+      }),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('feedback counters declared in slots are the counters a new node starts with', async () => {
+    const id = scope();
+    const res = await api.post('/v1/memory/write', {
+      ...id,
+      nodes: [{ type: 'event', text_summary: 'A note the caller already knows to be doubtful.', slots: { feedback_positive: 1, feedback_negative: 1 } }],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const node = (await api.post('/v1/memory/resolve', { ...id, id: res.body.nodes[0].id })).body.node;
+    assert.equal(node.feedback.positive, 1);
+    assert.equal(node.feedback.negative, 1);
+    assert.equal(node.feedback.quality, 0);
   });
 
   it('rejects bad input with invalid_request, never 500', async () => {

@@ -28,6 +28,7 @@ describe('packs: export and import (a Temporal workflow)', () => {
         { src: 'b', dst: 'a', type: 'related_to' },
       ],
     });
+    await api.post('/v1/memory/sessions/create', { ...src, session_id: 'sess' });
     await api.post('/v1/memory/events', { ...src, session_id: 'sess', input_text: 'event one' });
     await api.post('/v1/memory/events', { ...src, session_id: 'sess', input_text: 'event two' });
     await api.post('/v1/handoff/store', { ...src, anchor: 'resume:ledger', summary: 'ledger half done', next_action: 'finish it' });

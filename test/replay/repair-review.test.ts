@@ -82,6 +82,31 @@ describe('repair and review', () => {
     assert.match(r.steps[1].reasons.join(' '), /expected exit code 0, got 1/);
   });
 
+  it('a repair in the existing implementation’s shape (tool_input_template, retry_policy) retries the step with its backoff', async () => {
+    const pb = await activeV1();
+    const rep = await pb.repair({
+      version: 1,
+      note: 'retry the config read once',
+      patch: { step_patches: [{ step_index: 1, set: { tool_input_template: { argv: ['cat', 'config.txt'] }, retry_policy: { max_retries: 1, backoff_ms: 300 } } }] },
+    });
+    assert.equal(rep.playbook.steps[1].max_attempts, 2);
+    assert.equal(rep.playbook.steps[1].backoff_ms, 300);
+    await ok(api, '/v1/memory/replay/playbooks/promote', { playbook_id: pb.PB, version: 2, target_status: 'active' });
+    const r = await pb.run({});
+    assert.equal(r.version, 2);
+    assert.equal(r.status, 'failure', 'the file is still missing: both attempts fail');
+    assert.equal(r.steps[1].attempts, 2);
+    const run = await getRun(api, r.run_id);
+    const step = run.steps.find((x: any) => x.step_index === 1);
+    assert.equal(step.attempts.length, 2);
+    // The run waited the backoff between the two attempts: one timer of 300 ms in its history.
+    const history = await api.engine.client.workflow.getHandle(r.workflow_id).fetchHistory();
+    const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).map((e) => e.timerStartedEventAttributes!.startToFireTimeout);
+    assert.equal(timers.length, 1, JSON.stringify(timers));
+    const t = timers[0]!;
+    assert.equal(Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6), 300);
+  });
+
   it('repair inserts the missing step → version 2, draft, repair_of 1; v1 untouched', async () => {
     const pb = await activeV1();
     const rep = await repairV2(pb);

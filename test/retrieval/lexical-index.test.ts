@@ -439,3 +439,25 @@ test('stats and limits', () => {
   assert.equal(idx.size, 0);
   assert.deepEqual(idx.search('retry'), []);
 });
+
+test('coverage: the share of the query information a document holds, unseen words weighing most', () => {
+  const idx = new LexicalIndex();
+  idx.upsert('a', 'retry the flaky payment worker');
+  idx.upsert('b', 'retry the cache warmer');
+  idx.upsert('c', 'document the billing export');
+  const terms = idx.queryTerms('flaky retry in the payment worker');
+  assert.deepEqual(terms.map((t) => t.term).sort(), ['flaki', 'payment', 'retri', 'worker']);
+  assert.ok(terms.every((t) => t.idf === idx.idf(t.term)));
+  assert.equal(idx.coverage('a', terms), 1, 'every query term');
+  const b = idx.coverage('b', terms);
+  assert.ok(b > 0 && b < 0.3, `one common term: ${b}`);
+  assert.equal(idx.coverage('c', terms), 0);
+  assert.equal(idx.coverage('missing', terms), 0);
+  // A word no document holds gets the highest idf, so it lowers every document's coverage.
+  const withNew = idx.queryTerms('flaky retry in the payment worker on kubernetes');
+  assert.ok(idx.idf('kubernet') > idx.idf('flaki'));
+  assert.ok(idx.coverage('a', withNew) < 0.8);
+  // Repetition and document length do not inflate it.
+  idx.upsert('d', 'retry retry retry retry');
+  assert.equal(idx.coverage('d', idx.queryTerms('retry')), 1);
+});

@@ -52,3 +52,18 @@ test('errors and edge cases', () => {
   v.upsert('zero', [0, 0]);
   assert.equal(v.search([1, 0], { limit: 5 }).length, 2);
 });
+
+test('background: the mean cosine to a sample of stored vectors; scores: cosines of given documents', () => {
+  const v = new VectorIndex();
+  assert.equal(v.background([1, 0]), 0, 'empty');
+  v.upsert('x', [1, 0]);
+  v.upsert('y', [0, 1]);
+  v.upsert('z', [1, 1]);
+  const bg = v.background([2, 0]);
+  assert.ok(Math.abs(bg - (1 + 0 + Math.SQRT1_2) / 3) < 1e-6, `${bg}`);
+  assert.ok(Math.abs(v.background([2, 0], 2) - 0.5) < 1e-6, 'evenly spaced sample of 2: x and y');
+  const s = v.scores([0, 3], ['y', 'z', 'missing']);
+  assert.deepEqual([...s.keys()], ['y', 'z']);
+  assert.ok(Math.abs(s.get('y')! - 1) < 1e-6 && Math.abs(s.get('z')! - Math.SQRT1_2) < 1e-6);
+  assert.equal(v.scores([1, 0, 0], ['x']).size, 0, 'another dimension: nothing');
+});

@@ -1,11 +1,12 @@
 /**
  * Restarts with real processes: a worker killed with SIGKILL mid-run (its sandbox dies with it; the
  * run ends `failed` with a clear reason once the heartbeat times out, never re-run, never stuck),
- * runs queued while no worker is up, and an API killed while a sync execute waits (the run still
- * finishes; a new API process reads it).
+ * runs queued while no worker is up, an API killed while a sync execute waits (the run still
+ * finishes; a new API process reads it), and a worker killed mid-run in a session that sees a
+ * workspace through an overlay (nothing stays mounted; the session goes on from its layer).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,17 +19,34 @@ let api: TestApi;
 let scratch = '';
 let lore: LoreProcesses;
 
+let projects = '';
+
 before(async () => {
-  api = await startTestApi({ worker: false });
+  projects = mkdtempSync(join(tmpdir(), 'lore-restart-projects-'));
+  api = await startTestApi({ worker: false, env: { LORE_SANDBOX_WORKSPACE_ROOTS: projects } });
   scratch = mkdtempSync(join(tmpdir(), 'lore-restart-'));
   // Workers started by this file run one after another; 500000–509999 is this file's uid block (docs/sandbox.md).
-  lore = new LoreProcesses({ api, dataDir: scratch, ids: { min: 500000, max: 509999 } });
+  lore = new LoreProcesses({ api, dataDir: scratch, ids: { min: 500000, max: 509999 }, env: { LORE_SANDBOX_WORKSPACE_ROOTS: projects } });
 });
 after(async () => {
   lore?.killAll();
   await api?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (projects) rmSync(projects, { recursive: true, force: true });
 });
+
+/** Processes (any) whose mount namespace still has a mount under dir. */
+function mountsUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (readFileSync(`/proc/${pid}/mountinfo`, 'utf8').includes(dir)) out.push(pid);
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
 
 describe('restarts', () => {
   it('worker killed -9 mid-run: the sandbox dies with it and the run ends failed (worker lost), not re-run', async () => {
@@ -123,5 +141,40 @@ describe('restarts', () => {
     } finally {
       await lore.kill9(apiProc2, { tree: false });
     }
+  });
+
+  it('worker killed -9 mid-run in a workspace session: nothing stays mounted, the project is untouched, and with a new worker the session goes on from its layer', async () => {
+    lore.killAll(); // the workers of the tests above: this test kills its own
+    const project = join(projects, 'app');
+    mkdirSync(project);
+    writeFileSync(join(project, 'a.txt'), 'project a\n');
+    const workerC = await lore.start('worker');
+    const sid = await createSession(api, {}, { workspace: { path: project } });
+    const session = (await api.post('/v1/memory/sandbox/sessions/get', { session_id: sid })).body.session;
+    assert.equal(session.workspace.view, 'overlay', session.workspace.detail);
+    const first = await run(api, sid, ['sh', '-c', 'echo mine > a.txt']);
+    assert.equal(first.status, 'succeeded', JSON.stringify(first));
+
+    const marker = '321.987';
+    const res = await exec(api, sid, ['sh', '-c', `echo more >> a.txt; exec sleep ${marker}`], { mode: 'async', run_id: 'ws-in-flight', timeout_ms: 300_000 });
+    assert.equal(res.status, 200);
+    await waitFor('the sleep to run', async () => (await processesRunning(['sleep', marker])).length > 0, 60_000);
+    assert.ok(mountsUnder(api.config.sandbox.dir).length > 0, 'the run’s namespace has the overlay while it runs');
+    await lore.kill9(workerC, { tree: false });
+    await waitFor('the sandbox to die with the worker', async () => (await processesWith(`sleep ${marker}`)).length === 0, 15_000);
+    await waitFor('every namespace holding the overlay to go', async () => mountsUnder(api.config.sandbox.dir).length === 0, 15_000);
+    assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'project a\n');
+
+    await lore.start('worker');
+    const lost = await waitForStatus(api, 'ws-in-flight', ['succeeded', 'failed', 'timed_out', 'cancelled'], 120_000);
+    assert.equal(lost.status, 'failed');
+    const next = await run(api, sid, ['cat', 'a.txt']);
+    assert.equal(next.stdout_tail, 'mine\nmore\n', 'the layer is as the killed run left it');
+    const diff = await api.post('/v1/memory/sandbox/sessions/diff', { session_id: sid });
+    assert.deepEqual(
+      diff.body.changes.map((c: { change: string; path: string; content: string }) => [c.change, c.path, c.content]),
+      [['modified', 'a.txt', 'mine\nmore\n']],
+    );
+    assert.equal(readFileSync(join(project, 'a.txt'), 'utf8'), 'project a\n');
   });
 });

@@ -6,7 +6,8 @@
  * the engine and bubblewrap; the sweep is called directly with the test's clock.
  */
 import assert from 'node:assert/strict';
-import { promises as fsp } from 'node:fs';
+import { mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, ConfigError } from '../../src/config';
@@ -19,10 +20,15 @@ import { createSession, exec, processesRunning, run, waitFor, waitForStatus } fr
 
 const TTL = '2d';
 let api: TestApi;
+let projects = '';
 before(async () => {
-  api = await startTestApi({ worker: true, env: { LORE_SANDBOX_WORKDIR_TTL: TTL } });
+  projects = mkdtempSync(path.join(tmpdir(), 'lore-retention-ws-'));
+  api = await startTestApi({ worker: true, env: { LORE_SANDBOX_WORKDIR_TTL: TTL, LORE_SANDBOX_WORKSPACE_ROOTS: projects } });
 });
-after(async () => api?.close());
+after(async () => {
+  await api?.close();
+  if (projects) rmSync(projects, { recursive: true, force: true });
+});
 
 const sweep = (config = api.config) => sweepWorkdirs({ config, db: api.db, clock: api.clock, log: silentLog });
 const sessionDirs = async () => (await fsp.readdir(api.config.sandbox.dir)).filter((n) => n.startsWith('s-')).sort();
@@ -115,6 +121,36 @@ describe('sandbox workdir retention', () => {
     const later = await sweep();
     assert.deepEqual(later.removed, mine, JSON.stringify(later));
     assert.notEqual((await getSession(sid)).workdir_removed_at, null);
+  });
+
+  it('a workspace session loses its layer with its workdir; its next run sees the project as it is; the stored diff says the layer went', async () => {
+    const project = path.join(projects, 'app');
+    await fsp.mkdir(project);
+    writeFileSync(path.join(project, 'a.txt'), 'project a\n');
+    const sid = await createSession(api, {}, { workspace: { path: project } });
+    const session = await getSession(sid);
+    const first = await run(api, sid, ['sh', '-c', 'echo mine > a.txt && echo n > new.txt']);
+    assert.equal(first.status, 'succeeded', JSON.stringify(first));
+    const layers = async () => (await fsp.readdir(api.config.sandbox.dir)).filter((n) => n.endsWith('.ovl'));
+    assert.equal(session.workspace.view, 'overlay', session.workspace.detail);
+    assert.equal((await layers()).length, 1, 'the overlay keeps its scratch directory beside the workdir');
+
+    api.clock.advance(3 * DAY_MS);
+    const result = await sweep();
+    assert.ok(result.removed.length >= 1, JSON.stringify(result));
+    assert.deepEqual(await layers(), [], 'the overlay scratch directories went with their workdirs');
+    assert.equal(await fsp.readFile(path.join(project, 'a.txt'), 'utf8'), 'project a\n', 'the project was never touched');
+    const kept = await api.post('/v1/memory/sandbox/sessions/diff', { session_id: sid });
+    assert.deepEqual(
+      kept.body.changes.map((c: { change: string; path: string }) => `${c.change} ${c.path}`),
+      ['modified a.txt', 'added new.txt'],
+    );
+    assert.match(kept.body.message, /layer was removed/);
+
+    const next = await run(api, sid, ['sh', '-c', 'cat a.txt; ls']);
+    assert.equal(next.stdout_tail, 'project a\na.txt\nartifacts\n', 'the next run starts from the project as it is');
+    const fresh = await api.post('/v1/memory/sandbox/sessions/diff', { session_id: sid });
+    assert.deepEqual([fresh.body.changes, fresh.body.read.run_id, fresh.body.message], [[], next.run_id, undefined]);
   });
 
   it('directories that are no session workdir of this store are left alone', async () => {

@@ -59,6 +59,11 @@ describe('sandbox runs/list', () => {
     assertError(await api.post('/v1/memory/sandbox/runs/list', { session_id: '' }), 400, 'invalid_request');
   });
 
+  it('the runs of a session that does not exist are not_found, not an empty page', async () => {
+    const body = assertError(await api.post('/v1/memory/sandbox/runs/list', { scope: uniqueName('sbl'), session_id: 'no-such-session' }), 404, 'not_found');
+    assert.equal(body.error.details.session_id, 'no-such-session');
+  });
+
   it('is isolated by tenant and scope', async () => {
     await assertIsolated({
       what: 'sandbox runs/list',

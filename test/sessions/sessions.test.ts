@@ -67,10 +67,20 @@ describe('sessions: create, events/append (alias /v1/memory/events), get, list, 
     assert.equal(re.body.session.event_count, 1);
   });
 
-  it('append creates a missing session; event_id makes an append idempotent', async () => {
+  it('append to a session nobody created is not_found on both paths and creates nothing; event_id makes an append idempotent', async () => {
     const id = scope();
+    for (const path of ['/v1/memory/events', '/v1/memory/sessions/events/append']) {
+      const body = assertError(await api.post(path, { ...id, session_id: 'auto', event_id: 'ev-1', input_text: 'first thing' }), 404, 'not_found');
+      assert.equal(body.error.details.session_id, 'auto');
+    }
+    assertError(await api.post('/v1/memory/sessions/get', { ...id, session_id: 'auto' }), 404, 'not_found');
+    assert.deepEqual((await api.post('/v1/memory/sessions/list', { ...id })).body.sessions, []);
+    assert.deepEqual((await api.post('/v1/memory/recall_text', { ...id, query_text: 'first thing' })).body.results, [], 'no event node either');
+
+    await api.post('/v1/memory/sessions/create', { ...id, session_id: 'auto' });
     const e1 = await api.post('/v1/memory/events', { ...id, session_id: 'auto', event_id: 'ev-1', input_text: 'first thing' });
-    assert.equal(e1.body.session_created, true);
+    assert.equal(e1.status, 200, JSON.stringify(e1.body));
+    assert.equal(e1.body.session_created, false);
     const e2 = await api.post('/v1/memory/events', { ...id, session_id: 'auto', event_id: 'ev-1', input_text: 'first thing' });
     assert.equal(e2.body.session_created, false);
     assert.equal(e2.body.deduplicated, undefined);
@@ -124,13 +134,17 @@ describe('sessions: create, events/append (alias /v1/memory/events), get, list, 
     await assertIsolated({
       what: 'sessions',
       seed: async (owner) => {
-        await api.post('/v1/memory/events', { ...owner, session_id: 'iso', input_text: 'private event' });
+        await api.post('/v1/memory/sessions/create', { ...owner, session_id: 'iso' });
+        const appended = await api.post('/v1/memory/events', { ...owner, session_id: 'iso', input_text: 'private event' });
+        assert.equal(appended.status, 200, JSON.stringify(appended.body));
       },
       sees: async (viewer) => {
         const get = await api.post('/v1/memory/sessions/get', { ...viewer, session_id: 'iso' });
         const events = await api.post('/v1/memory/sessions/events/list', { ...viewer, session_id: 'iso' });
         const list = await api.post('/v1/memory/sessions/list', { ...viewer });
-        return get.status === 200 || events.status === 200 || list.body.sessions.length > 0;
+        // Another scope cannot append to it either: its id names no session there.
+        const append = await api.post('/v1/memory/events', { ...viewer, session_id: 'iso', input_text: 'intruding event' });
+        return get.status === 200 || events.status === 200 || list.body.sessions.length > 0 || append.status === 200;
       },
     });
   });

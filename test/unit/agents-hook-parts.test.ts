@@ -96,19 +96,19 @@ describe('hook session state', () => {
     try {
       const store = new HookStateStore(dir);
       const seed = (): SessionState => ({
-        version: 1,
+        version: 2,
+        agent: 'claude-code',
         session_id: 's',
         tenant_id: 't',
         scope: 'x',
         project_root: '/',
-        prompts: 0,
-        last_goal: null,
+        tasks: 0,
         task: null,
         created_at: '',
         updated_at: '',
       });
-      await Promise.all(Array.from({ length: 25 }, () => store.update('t', 's', (s) => ({ ...(s ?? seed()), prompts: (s ?? seed()).prompts + 1 }))));
-      assert.equal(store.read('t', 's')!.prompts, 25);
+      await Promise.all(Array.from({ length: 25 }, () => store.update('t', 's', (s) => ({ ...(s ?? seed()), tasks: (s ?? seed()).tasks + 1 }))));
+      assert.equal(store.read('t', 's')!.tasks, 25);
       assert.equal(store.read('other-tenant', 's'), null, 'keyed by tenant and session');
       await store.update('t', 's', () => null);
       assert.deepEqual(readdirSync(store.dir), []);
@@ -141,7 +141,7 @@ describe('the context a prompt hook adds', () => {
     const { kickoffContext } = await import('../../src/agents/hook/context');
     const text = kickoffContext(kickoff(fa))!;
     assert.match(text, /Learned first step: read on src\/a\.ts\.\n/);
-    assert.match(text, /evidence ids: w1, e1/);
+    assert.match(text, /Evidence ids: w1, e1\.$/);
     assert.match(text, /scope 'shop'/);
     assert.match(kickoffContext(kickoff({ ...fa, next_action: 'read the retry loop in src/a.ts' }))!, /Next: read the retry loop/);
   });
@@ -150,5 +150,69 @@ describe('the context a prompt hook adds', () => {
     const { kickoffContext } = await import('../../src/agents/hook/context');
     assert.equal(kickoffContext(kickoff(null)), null);
     assert.equal(kickoffContext(kickoff({ ...fa, history_applied: false })), null);
+  });
+});
+
+describe('context within a budget', () => {
+  it('never passes the cap, keeps each head and its evidence ids, drops the least important lines first', async () => {
+    const { withinBudget, MIN_CONTEXT_CHARS } = await import('../../src/agents/hook/context');
+    const handoff = {
+      head: 'Lore (execution memory): the task this session was working on before its context was compacted.',
+      lines: ['Task: fix the flaky checkout test', `Next step: ${'x'.repeat(300)}`, 'Files: src/a.ts', 'Done when: npm test passes'],
+      evidence_ids: ['h1', 'claude-code:s:1'],
+    };
+    const kickoff = {
+      head: 'Lore (execution memory of scope shop): similar tasks were done here before.',
+      lines: ['Learned first step: read on src/a.ts.'],
+      evidence_ids: ['w1', 'e1'],
+    };
+    const roomy = withinBudget([handoff, kickoff], 4000)!;
+    assert.match(roomy, /Done when: npm test passes/);
+    assert.match(roomy, /Evidence ids: h1, claude-code:s:1\.\n/);
+    assert.match(roomy, /Evidence ids: w1, e1\.$/);
+    for (const budget of [250, 400, 600]) {
+      const text = withinBudget([handoff, kickoff], budget)!;
+      assert.ok(text.length <= budget, `${text.length} > ${budget}`);
+      assert.match(text, /^Lore \(execution memory\)/);
+      assert.match(text, /Evidence ids: h1/, 'what is said always says where it came from');
+      assert.match(text, /Task: fix the flaky checkout test/);
+    }
+    assert.match(withinBudget([handoff], 400)!, /…\n/, 'a line that does not fit is cut, and says so');
+    assert.ok(withinBudget([handoff, kickoff], 10)!.length <= MIN_CONTEXT_CHARS);
+    const many = withinBudget([{ head: 'h', lines: [], evidence_ids: Array.from({ length: 40 }, (_, i) => `id-${i}-0123456789`) }], 300)!;
+    assert.ok(many.length <= 300);
+    assert.match(many, /\(\+\d+ more\)\.$/);
+    assert.equal(withinBudget([], 1000), null);
+  });
+});
+
+describe('Codex tool calls', () => {
+  it('files of an apply_patch envelope and of a viewing command; exit status from a text response', async () => {
+    const { patchFiles, viewedFiles, toolFiles } = await import('../../src/agents/hook/signature');
+    const patch = '*** Begin Patch\n*** Update File: src/billing/invoice.py\n@@\n-a\n+b\n*** Add File: tests/test_rounding.py\n+x\n*** Delete File: old.py\n*** End Patch\n';
+    assert.deepEqual(patchFiles(patch), ['src/billing/invoice.py', 'tests/test_rounding.py', 'old.py']);
+    assert.deepEqual(toolFiles('apply_patch', { command: patch }), ['src/billing/invoice.py', 'tests/test_rounding.py', 'old.py']);
+    assert.deepEqual(viewedFiles("sed -n '1,120p' src/billing/invoice.py"), ['src/billing/invoice.py']);
+    assert.deepEqual(viewedFiles('cat README.md | head -5'), ['README.md']);
+    assert.deepEqual(viewedFiles('pytest -q tests/test_rounding.py'), [], 'a test run is not a read');
+    const failed = stepResult('Bash', false, 'Process exited with code 1\nWall time: 0.8 seconds\nOutput:\nFAILED tests/test_rounding.py::test_half_up - AssertionError', null);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.exit_code, 1);
+    assert.match(failed.error_signature!, /^FAILED tests\/test_rounding\.py/);
+    assert.equal(stepResult('Bash', false, 'Exit code: 0\nWall time: 0.2 seconds\nOutput:\n3 passed', null).status, 'success');
+    assert.equal(stepResult('apply_patch', false, 'apply_patch verification failed: no such line', null).status, 'failed');
+    assert.equal(stepResult('apply_patch', false, 'Success. Updated the following files:\nM src/billing/invoice.py', null).status, 'success');
+  });
+});
+
+describe('lore hook arguments', () => {
+  it('the agent and --forward; anything else is reported and the defaults apply (a hook never fails)', async () => {
+    const { parseHookArgs } = await import('../../src/agents/hook/cli');
+    assert.deepEqual(parseHookArgs([]), { args: { agent: 'claude-code', forward: false }, problem: null });
+    assert.deepEqual(parseHookArgs(['codex']), { args: { agent: 'codex', forward: false }, problem: null });
+    assert.deepEqual(parseHookArgs(['claude-code', '--forward']), { args: { agent: 'claude-code', forward: true }, problem: null });
+    const odd = parseHookArgs(['cursor', '--fast']);
+    assert.deepEqual(odd.args, { agent: 'claude-code', forward: false });
+    assert.match(odd.problem!, /unknown arguments cursor --fast/);
   });
 });

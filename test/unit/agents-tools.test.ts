@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { inputSchema, offeredFields, toolOutput, toStructured } from '../../src/agents/mcp/schemas';
 import { toolsFor } from '../../src/agents/mcp/server';
+import type { SandboxState } from '../../src/agents/mcp/tool-def';
 import { TOOLS, defaultSandboxSession, snippetOf } from '../../src/agents/mcp/tools';
 import { routes } from '../../src/contract';
 
@@ -22,17 +23,47 @@ describe('MCP tool table', () => {
     }
   });
 
-  it('execute_command is listed only when the sandbox is on', () => {
-    assert.ok(toolsFor({ sandboxEnabled: true }).some((t) => t.name === 'execute_command'));
-    assert.equal(
-      toolsFor({ sandboxEnabled: false }).some((t) => t.name === 'execute_command'),
-      false,
-    );
+  it('execute_command is listed only where the sandbox can run commands, and says which isolation they get', () => {
+    const listed = (sandbox: SandboxState) => toolsFor({ sandbox }).find((t) => t.name === 'execute_command');
+    const text = (sandbox: SandboxState) => {
+      const d = listed(sandbox)!.description;
+      return typeof d === 'function' ? d({ sandbox }) : d;
+    };
+    assert.equal(listed({ enabled: false, available: false, isolation: 'disabled' }), undefined, 'SANDBOX_ENABLED=false');
+    assert.equal(listed({ enabled: true, available: false, isolation: 'unavailable' }), undefined, 'no working bubblewrap: Lore refuses commands');
+    assert.match(text({ enabled: true, available: true, isolation: 'bubblewrap' }), /isolated by bubblewrap: no network/);
+    const unisolated = text({ enabled: true, available: true, isolation: 'none' });
+    assert.match(unisolated, /NOT isolated/);
+    assert.match(unisolated, /host’s network/);
+    assert.doesNotMatch(unisolated, /no network/);
+    // No worker has reported yet: listed (the run waits for one), without claiming an isolation.
+    const unknown = text({ enabled: true, available: null, isolation: 'unknown' });
+    assert.match(unknown, /has not reported yet/);
+    assert.doesNotMatch(unknown, /isolated by|NOT isolated/);
   });
 
-  it('validation drops what the model may not choose and checks the rest with the route’s own schema', () => {
+  it('validation refuses arguments the tool does not take, naming them and the accepted ones', () => {
     const write = TOOLS.find((t) => t.name === 'write_memory')!;
-    const v = inputSchema(write, { binding })['~standard'].validate({ input_text: 'hi', tenant_id: 'evil', scope: 'elsewhere', nodes: [{ text: 'batch' }] });
+    const validate = inputSchema(write, { binding })['~standard'].validate;
+    const v = validate({ input_text: 'hi', tenant_id: 'evil', scope: 'elsewhere', nodes: [{ text: 'batch' }] });
+    assert.ok(v.issues, 'not silently dropped');
+    const byKey = new Map(v.issues.map((i) => [String(i.path?.[0]), i.message]));
+    assert.deepEqual([...byKey.keys()].sort(), ['nodes', 'scope', 'tenant_id']);
+    assert.match(byKey.get('tenant_id')!, /unknown argument 'tenant_id' \(set by the connection/);
+    assert.match(byKey.get('nodes')!, /unknown argument 'nodes'; write_memory accepts: input_text, client_id, title, type, tags, importance, execution$/);
+    const recall = TOOLS.find((t) => t.name === 'recall_memory')!;
+    const typo = inputSchema(recall, { binding })['~standard'].validate({ query_text: 'q', limt: 3 });
+    assert.match(typo.issues?.[0]?.message ?? '', /unknown argument 'limt'; recall_memory accepts: query_text, limit/);
+    const exec = TOOLS.find((t) => t.name === 'execute_command')!;
+    const fixed = inputSchema(exec, { binding })['~standard'].validate({ action: { kind: 'command', argv: ['ls'] }, mode: 'async' });
+    assert.match(fixed.issues?.[0]?.message ?? '', /unknown argument 'mode' \(always "sync" for this tool\)/);
+    // Undefined values are absent arguments, not unknown ones.
+    assert.ok('value' in validate({ input_text: 'hi', nodes: undefined }));
+  });
+
+  it('validation checks the rest with the route’s own schema and fills what the tool fixes', () => {
+    const write = TOOLS.find((t) => t.name === 'write_memory')!;
+    const v = inputSchema(write, { binding })['~standard'].validate({ input_text: 'hi' });
     assert.deepEqual(v, { value: { input_text: 'hi' } });
     const bad = inputSchema(write, { binding })['~standard'].validate({ execution: { steps: [{ tool: 1 }] } });
     assert.ok(bad.issues?.some((i) => i.path?.join('.') === 'execution.steps.0.tool'));
@@ -53,6 +84,7 @@ describe('MCP tool table', () => {
     assert.deepEqual(json.properties.limit, route.properties.limit);
     assert.deepEqual(json.required, ['query_text']);
     assert.equal(json.properties.scope, undefined);
+    assert.equal(json.additionalProperties, false, 'what it does not list, it refuses');
   });
 
   it('structured output: shaped, without the bound fields, valid against the output schema', () => {

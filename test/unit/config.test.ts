@@ -34,6 +34,12 @@ describe('config', () => {
     for (const bad of ['soon', '2m']) assert.throws(() => loadConfig({ LORE_BUILD_WAIT: bad }), /LORE_BUILD_WAIT=.*up to 60s/);
   });
 
+  it('LORE_HOOK_CONTEXT_CHARS: the cap on what the hook route adds to an agent’s context (2000; 200–20000)', () => {
+    assert.equal(loadConfig({}).hookContextChars, 2000);
+    assert.equal(loadConfig({ LORE_HOOK_CONTEXT_CHARS: '800' }).hookContextChars, 800);
+    for (const bad of ['lots', '50', '50000']) assert.throws(() => loadConfig({ LORE_HOOK_CONTEXT_CHARS: bad }), /LORE_HOOK_CONTEXT_CHARS=/);
+  });
+
   it('reports every bad variable at once, each with what to do', () => {
     let err: unknown;
     try {

@@ -21,4 +21,6 @@ it('docker-compose.yml is valid and wires Temporal, its database, the UI, MongoD
   assert.match(text, /TEMPORAL_ADDRESS:? "?temporal:7233/);
   assert.match(text, /MONGODB_URI:? "?mongodb:\/\/mongodb:27017/);
   assert.match(text, /--role"?,?\s*-?\s*"?worker/);
+  // The Host check stays on in the deployment, with the API's service name allowed (docs/security.md).
+  assert.match(text, /LORE_ALLOWED_HOSTS:? "?lore-api/);
 });

@@ -86,6 +86,7 @@ function makeApp(opts: { apiKeys?: { key: string; tenant: string | null }[] } = 
     metrics: new Metrics(),
     openapi: () => ({}),
     log: { info() {}, warn() {}, error: (o: unknown) => errors.push(o) },
+    guard: { bindHost: '127.0.0.1', allowedHosts: [] },
   });
 }
 
@@ -200,9 +201,10 @@ describe('HTTP contract', () => {
     assert.equal(body.error.details.issues[0].path, 'n');
   });
 
-  it('a non-JSON content type is invalid_request', async () => {
+  it('a non-JSON content type is unsupported_media_type', async () => {
     const res = await makeApp().inject({ method: 'POST', url: '/v1/test/echo', payload: 'n=1', headers: { 'content-type': 'text/plain' } });
-    assertEnvelope(res, 400, 'invalid_request');
+    const body = assertEnvelope(res, 415, 'unsupported_media_type');
+    assert.deepEqual(body.error.details.accepted, ['application/json']);
   });
 
   it('a body over the limit is payload_too_large', async () => {

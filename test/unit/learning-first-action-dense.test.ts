@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { scopeRef } from '../../src/store/scope';
 import { describe, it } from 'node:test';
-import { actionableWorkflows, denseLed, firstActionOf, settledFirstMove } from '../../src/domain/learning/first-action';
+import { firstActionOf } from '../../src/domain/learning/first-action';
+import { actionableWorkflows, denseLed, settledFirstMove } from '../../src/domain/learning/workflow-moves';
+import { voteFiles } from '../../src/domain/learning/file-vote';
 import type { WorkflowMatch } from '../../src/domain/learning/matches';
 import { taskRequest } from '../../src/domain/learning/request';
 import { relevance, type Signals } from '../../src/domain/learning/score';
@@ -39,8 +41,15 @@ const match = (id: string, s: WorkflowSlot, signals: Signals): WorkflowMatch =>
 const denseOnly: Signals = { lexical: 0, dense: 0.7, dense_baseline: 0.5, kind: 'none', files: false };
 const wordsToo: Signals = { lexical: 0.5, dense: 0.7, dense_baseline: 0.5, kind: 'none', files: false };
 const noRules = { matched: [], prefer: [], deny: [], shadow_prefer: [], shadow_deny: [] };
+/** Task start with no similar past task: the workflows alone vote (file-vote.ts). */
 const ask = (workflows: WorkflowMatch[]) =>
-  firstActionOf({ request: taskRequest({ query_text: 'some paraphrase' }), workflows, patterns: [], policies: [], rules: noRules, recall: [] });
+  firstActionOf({
+    request: taskRequest({ query_text: 'some paraphrase' }),
+    vote: voteFiles({ tasks: [], workflows, allowed: () => true, nameMatch: () => 0 }),
+    patterns: [],
+    policies: [],
+    rules: noRules,
+  });
 
 describe('learning: first action from a dense-only match', () => {
   it('a settled first move: stable, or a candidate whose runs agree (promotion_ready)', () => {

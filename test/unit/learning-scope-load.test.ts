@@ -4,7 +4,7 @@ import { newPattern, PATTERN_SLOT } from '../../src/domain/learning/pattern-mode
 import { requestTerms } from '../../src/domain/learning/similarity';
 import { ScopeRegistry, type LearnedStateSource } from '../../src/domain/learning/scopes';
 import type { ScopeLearning } from '../../src/domain/learning/scope-state';
-import type { Observation } from '../../src/domain/learning/types';
+import type { Attempt } from '../../src/domain/learning/types';
 import { foundWorkflow, WORKFLOW_SLOT } from '../../src/domain/learning/workflow-model';
 import type { NodeKind } from '../../src/model/memory/node';
 import { scopeRef, type ScopeRef } from '../../src/store/scope';
@@ -19,7 +19,7 @@ import type { StoredNode } from '../../src/store/memory/nodes';
 
 const ref = scopeRef('t', 's');
 
-const obs = (id: string, goal: string, file: string): Observation => ({
+const obs = (id: string, goal: string, file: string): Attempt => ({
   source_id: id,
   origin: 'execution_write_projection',
   task_kind: 'bugfix',

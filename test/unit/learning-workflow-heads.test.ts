@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ScopeLearning } from '../../src/domain/learning/scope-state';
 import { requestTerms } from '../../src/domain/learning/similarity';
-import type { Observation } from '../../src/domain/learning/types';
+import type { Attempt } from '../../src/domain/learning/types';
 import { foundWorkflow, observeWorkflow, WORKFLOW_SLOT, type WorkflowSlot } from '../../src/domain/learning/workflow-model';
 import type { StoredNode } from '../../src/store/memory/nodes';
 
@@ -12,7 +12,7 @@ import type { StoredNode } from '../../src/store/memory/nodes';
  * that is not stored yet is never dropped; anything else is read back from the store.
  */
 
-const obs = (id: string, i: number): Observation => ({
+const obs = (id: string, i: number): Attempt => ({
   source_id: id,
   origin: 'execution_write_projection',
   task_kind: 'bugfix',

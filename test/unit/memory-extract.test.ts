@@ -60,6 +60,41 @@ describe('execution_native_v1 extraction (deterministic)', () => {
     assert.equal(x.task_signature.task_kind, 'fix_auth');
   });
 
+  it('reads an execution packet as execution evidence: brief, target files as steps, next action, validations, outcome', () => {
+    const packet = {
+      task_brief: 'Repair billing retry timeout in service code',
+      target_files: ['src/services/billing.ts'],
+      next_action: 'Patch src/services/billing.ts and rerun validation',
+      pending_validations: ['npm run -s test:lite'],
+      unresolved_blockers: [],
+      current_stage: 'patch',
+    };
+    const x = extractExecution({ text: 'continue fixing billing retry timeout first run', slots: { execution_packet_v1: packet } });
+    assert.equal(x.goal, 'Repair billing retry timeout in service code');
+    assert.deepEqual(x.target_files, ['src/services/billing.ts']);
+    assert.deepEqual(x.steps, [{ tool: 'edit', file_path: 'src/services/billing.ts', command: null, outcome: null }], 'the next action "Patch …" names the edit tool');
+    assert.equal(x.next_action, 'Patch src/services/billing.ts and rerun validation');
+    assert.deepEqual(x.acceptance_checks, ['npm run -s test:lite']);
+    assert.deepEqual(x.commands, [], 'pending validations did not run: they are checks, not commands');
+    assert.equal(x.outcome, 'success');
+    assert.equal(x.outcome_source, 'packet');
+    // Blockers: the state handed on is partial.
+    assert.equal(extractExecution({ text: 'x', slots: { execution_packet_v1: { ...packet, unresolved_blockers: ['CI is red'] } } }).outcome, 'partial');
+    // A stated outcome, explicit steps and tool slots win over the packet.
+    assert.equal(extractExecution({ text: 'x', slots: { execution_packet_v1: packet, outcome_status: 'failure' } }).outcome, 'failure');
+    assert.deepEqual(
+      extractExecution({ text: 'x', slots: { execution_packet_v1: packet }, execution: { steps: [{ tool: 'read', file_path: 'a.ts' }] } }).steps.map((s) => s.tool),
+      ['read'],
+    );
+    assert.deepEqual(extractExecution({ text: 'x', slots: { execution_packet_v1: packet, tool_sequence: ['grep'] } }).steps, []);
+    // No verb Lore knows: a file step without a tool; an execution state stands in for a missing packet.
+    assert.equal(extractExecution({ text: 'x', slots: { execution_packet_v1: { ...packet, next_action: 'Consider src/a.ts', current_stage: null } } }).steps[0]!.tool, null);
+    const state = extractExecution({ text: 'x', slots: { execution_state_v1: { task_brief: 'fix export', modified_files: ['src/routes/export.ts'], current_stage: 'review' } } });
+    assert.deepEqual(state.steps, [{ tool: 'read', file_path: 'src/routes/export.ts', command: null, outcome: null }]);
+    // A packet that names neither a task nor a file says nothing learnable.
+    assert.equal(extractExecution({ text: 'chat', slots: { execution_packet_v1: { version: 1, target_files: [] } } }).outcome_source, null);
+  });
+
   it('recognises the error families agents meet', () => {
     const cases: [string, string][] = [
       ['panic: runtime error: index out of range [3] with length 10', 'panic'],

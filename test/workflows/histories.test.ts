@@ -96,6 +96,15 @@ describe('committed workflow histories', () => {
     assert.deepEqual([...markers(rejected)].sort(), [PATCHES.approvalDecisions, PATCHES.runMemo].sort());
     const [timeouts] = runs('v2-approval-decisions', 'automation-approval-timeouts');
     assert.ok(timeouts && markers(timeouts).has(PATCHES.approvalTimeout), 'v2-approval-decisions/automation-approval-timeouts waited on timers');
+    // No playbook run recorded before the step backoff (issue 41) reached it; the v4 sets' runs waited on it.
+    for (const h of histories.filter((x) => x.workflowType === 'playbookRunWorkflow' && !x.set.startsWith('v4-'))) {
+      assert.ok(!markers(h).has(PATCHES.stepBackoff), `${h.file} has no step backoff`);
+    }
+    for (const set of ['v4-step-backoff', 'v4-step-backoff-traced']) {
+      const h = histories.find((x) => x.set === set && x.scenario === 'playbook-step-backoff' && x.workflowType === 'playbookRunWorkflow');
+      assert.ok(h && markers(h).has(PATCHES.stepBackoff), `${set}/playbook-step-backoff waited before its retry`);
+      assert.equal((h.history.events ?? []).filter((e) => e.timerStartedEventAttributes).length, 1);
+    }
   });
 
   it('the current sets have the guided host-step waits, the shadow validation and feedback runs, with their markers', () => {

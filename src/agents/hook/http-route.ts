@@ -1,32 +1,35 @@
-import { localhostHostValidation } from '@modelcontextprotocol/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { ApiKey } from '../../model/api-key';
 import { bindApi } from '../../sdk/api.gen';
 import { httpAgentIdentity } from '../http-binding';
 import { injectCaller } from '../inject-caller';
 import { projectScope } from '../project';
+import { AGENTS, type AgentKind } from './agents';
 import { handleHookEvent, errorText, type HookOutput } from './handler';
 import { createHookLog } from './log';
 import { parseHookEvent } from './payload';
 import { HookStateStore } from './state';
 
-/** The path agents that call HTTP hooks post their hook JSON to. */
-export const HOOK_ROUTE = '/v1/hooks/claude-code';
+/** The path an agent's HTTP hooks post their hook JSON to (and `lore hook --forward`). */
+export const hookRoute = (agent: AgentKind) => `/v1/hooks/${agent}`;
+export const HOOK_ROUTE = hookRoute('claude-code');
 const BUDGET_MS = 900;
 
 export interface HookRouteOptions {
   apiKeys: readonly ApiKey[];
   dataDir: string;
-  loopback: boolean;
+  /** LORE_HOOK_CONTEXT_CHARS. */
+  contextChars: number;
 }
 
 /**
  * The same hook handler as `lore hook`, for agents that post their hook JSON over HTTP (Claude
- * Code's `"type": "http"` hooks). It fails open the same way: 200 within the budget, with added
- * context or `{}`, whatever happens behind it (the work goes on after the answer). Only a
- * request Lore must refuse (no or a wrong API key, a scope it cannot use) gets an error status,
- * which the agent reports without stopping. The tenant comes from the key, the scope from
- * `?scope=`, X-Lore-Scope, or the name of the project the event's cwd belongs to.
+ * Code's `"type": "http"` hooks, and `lore hook --forward`), one path per agent. It fails open
+ * the same way: 200 within the budget, with added context or `{}`, whatever happens behind it
+ * (the work goes on after the answer). Only a request Lore must refuse (no or a wrong API key, a
+ * scope it cannot use) gets an error status, which the agent reports without stopping. The
+ * tenant comes from the key, the scope from `?scope=`, X-Lore-Scope, or the name of the project
+ * the event's cwd belongs to.
  */
 export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions): void {
   const store = new HookStateStore(opts.dataDir);
@@ -35,7 +38,12 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    scope.post(HOOK_ROUTE, { onRequest: opts.loopback ? [localhostHostValidation()] : [] }, async (req, reply) => {
+    // Host, Origin and content type (JSON only) are checked for every route by src/http/request-guard.ts.
+    for (const agent of AGENTS) registerOne(scope, agent);
+  });
+
+  function registerOne(scope: FastifyInstance, agent: AgentKind): void {
+    scope.post(hookRoute(agent), async (req, reply) => {
       const text = typeof req.body === 'string' ? req.body : '';
       const parsed = parseHookEvent(text);
       const cwd = parsed.ok ? parsed.event.cwd : null;
@@ -44,8 +52,12 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
         log.problem(null, `malformed hook input: ${parsed.problem}; nothing recorded`, { bytes: text.length, via: 'http' });
         return reply.code(200).send({});
       }
-      const explicitScope = typeof (req.query as Record<string, unknown>)?.scope === 'string' || req.headers['x-lore-scope'] !== undefined;
+      // An HTTP hook's header whose variable is unset arrives empty: no scope named.
+      const named = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+      const explicitScope = named((req.query as Record<string, unknown>)?.scope) || named(req.headers['x-lore-scope']);
       const work = handleHookEvent(parsed.event, {
+        agent,
+        contextChars: opts.contextChars,
         tenant: who.tenant_id,
         scope: explicitScope || !cwd ? who.scope : null,
         store,
@@ -68,5 +80,5 @@ export function registerHookRoute(app: FastifyInstance, opts: HookRouteOptions):
       clearTimeout(timer);
       return reply.code(200).send(out ?? {});
     });
-  });
+  }
 }

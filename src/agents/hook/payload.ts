@@ -1,14 +1,26 @@
 /**
- * The hook JSON a coding agent sends (Claude Code's format: docs/agents.md, "Hook protocol"),
- * checked by hand: `lore hook` stays off zod to start fast (config.ts in this folder says why).
+ * The hook JSON a coding agent sends, checked by hand: `lore hook` stays off zod to start fast
+ * (config.ts in this folder says why). Claude Code's format, which Codex adopted for its hooks
+ * (same event names and fields, plus `turn_id` and `model`): docs/agents.md, "Hook protocol".
  * Unknown fields are ignored; a host that sends the same fields is supported as it is.
  */
 
-export const KNOWN_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'] as const;
+export const KNOWN_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'Interrupt',
+  'SessionEnd',
+] as const;
 export type KnownEvent = (typeof KNOWN_EVENTS)[number];
 
 export interface HookEvent {
-  /** hook_event_name; events Lore does not record (Notification, PreCompact, …) are accepted and ignored. */
+  /** hook_event_name; events Lore does not record (Notification, PermissionRequest, …) are accepted and ignored. */
   event: string;
   session_id: string;
   cwd: string | null;
@@ -27,6 +39,13 @@ export interface HookEvent {
   error: string | null;
   /** SessionEnd: clear | logout | prompt_input_exit | other. */
   reason: string | null;
+  /** PreCompact: manual | auto. */
+  trigger: string | null;
+  /** Set on the events of a subagent's work (its tool calls, SubagentStop). */
+  agent_id: string | null;
+  agent_type: string | null;
+  /** Stop / SubagentStop: the agent's final message of the turn. */
+  last_assistant_message: string | null;
 }
 
 export type Parsed = { ok: true; event: HookEvent } | { ok: false; problem: string };
@@ -68,6 +87,10 @@ export function parseHookEvent(text: string): Parsed {
       tool_response: o.tool_response,
       error: str(o.error),
       reason: str(o.reason, 100),
+      trigger: str(o.trigger, 100),
+      agent_id: str(o.agent_id, 500),
+      agent_type: str(o.agent_type, 200),
+      last_assistant_message: str(o.last_assistant_message, 200_000),
     },
   };
 }

@@ -1,11 +1,10 @@
-import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/fastify';
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../../model/api-key';
 import { httpAgentIdentity } from '../http-binding';
 import { injectCaller } from '../inject-caller';
 import { createLoreMcpServer } from './server';
-import type { Binding } from './tool-def';
+import type { Binding, SandboxState } from './tool-def';
 
 /** Who /mcp calls act as (recorded on what they write). */
 export const MCP_ACTOR = 'mcp';
@@ -15,12 +14,14 @@ const CALL_TIMEOUT_MS = 11 * 60_000;
 
 export interface McpRouteOptions {
   apiKeys: readonly ApiKey[];
-  sandboxEnabled: boolean;
+  /** The sandbox as /health reports it: execute_command is listed, and described, from it. */
+  sandboxStatus: () => Promise<SandboxState>;
   version: string;
-  /** The API binds a loopback address: refuse other Host and Origin headers (DNS rebinding). */
-  loopback: boolean;
   log: { warn(obj: unknown, msg?: string): void };
 }
+
+/** How long a read of the sandbox's state serves /mcp requests (it is a store read; workers report rarely). */
+const SANDBOX_STATE_TTL_MS = 2000;
 
 interface McpAuthExtra extends Record<string, unknown> {
   binding: Binding;
@@ -38,13 +39,25 @@ interface McpAuthExtra extends Record<string, unknown> {
  * over an SSE stream, slower per call (docs/benchmarks.md, "Agents").
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
-  const factory: McpServerFactory = (ctx) => {
+  let sandbox: { at: number; state: Promise<SandboxState> } | null = null;
+  const sandboxState = (): Promise<SandboxState> => {
+    // Wall time: how stale the sandbox's state may be.
+    if (!sandbox || Date.now() - sandbox.at > SANDBOX_STATE_TTL_MS) {
+      const state = opts.sandboxStatus().catch((err): SandboxState => {
+        opts.log.warn({ err }, '/mcp: the sandbox state could not be read; execute_command is not listed');
+        return { enabled: false, available: false, isolation: 'unknown' };
+      });
+      sandbox = { at: Date.now(), state };
+    }
+    return sandbox.state;
+  };
+  const factory: McpServerFactory = async (ctx) => {
     const extra = ctx.authInfo?.extra as McpAuthExtra | undefined;
     if (!extra) throw new Error('/mcp: no binding on the request');
     return createLoreMcpServer({
       binding: extra.binding,
       caller: injectCaller(app, { apiKey: extra.apiKey, timeoutMs: CALL_TIMEOUT_MS }),
-      env: { sandboxEnabled: opts.sandboxEnabled },
+      env: { sandbox: await sandboxState() },
       version: opts.version,
     });
   };
@@ -88,10 +101,6 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     return reply.send(await modern.fetch(request, { authInfo, parsedBody: req.body }));
   };
 
-  app.route({
-    method: ['GET', 'POST', 'DELETE'],
-    url: '/mcp',
-    onRequest: opts.loopback ? [localhostHostValidation(), localhostOriginValidation()] : [],
-    handler: serve,
-  });
+  // Host, Origin and content type are checked for every route by the HTTP layer (src/http/request-guard.ts).
+  app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler: serve });
 }

@@ -85,12 +85,14 @@ function inputJson(def: ToolDef, offered: string[], target: Target): Json {
   const properties = Object.fromEntries(offered.map((k) => [k, full.properties![k]]));
   const required = [...new Set([...(full.required ?? []).filter((k) => offered.includes(k) && !defaults.includes(k)), ...(def.input?.require ?? [])])];
   const { properties: _p, required: _r, additionalProperties: _a, ...rest } = full;
-  return { ...rest, type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  // additionalProperties false: an argument the tool does not take is refused (unknownArguments).
+  return { ...rest, type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
 /**
- * Arguments in, route request out: only the offered fields are kept (a model cannot pass a
- * tenant_id or scope, nor a field the tool does not offer), defaults and fixed fields are added,
+ * Arguments in, route request out: only the offered fields are accepted (a model cannot pass a
+ * tenant_id or scope, nor a field the tool does not offer: either is an error naming the accepted
+ * ones), defaults and fixed fields are added,
  * and the whole is checked by the route's own schema with the binding in place, so a wrong type
  * is reported with its field's name before anything is sent.
  */
@@ -106,7 +108,7 @@ export function inputSchema(def: ToolDef, ctx: { readonly binding: Binding }): T
         if (typeof given !== 'object' || Array.isArray(given)) return { issues: [{ message: 'arguments must be a JSON object' }] };
         const args: Record<string, unknown> = {};
         for (const k of offered) if ((given as Json)[k] !== undefined) args[k] = (given as Json)[k];
-        const issues: Issue[] = [];
+        const issues: Issue[] = unknownArguments(def, offered, given as Json);
         for (const k of def.input?.require ?? []) {
           const v = args[k];
           if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) issues.push({ message: 'is required', path: [k] });
@@ -120,6 +122,21 @@ export function inputSchema(def: ToolDef, ctx: { readonly binding: Binding }): T
       jsonSchema: { input: json, output: json },
     },
   };
+}
+
+/**
+ * Arguments the tool does not take: an error naming each, and the ones it accepts, rather than a
+ * call that quietly does something else than the model meant (a misspelt `limt` would have
+ * recalled with the default limit). The fields a connection binds and the ones the tool fixes
+ * say so.
+ */
+function unknownArguments(def: ToolDef, offered: readonly string[], given: Json): Issue[] {
+  const fixed = Object.keys(def.input?.fixed ?? {});
+  const unknown = Object.keys(given).filter((k) => given[k] !== undefined && !offered.includes(k));
+  return unknown.map((k) => {
+    const why = isBound(k) ? ' (set by the connection, not by a tool call)' : fixed.includes(k) ? ` (always ${JSON.stringify(def.input!.fixed![k])} for this tool)` : '';
+    return { message: `unknown argument '${k}'${why}; ${def.name} accepts: ${offered.join(', ')}`, path: [k] };
+  });
 }
 
 export const bindingFields = (b: Binding) => ({ tenant_id: b.tenant_id, scope: b.scope, actor: b.actor });

@@ -42,7 +42,7 @@ export function createLoreMcpServer(opts: LoreMcpOptions): McpServer {
       def.name,
       {
         title: def.title,
-        description: def.description,
+        description: typeof def.description === 'function' ? def.description(opts.env) : def.description,
         inputSchema: inputSchema(def, ctx),
         outputSchema: toolOutput(def).schema,
         annotations: { title: def.title, ...def.annotations },

@@ -3,7 +3,7 @@ import { createCaller, type Caller } from '../../sdk/transport';
 import type { AgentConfig } from '../config';
 import { projectScope } from '../project';
 import { createLoreMcpServer } from './server';
-import type { Binding } from './tool-def';
+import type { Binding, SandboxState } from './tool-def';
 
 /** Who `lore mcp` calls act as. */
 export const STDIO_MCP_ACTOR = 'mcp';
@@ -24,7 +24,7 @@ export async function runStdioMcp(config: AgentConfig, opts: { cwd: string; vers
       createLoreMcpServer({
         binding,
         caller,
-        env: { sandboxEnabled: await sandboxEnabled(probe) },
+        env: { sandbox: await sandboxState(probe) },
         version: opts.version,
       }),
     { onerror: (err) => process.stderr.write(`lore mcp: ${err.message}\n`) },
@@ -36,13 +36,14 @@ export async function runStdioMcp(config: AgentConfig, opts: { cwd: string; vers
   await handle.close().catch(() => {});
 }
 
-/** execute_command is listed only when the Lore it talks to has its sandbox on (GET /health). */
-async function sandboxEnabled(call: Caller): Promise<boolean> {
+/** The sandbox of the Lore it talks to (GET /health): execute_command is listed, and described, from it. */
+async function sandboxState(call: Caller): Promise<SandboxState> {
   try {
-    const health = (await call('GET', '/health', {})) as { sandbox?: { enabled?: boolean } };
-    return health.sandbox?.enabled === true;
+    const health = (await call('GET', '/health', {})) as { sandbox?: Partial<SandboxState> };
+    const s = health.sandbox ?? {};
+    return { enabled: s.enabled === true, available: typeof s.available === 'boolean' ? s.available : null, isolation: typeof s.isolation === 'string' ? s.isolation : 'unknown' };
   } catch (err) {
-    process.stderr.write(`lore mcp: could not ask Lore whether its sandbox is on (${(err as Error).message}); execute_command is not listed\n`);
-    return false;
+    process.stderr.write(`lore mcp: could not ask Lore about its sandbox (${(err as Error).message}); execute_command is not listed\n`);
+    return { enabled: false, available: false, isolation: 'unknown' };
   }
 }

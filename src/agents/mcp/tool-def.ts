@@ -14,8 +14,8 @@ export interface ToolDef {
   readonly name: string;
   readonly route: RouteName;
   readonly title: string;
-  /** Written for a model: when to call it and what comes back. */
-  readonly description: string;
+  /** Written for a model: when to call it and what comes back; a function when that depends on this Lore's configuration. */
+  readonly description: string | ((env: ToolEnvironment) => string);
   readonly annotations: {
     readonly readOnlyHint: boolean;
     readonly destructiveHint: boolean;
@@ -37,7 +37,7 @@ export interface ToolDef {
   readonly before?: (args: Record<string, unknown>, ctx: ToolContext) => Promise<void>;
   /** The short text result beside structuredContent (what a model reads first). */
   readonly summarize: (output: Record<string, unknown>) => string;
-  /** Listed only when this holds (execute_command: the sandbox is enabled). */
+  /** Listed only when this holds (execute_command: the sandbox can run commands). */
   readonly when?: (env: ToolEnvironment) => boolean;
 }
 
@@ -47,6 +47,15 @@ export interface ToolContext {
   readonly callRoute: (route: RouteName, body: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
+/** What the tools of a connection depend on, as Lore reports it now (GET /health). */
 export interface ToolEnvironment {
-  readonly sandboxEnabled: boolean;
+  readonly sandbox: SandboxState;
+}
+
+/** GET /health's `sandbox`: on or off, whether commands can run (null: no worker has reported yet), and under which isolation. */
+export interface SandboxState {
+  readonly enabled: boolean;
+  readonly available: boolean | null;
+  /** `bubblewrap`, `none` (the operator runs commands unisolated), `unavailable`, `unknown`, `disabled`. */
+  readonly isolation: string;
 }

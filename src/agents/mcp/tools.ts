@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ToolDef } from './tool-def';
+import type { ToolDef, ToolEnvironment } from './tool-def';
 
 /**
  * Lore's MCP tools: a short list of what an agent actually needs, each one contract route
@@ -50,6 +50,21 @@ function describePending(runId: string, p: Out | null, otherwise: string): strin
 export function defaultSandboxSession(binding: { tenant_id: string; scope: string; actor: string }): string {
   const h = createHash('sha256').update(`${binding.tenant_id}\u0000${binding.scope}\u0000${binding.actor}`).digest('hex').slice(0, 16);
   return `mcp-${h}`;
+}
+
+const EXECUTE_USAGE =
+  '`action` is {kind: "command", argv: [program, ...arguments]}; no shell unless argv[0] is one. Commands with the same `session_id` share a working directory; without one, every call of this connection uses the same session. Returns the exit code, the last few KiB of stdout and stderr, and how the run ended.';
+
+/** What execute_command does on this Lore now: the isolation its worker reports, said plainly. */
+export function describeExecuteCommand(env: ToolEnvironment): string {
+  switch (env.sandbox.isolation) {
+    case 'bubblewrap':
+      return `Run a command in Lore’s sandbox and wait for it. It is isolated by bubblewrap: no network, a read-only system, a private working directory, time and memory limits. ${EXECUTE_USAGE}`;
+    case 'none':
+      return `Run a command on Lore’s host and wait for it. It is NOT isolated (the operator set LORE_SANDBOX_ISOLATION=none): it has the host’s network and sees its files as Lore’s user does; only a private working directory, a scrubbed environment and time and memory limits apply. Run only what you would run in a terminal yourself. ${EXECUTE_USAGE}`;
+    default:
+      return `Run a command in Lore’s sandbox and wait for it. Its worker has not reported yet which isolation it runs commands under; the run record’s \`isolation\` says (bubblewrap: no network, a read-only system, a private working directory, time and memory limits). ${EXECUTE_USAGE}`;
+  }
 }
 
 export const TOOLS: readonly ToolDef[] = [
@@ -257,8 +272,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'execute_command',
     route: 'sandbox.execute',
     title: 'Execute a command in the sandbox',
-    description:
-      'Run a command in Lore’s isolated sandbox (no network, read-only system, a private working directory, time and memory limits) and wait for it. `action` is {kind: "command", argv: [program, ...arguments]}; no shell unless argv[0] is one. Commands with the same `session_id` share a working directory; without one, every call of this connection uses the same session. Returns the exit code, the last few KiB of stdout and stderr, and how the run ended.',
+    description: describeExecuteCommand,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: {
       pick: ['session_id', 'action', 'timeout_ms', 'limits', 'run_id'],
@@ -280,6 +294,7 @@ export const TOOLS: readonly ToolDef[] = [
         .filter(Boolean)
         .join('\n');
     },
-    when: (env) => env.sandboxEnabled,
+    // Not listed where it cannot run: the sandbox is off, or its isolation is unavailable and Lore refuses commands.
+    when: (env) => env.sandbox.enabled && env.sandbox.available !== false,
   },
 ];

@@ -270,7 +270,7 @@ export const automationRoutes = {
   'automations.runs.list': route({
     name: 'automations.runs.list',
     path: '/v1/automations/runs/list',
-    summary: 'Runs of the scope, newest first, optionally by automation_id and status, with cursor pagination.',
+    summary: 'Runs of the scope, newest first, optionally by automation_id (an automation that does not exist is not_found) and status, with cursor pagination.',
     input: z.object({
       ...identityFields,
       ...pageInputFields,
@@ -278,6 +278,7 @@ export const automationRoutes = {
       status: z.union([z.enum(RUN_STATUSES), z.array(z.enum(RUN_STATUSES)).min(1).max(RUN_STATUSES.length)]).optional(),
     }),
     output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
+    errors: ['not_found'],
   }),
   'automations.runs.cancel': route({
     name: 'automations.runs.cancel',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Timestamp, echoFields, identityFields } from '../common';
 import { route } from '../route';
-import { ShortText, Tags, Title, writeResultFields } from './memory-schemas';
+import { ShortText, Tags, Title, executionStateFields, writeResultFields } from './memory-schemas';
 
 /**
  * Handoffs (contract.md §5): structured state one agent leaves for the next, stored as nodes of
@@ -49,6 +49,7 @@ const handoffFields = {
   session_id: CallerId.optional(),
   run_id: CallerId.optional(),
   tags: Tags.optional(),
+  ...executionStateFields,
 };
 
 export const handoffRoutes = {

@@ -87,6 +87,8 @@ export const WorkflowView = z.object({
   steps: z.array(WorkflowStepView),
   target_files: z.array(z.string()),
   counts: z.object({ observations: z.number().int(), successes: z.number().int(), failures: z.number().int(), partials: z.number().int(), unresolved_failures: z.number().int() }),
+  observed_count: z.number().int().describe('successful observations (counts.successes)'),
+  required_observations: z.number().int().describe('consistent successes the workflow needs to be stable: 3, or 2 when learned only from continuity carriers'),
   consistent_first_step: z.boolean(),
   provenance_ids: z.array(z.string()),
   playbook_ids: z.array(z.string()),
@@ -152,6 +154,9 @@ export const PolicyContract = z.object({
 
 export const PolicyMemoryView = z.object({
   node_id: z.string(),
+  policy_memory_state: z.enum(['active', 'contested', 'retired']).describe('policy_contract.policy_memory_state'),
+  selected_tool: z.string().describe('policy_contract.selected_tool'),
+  activation_mode: z.enum(['default', 'hint']).describe('policy_contract.activation_mode'),
   policy_contract: PolicyContract,
   counts: z.object({ positive: z.number().int(), negative: z.number().int(), after_retire: z.number().int() }),
   updated_at: Timestamp,
@@ -216,7 +221,16 @@ export const KickoffRecommendation = z.object({
   evidence_ids: z.array(z.string()),
   workflow_id: z.string().nullable(),
   alternatives: z.array(
-    z.object({ source_kind: SourceKindEnum, id: z.string(), selected_tool: z.string().nullable(), file_path: z.string().nullable(), relevance: z.number(), why: z.string() }),
+    z.object({
+      source_kind: SourceKindEnum,
+      id: z.string(),
+      selected_tool: z.string().nullable(),
+      file_path: z.string().nullable(),
+      relevance: z.number(),
+      confidence: z.number().describe('0..1: how likely this file or move is where the task starts'),
+      evidence_ids: z.array(z.string()).describe('the past tasks (or the workflow and its runs) behind it'),
+      why: z.string(),
+    }),
   ),
 });
 
@@ -235,6 +249,25 @@ export const DistillationSignalSummary = z.object({
   workflow_count: z.number().int(),
   promotion_ready_count: z.number().int(),
 });
+
+export const ActionRetrievalGate = z
+  .object({
+    summary_version: z.literal('action_retrieval_gate_v1'),
+    gate_action: RecommendedActionEnum.describe('the first recommended action (proceed when a first action stands), as action/retrieval’s gate_action'),
+    escalates_task_start: z
+      .boolean()
+      .describe('true when the task should not start on the first action as it is: none, high uncertainty, or widen recall / rehydrate / operator review recommended'),
+    level: z.enum(['low', 'moderate', 'high']),
+    confidence: z.number(),
+    primary_reason: z.string().nullable(),
+    recommended_actions: z.array(RecommendedActionEnum).describe('what to do besides proceeding'),
+    instruction: z.string().nullable(),
+    selected_tool: z.string().nullable(),
+    file_path: z.string().nullable(),
+    rehydration_candidate_count: z.number().int(),
+    preferred_rehydration: z.object({ anchor_id: z.string(), goal: z.string(), relevance: z.number(), mode: z.literal('differential') }).nullable(),
+  })
+  .describe('one place to branch on before acting on the first action (docs/learning.md, "Surfaces")');
 
 export const PlanningSummary = z.object({
   forgetting_summary: ForgettingSummary,
@@ -256,7 +289,27 @@ export const PlanningSummary = z.object({
   selected_tool: z.string().nullable(),
   history_applied: z.boolean(),
   planner_explanation: z.string(),
+  action_retrieval_uncertainty: Uncertainty.describe('the same as the answer’s uncertainty (where existing clients read it)'),
+  action_retrieval_gate: ActionRetrievalGate,
 });
+
+const ActionHint = z.object({
+  summary_version: z.literal('context_operator_action_hint_v1'),
+  action: RecommendedActionEnum,
+  priority: z.enum(['required', 'recommended']),
+  instruction: z.string(),
+  selected_tool: z.string().nullable(),
+  file_path: z.string().nullable(),
+  tool_route: z.string(),
+  tool_method: z.literal('POST'),
+  payload: z.record(z.string(), z.unknown()).describe('a body the route accepts (add tenant_id and scope)'),
+  example_call: z.string(),
+  preferred_rehydration_anchor_id: z.string().nullable(),
+});
+
+export const OperatorProjection = z
+  .object({ action_retrieval_gate: ActionRetrievalGate, action_hints: z.array(ActionHint) })
+  .describe('the gate, and one hint per recommended action besides proceeding, with the route that carries it out');
 
 /** A planner-packet section entry: an object, with a one-line `line` for prompts. */
 export const SectionEntry = z.object({ id: z.string(), kind: z.string(), line: z.string(), relevance: z.number().nullable() }).catchall(z.unknown());
@@ -284,6 +337,8 @@ export const SignalView = z.object({
   task_kind_match: z.enum(['match', 'mismatch', 'none']),
   file_match: z.boolean(),
   line: z.string(),
+  observed_count: z.number().int().optional().describe('workflow signals: successful observations'),
+  required_observations: z.number().int().optional().describe('workflow signals: consistent successes needed to be stable'),
 });
 
 export const EvidenceView = z.object({ id: z.string(), source_kind: z.string(), title: z.string().nullable(), score: z.number(), why: z.string() });

@@ -4,11 +4,14 @@ import { route } from '../route';
 import { ForgettingSummary } from '../shapes/forgetting';
 import { learningListRoutes } from './learning-lists';
 import {
+  ContinuityCarrierSummary,
+  DistillationSignalSummary,
   EvidenceView,
   FirstAction,
   KickoffRecommendation,
   OriginCounts,
   PatternView,
+  OperatorProjection,
   PlannerPacket,
   PlanningSummary,
   PolicyContract,
@@ -175,7 +178,11 @@ const EvidenceSourceKind = z.enum(['memory', 'session', 'session_event', 'handof
 const ContinuityReviewPack = z.object({
   anchor: z.string(),
   review_contract: z.object({
-    basis: z.enum(['handoff', 'evidence']).describe('evidence: no structured handoff exists; the contract is assembled from what names the anchor, and resume_ready is false'),
+    basis: z
+      .enum(['handoff', 'handoff_text', 'evidence'])
+      .describe(
+        'handoff: the handoff store’s record; handoff_text: the newest handoff is free text (or a handoff event), read from its words; evidence: no handoff at all, the contract is assembled from what names the anchor, and resume_ready is false',
+      ),
     target_files: z.array(z.string()),
     next_action: z.string().nullable(),
     acceptance_checks: z.array(z.string()),
@@ -186,13 +193,16 @@ const ContinuityReviewPack = z.object({
   }),
   latest_handoff: z
     .object({
-      handoff_id: z.string(),
+      handoff_id: z.string().describe('the node id of the handoff (a store record, a free-text write or a session event)'),
+      source_kind: EvidenceSourceKind.describe('handoff: the handoff store; memory: a write that reads as a handoff; session_event: a handoff event'),
       anchor: z.string().nullable(),
       title: z.string().nullable(),
       summary: z.string(),
+      next_action: z.string().nullable(),
       revision: z.number().int(),
       previous_revision: z.object({ revision: z.number().int(), summary: z.string(), superseded_at: z.string() }).nullable(),
       updated_at: z.string(),
+      evidence_ids: z.array(z.string()).describe('the handoff, the resume event and the latest terminal run it is read with'),
     })
     .nullable(),
   latest_resume: z.object({ event_id: z.string(), event_type: z.string(), title: z.string().nullable(), summary: z.string(), created_at: z.string() }).nullable(),
@@ -220,6 +230,7 @@ const ContinuityReviewPack = z.object({
       next_action: z.string().nullable(),
       acceptance_checks: z.array(z.string()),
       rollback_notes: z.array(z.string()),
+      handoff_kind: z.string().nullable(),
       session_id: z.string().nullable(),
       run_id: z.string().nullable(),
       revision: z.number().int(),
@@ -244,6 +255,130 @@ const ContinuityReviewPack = z.object({
     )
     .describe('what names the anchor, newest first: memory, sessions and their events, handoffs, replay and automation runs of the task'),
 });
+
+/**
+ * The agent memory surfaces (an extension: the existing SDK's memory.agent.* methods call them;
+ * docs/compatibility.md): the task's evolution review pack and, given an anchor, the anchor's
+ * continuity review pack, summed up in agent_memory_summary.
+ */
+const AgentInput = z
+  .object({
+    ...identityFields,
+    ...taskInputFields,
+    anchor: z.string().min(1).max(1024).optional().describe('the anchor whose continuity to include (nothing naming it: continuity is null)'),
+    file_path: BoundedText(4096).optional().describe('the task’s file (read as context.file_path when the context has none)'),
+  })
+  .transform(({ file_path, ...v }) => (file_path && !v.context?.file_path ? { ...v, context: { ...(v.context ?? {}), file_path } } : v));
+
+const PolicyStateEnum = z.enum(['active', 'contested', 'retired']);
+const AgentMemorySummary = z.object({
+  summary_version: z.literal('agent_memory_inspect_summary_v1'),
+  has_continuity: z.boolean(),
+  latest_handoff_anchor: z.string().nullable(),
+  latest_resume_source_kind: z.string().nullable(),
+  selected_tool: z.string().nullable(),
+  recommended_file_path: z.string().nullable(),
+  recommended_next_action: z.string().nullable(),
+  history_applied: z.boolean(),
+  stable_workflow_count: z.number().int(),
+  promotion_ready_workflow_count: z.number().int(),
+  trusted_pattern_count: z.number().int(),
+  suppressed_pattern_count: z.number().int(),
+  handoff_related_items: z.number().int(),
+  resume_related_items: z.number().int(),
+  derived_policy_source_kind: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  derived_policy_selected_tool: z.string().nullable(),
+  derived_policy_state: z.enum(['candidate', 'stable']).nullable(),
+  policy_activation_mode: z.enum(['default', 'hint']).nullable(),
+  policy_review_recommended: z.boolean(),
+  contested_policy_count: z.number().int(),
+  retired_policy_count: z.number().int(),
+  selected_policy_memory_id: z.string().nullable().describe('the persisted policy memory that speaks for the task'),
+  selected_policy_memory_state: PolicyStateEnum.nullable(),
+  policy_governance_action: z.enum(['none', 'retire', 'reactivate']).describe('the last governance action applied to the selected policy memory'),
+  policy_governance_applied_at: z.string().nullable(),
+  policy_governance_proposed_action: z.enum(['none', 'retire', 'reactivate']).describe('what the evolution review pack proposes now'),
+  policy_governance_review_required: z.boolean(),
+  policy_governance_apply_payload: GovernancePayload.nullable(),
+  policy_governance_auto_applied: z.boolean().describe('always false: Lore applies governance only when asked'),
+});
+const AgentMemoryInspect = z.object({
+  summary_version: z.literal('agent_memory_inspect_v1'),
+  query_text: z.string(),
+  agent_memory_summary: AgentMemorySummary,
+  continuity_review_pack: ContinuityReviewPack.nullable(),
+  evolution_review_pack: EvolutionReviewPack,
+  derived_policy: DerivedPolicy,
+  policy_contract: PolicyContract,
+  policy_review: z.array(PolicyReview),
+  policy_governance_contract: GovernanceContract,
+  policy_governance_apply_payload: GovernancePayload.nullable(),
+  policy_governance_apply_result: GovernanceApplyResult.nullable(),
+});
+const agentAnchors = {
+  stable_workflow_anchor_id: z.string().nullable(),
+  promotion_ready_anchor_ids: z.array(z.string()),
+  trusted_pattern_anchor_ids: z.array(z.string()),
+  suppressed_pattern_anchor_ids: z.array(z.string()),
+};
+const agentPackOutput = <K extends string>(summary_version: K, pack: z.ZodType) =>
+  z.object({ ...echoFields, summary_version: z.literal(summary_version), query_text: z.string(), agent_memory_inspect: AgentMemoryInspect, pack });
+const packObject = (version: string, fields: z.ZodRawShape) => z.object({ pack_version: z.literal(version), ...agentAnchors, ...fields }).catchall(z.unknown());
+const agentRoute = <N extends string, O extends z.ZodType>(name: N, path: string, summary: string, output: O) => route({ name, path, summary, input: AgentInput, output });
+
+const agentRoutes = {
+  'learning.agentInspect': agentRoute(
+    'learning.agentInspect',
+    '/v1/memory/agent/inspect',
+    'Extension (the existing SDK’s memory.agent.inspect): agent_memory_summary (first step, learned workflows and patterns, the selected policy memory with its state and last governance action) over the task’s evolution review pack and, given an anchor, its continuity review pack.',
+    z.object({ ...echoFields, ...AgentMemoryInspect.shape }),
+  ),
+  'learning.agentReviewPack': agentRoute(
+    'learning.agentReviewPack',
+    '/v1/memory/agent/review-pack',
+    'Extension (memory.agent.reviewPack): what a reviewer reads first — the first step, learned anchors, the handoff’s target files, checks and blockers, and the policy review — with the inspect answer.',
+    agentPackOutput('agent_memory_review_pack_v1', z.never())
+      .omit({ pack: true })
+      .extend({
+        agent_memory_review_pack: packObject('agent_memory_review_pack_v1', {
+          selected_tool: z.string().nullable(),
+          handoff_target_files: z.array(z.string()),
+          acceptance_checks: z.array(z.string()),
+          rollback_required: z.boolean(),
+        }),
+      }),
+  ),
+  'learning.agentResumePack': agentRoute(
+    'learning.agentResumePack',
+    '/v1/memory/agent/resume-pack',
+    'Extension (memory.agent.resumePack): how to resume — the file, target files and next action of the anchor’s handoff (else the learned first step), whether it is resume-ready — with the inspect answer.',
+    agentPackOutput('agent_memory_resume_pack_v1', z.never())
+      .omit({ pack: true })
+      .extend({
+        agent_memory_resume_pack: packObject('agent_memory_resume_pack_v1', {
+          resume_file_path: z.string().nullable(),
+          resume_target_files: z.array(z.string()),
+          resume_next_action: z.string().nullable(),
+          rollback_required: z.boolean(),
+        }),
+      }),
+  ),
+  'learning.agentHandoffPack': agentRoute(
+    'learning.agentHandoffPack',
+    '/v1/memory/agent/handoff-pack',
+    'Extension (memory.agent.handoffPack): the anchor’s latest handoff as the next agent receives it (kind, target files, next action, checks, rollback) with the learned anchors and the inspect answer.',
+    agentPackOutput('agent_memory_handoff_pack_v1', z.never())
+      .omit({ pack: true })
+      .extend({
+        agent_memory_handoff_pack: packObject('agent_memory_handoff_pack_v1', {
+          handoff_kind: z.string().nullable(),
+          handoff_target_files: z.array(z.string()),
+          handoff_next_action: z.string().nullable(),
+          rollback_required: z.boolean(),
+        }),
+      }),
+  ),
+};
 
 export const learningRoutes = {
   'learning.kickoffRecommendation': route({
@@ -279,6 +414,7 @@ export const learningRoutes = {
       pattern_signals: z.array(SignalView),
       planning_summary: PlanningSummary,
       uncertainty: Uncertainty,
+      operator_projection: OperatorProjection,
       layered_context: LayeredContext.optional(),
     }),
   }),
@@ -296,6 +432,7 @@ export const learningRoutes = {
       budget: z.object({ used: z.number().int(), limit: z.number().int(), unit: z.enum(['chars', 'tokens']) }),
       dropped: z.array(z.object({ layer: z.string(), id: z.string().nullable(), reason: z.string() })),
       planning_summary: PlanningSummary,
+      operator_projection: OperatorProjection,
     }),
   }),
   'learning.actionRetrieval': route({
@@ -378,6 +515,8 @@ export const learningRoutes = {
       execution_native_v1: z.object({
         distillation: z.object({ origin_counts: OriginCounts, observation_origin_counts: OriginCounts, workflow_count: z.number().int() }),
       }),
+      continuity_carrier_summary: ContinuityCarrierSummary.describe('the continuity carriers behind every workflow of the scope'),
+      distillation_signal_summary: DistillationSignalSummary.describe('the distillation origins behind every workflow of the scope'),
     }),
   }),
   'learning.toolsSelect': route({
@@ -453,7 +592,14 @@ export const learningRoutes = {
     summary: 'Retires (active or contested → retired; no longer applied, later feedback does not revive it) or reactivates (retired → active) a persisted policy memory.',
     errors: ['not_found', 'invalid_state'],
     input: z.object({ ...identityFields, policy_memory_id: NodeId, action: z.enum(['retire', 'reactivate']), reason: Reason.default('operator decision') }),
-    output: z.object({ ...echoFields, action: z.enum(['retire', 'reactivate']), previous_state: z.enum(['active', 'contested', 'retired']), policy_memory: PolicyMemoryView }),
+    output: z.object({
+      ...echoFields,
+      action: z.enum(['retire', 'reactivate']),
+      previous_state: z.enum(['active', 'contested', 'retired']),
+      next_state: z.enum(['active', 'contested', 'retired']).describe('the policy memory’s state after the action (policy_memory.state)'),
+      policy_memory: PolicyMemoryView,
+      live_policy_contract: PolicyContract.describe('the policy contract as it stands after the action'),
+    }),
   }),
   'learning.rulesState': route({
     name: 'learning.rulesState',
@@ -512,6 +658,7 @@ export const learningRoutes = {
     input: z.object({ ...identityFields, ...taskInputFields, anchor: z.string().min(1).max(1024) }),
     output: z.object({ ...echoFields, continuity_review_pack: ContinuityReviewPack }),
   }),
+  ...agentRoutes,
   ...learningListRoutes,
 } as const;
 

@@ -143,6 +143,7 @@ const FeedbackOut = z.object({
   quality: z.number(),
   last_outcome: z.string().nullable(),
   last_at: z.string().nullable(),
+  last_reason: z.string().nullable().optional().describe('the reason given with the latest outcome'),
 });
 
 export const lifecycleRoutes = {
@@ -198,6 +199,9 @@ export const lifecycleRoutes = {
         }),
       ),
       not_found: z.array(z.string()),
+      rehydrated: z
+        .object({ moved_nodes: n.describe('nodes whose tier changed'), restored_payloads: n.describe('payloads restored from the cold store') })
+        .describe('the same in two counts (existing clients read them)'),
       forgetting_summary: ForgettingSummary,
     }),
     errors: ['conflict'],
@@ -222,6 +226,9 @@ export const lifecycleRoutes = {
         }),
       ),
       not_found: z.array(z.string()),
+      decisions: z
+        .array(DecisionOut)
+        .describe('with an outcome: the forgetting decision of each node, made before this answer (docs/forgetting.md, "Feedback acts when it is given")'),
     }),
   }),
   'memory.nodesPin': route({
@@ -244,6 +251,9 @@ export const lifecycleRoutes = {
     input: PayloadRehydrateInput,
     output: z.object({
       ...echoFields,
+      rehydrated: z
+        .object({ summary: z.object({ differential_selected_node_ids: z.array(z.string()), differential_rationale: z.array(z.string()) }) })
+        .describe('mode differential of an anchor: the payload nodes it names (anchor_v1.payload_refs) that are not hot, selected for reading, with why'),
       node: z.object({
         id: z.string(),
         client_id: z.string().nullable(),

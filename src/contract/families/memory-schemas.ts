@@ -26,6 +26,16 @@ export const Slots = z.record(z.string(), z.unknown()).superRefine((value, ctx) 
 
 export const Unit = z.number().min(0).max(1);
 
+/**
+ * The execution state existing clients send with handoffs, sessions and their events (an
+ * execution packet: task brief, target files, next action, pending validations): kept on the node
+ * as slots of the same names, and read as execution evidence (docs/memory.md, "Execution packets").
+ */
+export const executionStateFields = {
+  execution_packet_v1: Slots.optional().describe('the execution packet: task_brief, target_files, next_action, pending_validations, unresolved_blockers, …'),
+  execution_state_v1: Slots.optional().describe('the execution state: task_brief, modified_files, pending_validations, …'),
+};
+
 /** A node as the API shows it (find, resolve, packs). */
 export const NodeView = z.object({
   id: z.string(),
@@ -49,6 +59,7 @@ export const NodeView = z.object({
     quality: z.number(),
     last_outcome: z.string().nullable(),
     last_at: z.string().nullable(),
+    last_reason: z.string().nullable().optional().describe('the reason given with the latest outcome'),
   }),
   access: z.object({ count: z.number(), last_at: z.string().nullable() }),
   activation: z.object({ count: z.number(), last_activated_at: z.string().nullable() }),
@@ -95,7 +106,13 @@ export const WrittenNodeView = z.object({
   uri: z.string(),
 });
 
-export const Learning = z.object({ workflows_updated: z.array(z.string()), patterns_updated: z.array(z.string()) });
+export const Learning = z.object({
+  workflows_updated: z.array(z.string()),
+  patterns_updated: z.array(z.string()),
+  workflow_anchors: z
+    .array(z.object({ workflow_id: z.string(), uri: z.string(), source: z.enum(['learned', 'declared']) }))
+    .describe('the workflows this write created or joined (learned), and the workflow anchors it wrote (declared), each with its node uri'),
+});
 export const WarningView = z.object({ code: z.string(), message: z.string() });
 
 export const ExtractedView = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
+import { UUID_PATTERN } from '../../model/ids';
 import {
   EdgeTypeEnum,
   EdgeView,
@@ -20,6 +21,13 @@ import {
 /** Routes of the memory core (contract.md §2 and §5 find/resolve; docs/memory.md). */
 
 const BatchNode = z.object({
+  id: z
+    .string()
+    .regex(UUID_PATTERN, 'a node id is a UUID')
+    .optional()
+    .describe(
+      'a node id the caller chooses (a UUID; existing clients send one): a new node gets it, a second write of it supersedes that node; an id another scope holds is conflict',
+    ),
   client_id: CallerId.optional(),
   type: NodeTypeEnum.default('event'),
   title: Title.nullish(),
@@ -172,10 +180,10 @@ export const memoryRoutes = {
     name: 'memory.write',
     path: '/v1/memory/write',
     summary:
-      'Write execution evidence: input_text (one event node), an execution object, or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id makes writes idempotent and supersedes with revisions.',
+      'Write execution evidence: input_text (one event node), an execution object (or an execution packet in slots), or a batch of nodes[] and edges[]. Signals are extracted into slots.execution_native_v1; client_id (or a node’s own id) makes writes idempotent and supersedes with revisions.',
     input: WriteInput,
     output: z.object({ ...echoFields, deduplicated: z.boolean(), ...writeResultFields }),
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
   }),
   'memory.recallText': route({
     name: 'memory.recallText',

@@ -173,6 +173,7 @@ const PlaybookStep = z.object({
   tool_input: Obj,
   expected_output_signature: Obj.nullable(),
   max_attempts: z.number().int(),
+  backoff_ms: z.number().int().optional().describe('wait before each retry (absent: retry at once)'),
   source_step_index: z.number().int().nullable(),
 });
 
@@ -242,6 +243,7 @@ const PlanOut = z.object({
       expected_output_signature: Obj.nullable(),
       argv: z.array(z.string()).nullable(),
       max_attempts: z.number().int(),
+      backoff_ms: z.number().int(),
       runnable: z.boolean(),
       problems: z.array(z.string()),
     }),
@@ -323,7 +325,16 @@ export const replayRoutes = {
     name: 'replay.run.start',
     path: '/v1/memory/replay/run/start',
     summary: 'Open a replay run (the durable record of one execution). The same run_id with the same goal returns the existing run.',
-    input: z.object({ ...identityFields, run_id: CallerId.optional(), goal: BoundedText(), metadata: JsonObject().optional() }),
+    input: z.object({
+      ...identityFields,
+      run_id: CallerId.optional(),
+      goal: BoundedText(),
+      metadata: JsonObject().optional(),
+      learn: z
+        .boolean()
+        .optional()
+        .describe('false: a record for review and playbooks only, never fed to learning (its attempt is learned from elsewhere, e.g. an execution write with the same run_id)'),
+    }),
     output: z.object({ run_id: z.string(), created: z.boolean(), run: RunRecord }),
     errors: ['conflict'],
   }),
@@ -489,12 +500,15 @@ export const replayRoutes = {
               .array(z.unknown())
               .max(500)
               .optional()
-              .describe('[{step_index, set: {tool_name?, tool_input?, expected_output_signature?, max_attempts?}}]: a replace of each named step'),
+              .describe(
+                '[{step_index, set: {tool_name?, tool_input? (or tool_input_template), expected_output_signature?, max_attempts?, retry_policy? {max_retries?, backoff_ms?}, backoff_ms?}}]: a replace of each named step',
+              ),
             steps_override: z
               .array(z.unknown())
               .max(500)
               .optional()
-              .describe("[{tool_name, tool_input, expected_output_signature?, max_attempts?}]: the new version's whole step list"),
+              .describe("[{tool_name, tool_input (or tool_input_template), expected_output_signature?, max_attempts? or retry_policy?}]: the new version's whole step list"),
+            remove_step_indices: z.array(z.number().int().min(0)).max(500).optional().describe('steps to remove, by step_index (a remove operation each)'),
             parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
             name: z.string().min(1).max(200).optional(),
             sandbox_profile: z.enum(['default', 'local-safe']).optional(),

@@ -12,6 +12,11 @@ export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_
 
 const MiB = 1024 * 1024;
 
+export const WORKSPACE_VIEWS = ['overlay', 'copy'] as const;
+
+/** What a workspace session's diff keeps: changes listed, and the changed files' contents stored (per file, and new per run). */
+export const WORKSPACE_DIFF_CAPS = { changes: 10_000, fileBytes: 1 * MiB, runBytes: 8 * MiB } as const;
+
 /** Defaults applied when neither the session nor the execute request sets a limit. */
 export const LIMIT_DEFAULTS = {
   wall_ms: 30_000,
@@ -117,15 +122,30 @@ export const SessionRecord = z.object({
   allowed_commands: z.array(z.string()).nullable().describe('local-safe: the argv[0] allowlist; null when any program may run'),
   workdir: z.string().describe('path of the session workdir inside the sandbox (cwd of every run); files under artifacts/ form each run’s artifact bundle'),
   workspace: z
-    .object({ path: z.string().describe('the resolved host path'), view: z.enum(['copy']).describe('how the sandbox sees it: a copy brought up to date before each run') })
+    .object({
+      path: z.string().describe('the resolved host path'),
+      view: z
+        .enum(WORKSPACE_VIEWS)
+        .describe(
+          'how the commands see it: overlay = mounted copy-on-write for each run (the session’s writes in its own layer); copy = a copy brought up to date before each run',
+        ),
+      detail: z.string().nullable().describe('copy: why no overlay is mounted'),
+    })
     .nullable()
-    .describe('the workspace the workdir mirrors, null for a plain (empty) workdir'),
+    .describe('the workspace the commands see at /work, null for a plain (empty) workdir'),
   actor: z.string(),
   created_at: Timestamp,
   last_run_at: Timestamp.nullable().describe('when the latest run of the session was created; null before the first'),
   workdir_removed_at: Timestamp.nullable().describe(
     'when the workdir was last removed after being idle for LORE_SANDBOX_WORKDIR_TTL (its files are gone; the next run starts in an empty workdir); null if never',
   ),
+});
+
+const ChangeCounts = z.object({
+  added: z.number().int(),
+  modified: z.number().int(),
+  deleted: z.number().int(),
+  truncated: z.boolean().describe(`more than ${WORKSPACE_DIFF_CAPS.changes} changes: only the first were listed and counted`),
 });
 
 const RunIsolation = z.object({
@@ -157,6 +177,9 @@ export const RunRecord = z.object({
   log_entries: z.number().int().describe('log entries stored so far (runs/logs)'),
   artifact_count: z.number().int(),
   isolation: RunIsolation.nullable().describe('what was in force for this run (null until it starts)'),
+  workspace_changes: ChangeCounts.nullable().describe(
+    'a workspace session: what the session had changed in its workspace (files added, modified, deleted) when this run ended; sessions/diff lists them. null otherwise, or while the run is going',
+  ),
   cancel_requested: z.boolean(),
   workflow_id: z.string().describe('the Temporal workflow of this run'),
   temporal_ui_url: z.string().nullable().describe("the workflow's page in the Temporal UI (null when Lore does not know the UI's address: LORE_TEMPORAL_UI_URL)"),
@@ -194,6 +217,44 @@ export const sandboxRoutes = {
     input: z.object({ ...identityFields, session_id: CallerId }),
     output: z.object({ session: SessionRecord }),
     errors: ['not_found', 'sandbox_disabled'],
+  }),
+  'sandbox.sessionDiff': route({
+    name: 'sandbox.sessionDiff',
+    path: '/v1/memory/sandbox/sessions/diff',
+    summary:
+      'What a workspace session has changed: the files added, modified and deleted against its project (an overlay’s upper layer, or the copy’s changes), as read when its latest run ended, with the changed files’ contents, so a host can show or apply them. The project itself is never written.',
+    input: z.object({
+      ...identityFields,
+      session_id: CallerId,
+      include_content: z.boolean().default(true).describe('the changed files’ contents (utf8 or base64); false: the list only'),
+      paths: z.array(z.string().min(1).max(4096)).max(1000).optional().describe('only these paths (relative to the workspace, as listed)'),
+    }),
+    output: z.object({
+      session_id: z.string(),
+      workspace: z.object({ path: z.string(), view: z.enum(WORKSPACE_VIEWS) }),
+      read: z
+        .object({ run_id: z.string(), read_at: Timestamp })
+        .nullable()
+        .describe('the run at whose end the changes were read (a later run replaces them); null before any run of the session ended'),
+      summary: ChangeCounts,
+      changes: z.array(
+        z.object({
+          path: z.string().describe('relative to the workspace, / separated'),
+          change: z.enum(['added', 'modified', 'deleted']),
+          kind: z.enum(['file', 'directory', 'symlink', 'other']).describe('what the entry is now (for a deletion: what was deleted)'),
+          size: z.number().int().nullable().describe('files: bytes now'),
+          mode: z.string().nullable().describe('permission bits now, octal (e.g. "0644"); null for links and deletions'),
+          link: z.string().nullable().describe('links: the target now'),
+          sha256: z.string().nullable().describe('files: SHA-256 of the content now'),
+          encoding: z.enum(['utf8', 'base64']).nullable(),
+          content: z.string().nullable().describe('files: the content now; null when not asked for, not stored or over this response’s budget (see omitted)'),
+          truncated: z.boolean().describe(`only the first ${WORKSPACE_DIFF_CAPS.fileBytes} bytes are stored`),
+          omitted: z.enum(['not_stored', 'too_large_for_response']).nullable(),
+        }),
+      ),
+      message: z.string().optional(),
+    }),
+    errors: ['not_found', 'invalid_state', 'sandbox_disabled'],
   }),
   'sandbox.execute': route({
     name: 'sandbox.execute',
@@ -236,10 +297,10 @@ export const sandboxRoutes = {
     name: 'sandbox.runs.list',
     path: '/v1/memory/sandbox/runs/list',
     summary:
-      'Sandbox runs of the scope, newest first, optionally of one session, as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
+      'Sandbox runs of the scope, newest first, optionally of one session (a session that does not exist is not_found), as stored (a run whose worker died shows its stored status until runs/get reconciles it); cursor pagination.',
     input: z.object({ ...identityFields, ...pageInputFields, session_id: CallerId.optional() }),
     output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
-    errors: ['sandbox_disabled'],
+    errors: ['not_found', 'sandbox_disabled'],
   }),
   'sandbox.runLogs': route({
     name: 'sandbox.runLogs',

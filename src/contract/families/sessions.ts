@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
-import { ExecutionInput, Slots, Tags, Title, Unit, writeResultFields } from './memory-schemas';
+import { ExecutionInput, Slots, Tags, Title, Unit, executionStateFields, writeResultFields } from './memory-schemas';
 
 /**
  * Sessions (contract.md §5): a session and its events are nodes of kind `session` and
@@ -57,6 +57,7 @@ export const sessionsRoutes = {
       input_text: BoundedText().optional(),
       tags: Tags.optional(),
       metadata: Slots.optional(),
+      ...executionStateFields,
     }),
     output: z.object({ ...echoFields, session: SessionView, outcome: z.enum(['created', 'deduplicated', 'superseded']) }),
   }),
@@ -64,7 +65,7 @@ export const sessionsRoutes = {
     name: 'sessions.appendEvent',
     path: '/v1/memory/sessions/events/append',
     aliases: ['/v1/memory/events'],
-    summary: 'Append an event to a session (the session is created when it does not exist). event_id makes the append idempotent.',
+    summary: 'Append an event to a session made by sessions/create (an unknown session is not_found). event_id makes the append idempotent.',
     input: z
       .object({
         ...identityFields,
@@ -76,10 +77,12 @@ export const sessionsRoutes = {
         event_text: BoundedText().optional().describe('alias of text'),
         metadata: Slots.optional().describe('kept on the event (slots.session_event_v1.metadata)'),
         title: Title.optional(),
+        text_summary: BoundedText().optional().describe('the event summary (derived from the text when absent)'),
         tags: Tags.optional(),
         slots: Slots.optional(),
         execution: ExecutionInput.optional(),
         importance: Unit.optional(),
+        ...executionStateFields,
       })
       .superRefine((v, ctx) => {
         const t = v.input_text ?? v.text ?? v.event_text;
@@ -87,7 +90,14 @@ export const sessionsRoutes = {
           ctx.addIssue({ code: 'custom', path: ['input_text'], message: 'an event needs input_text (or text, event_text, or execution)' });
         }
       }),
-    output: z.object({ ...echoFields, session: SessionView, session_created: z.boolean(), event: SessionEventView, ...writeResultFields }),
+    output: z.object({
+      ...echoFields,
+      session: SessionView,
+      session_created: z.boolean().describe('always false: an append never creates a session (kept for clients that read it)'),
+      event: SessionEventView,
+      ...writeResultFields,
+    }),
+    errors: ['not_found'],
   }),
   'sessions.get': route({
     name: 'sessions.get',

@@ -30,6 +30,15 @@ export const HealthOutput = z.object({
       .describe('commands can run (isolated, or unisolated by LORE_SANDBOX_ISOLATION=none); false says why in detail; null: no worker has reported yet'),
     isolation: z.string().describe('bubblewrap | none | unavailable | unknown | disabled'),
     detail: z.string().optional(),
+    workspaces: z
+      .object({
+        view: z
+          .enum(['overlay', 'copy', 'off'])
+          .describe('overlay: mounted copy-on-write for each run; copy: copied before each run (detail says why); off: no LORE_SANDBOX_WORKSPACE_ROOTS'),
+        detail: z.string().optional(),
+      })
+      .optional()
+      .describe('how a session’s workspace is seen, as the worker reported it (docs/sandbox.md, "Workspaces")'),
   }),
   embeddings: z.object({
     provider: z.string(),

@@ -27,6 +27,8 @@ export const ForgettingSummary = z.object({
   evaluated_count: count,
   /** Nodes no operator run has decided yet, counted provisionally (node_count = evaluated_count + undecided_count). */
   undecided_count: count,
+  /** Nodes whose latest decision moved them colder (demote + archive): memory recall now ranks lower or leaves out. */
+  stale_signal_count: count,
   /** The operator's last completed (non-dry) run in this scope. */
   last_run: z.object({ run_id: z.string(), decided_at: z.string(), examined: count, complete: z.boolean() }).nullable(),
   recommended_action: z.string(),

@@ -3,7 +3,7 @@ import type { automationRoutes } from '../../contract/families/automation';
 import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import { loadRun, storesFor, type AutomationCtx } from './context';
+import { loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
 import { versionOf, type Until } from '../runs/wait';
 import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
@@ -91,6 +91,8 @@ async function hostWaits(c: AutomationCtx, ref: ScopeRef, nodes: NodeDoc[]) {
 
 export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.list']>) {
   const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'automations.runs.list') : undefined;
+  // The runs of an automation that does not exist: not_found, not an empty page (a mistyped id would look like "no runs").
+  if (input.automation_id) await loadDefinition(storesFor(c.db, ref).definitions, input.automation_id);
   const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? [...new Set(input.status)] : [input.status];
   const docs = await storesFor(c.db, ref).runs.list({
     ...(input.automation_id ? { automation_id: input.automation_id } : {}),

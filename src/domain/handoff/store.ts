@@ -2,6 +2,7 @@ import type { handoffRoutes } from '../../contract/families/handoff';
 import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/services';
+import { executionState } from '../memory/packet';
 import { writeResultView } from '../memory/views';
 import { HANDOFF_SLOT, handoffKey, handoffView } from './views';
 
@@ -57,6 +58,7 @@ export async function storeHandoff(m: MemoryServices, ref: ScopeRef, input: Rout
             session_id: input.session_id ?? null,
             run_id: input.run_id ?? null,
           },
+          ...executionState(input),
         },
         execution: {
           target_files: input.target_files,

@@ -7,7 +7,7 @@ import { renderWorkflow } from './render';
 import { THRESHOLDS } from './score';
 import type { Learned, ScopeLearning } from './scope-state';
 import { findSimilarExecutions } from './similar-executions';
-import type { Observation } from './types';
+import type { Attempt, Observation } from './types';
 import { foundWorkflow, observeWorkflow, promoteByPlaybook, workflowConfidence, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 import type { WorkflowSaver } from './workflow-writer';
 
@@ -53,7 +53,7 @@ async function saveWorkflow(deps: DistillDeps, ref: ScopeRef, state: ScopeLearni
 }
 
 /** Learns from one observation; returns the ids of workflows it created or changed. */
-export async function distill(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, obs: Observation, actor: string): Promise<string[]> {
+export async function distill(deps: DistillDeps, ref: ScopeRef, state: ScopeLearning, obs: Attempt, actor: string): Promise<string[]> {
   const q = observationQuery(obs);
   // Read-only search first (outside the scope's serial section); re-checked inside it.
   const similar =

@@ -1,20 +1,20 @@
 import { patternConfidence } from './pattern-model';
-import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
+import type { PatternMatch, PolicyMatch } from './matches';
 import type { TaskRequest } from './request';
 import type { RuleEvaluation } from './rule-model';
-import { relevance, THRESHOLDS } from './score';
-import type { SimilarExecution } from './similar-executions';
+import { THRESHOLDS } from './score';
+import type { Vote } from './file-vote';
 import type { SourceKind } from './tool-ranking';
-import type { WorkflowStep } from './types';
-import { workflowConfidence, type WorkflowSlot } from './workflow-model';
+import { workflowConfidence } from './workflow-model';
+import { usableStep } from './workflow-moves';
 
 /**
- * Task start's compact first move (contract.md §2, kickoff): from the most relevant learned
- * source that clears THRESHOLDS.action, in this order: a workflow (stable before candidate at
- * similar relevance; its first step whose tool the caller can use), an active policy memory, a
- * trusted pattern; else one prior successful execution found by recall (source_kind `recall`,
- * confidence capped low: seen once is not learned). Nothing relevant: null. Every action lists the
- * node ids it rests on.
+ * Task start's compact first move (contract.md §2, kickoff; docs/learning.md, "Task start"): the
+ * file the vote of similar past tasks and matching workflows puts first (file-vote.ts), with the
+ * tool the evidence used on it, unless the evidence is weak: the best past task is barely similar
+ * and no workflow matches (MIN_SIMILARITY), or the vote is split many ways (MIN_CONFIDENCE). Without a file, an active policy memory or a trusted pattern may still
+ * name the tool to start with. Every action lists the node ids it rests on. An active policy or
+ * trusted pattern that applies also names the tool on the voted file.
  */
 
 export interface FirstAction {
@@ -35,143 +35,119 @@ export interface FirstAction {
 
 interface Input {
   request: TaskRequest;
-  workflows: WorkflowMatch[];
+  vote: Vote;
   patterns: PatternMatch[];
   policies: PolicyMatch[];
   rules: RuleEvaluation;
-  recall: SimilarExecution[];
 }
 
-const RECALL_CONFIDENCE_CAP = 0.4;
+/** Below this, the best evidence (past task or workflow) is too unlike the task to start from. */
+export const MIN_SIMILARITY = THRESHOLDS.task;
+/** Below this share of the evidence, the vote is split too many ways to name one file. */
+export const MIN_CONFIDENCE = 0.12;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-function describe(step: WorkflowStep): string {
-  if (step.next_action) return step.next_action;
-  if (step.tool && step.file_path) return `${step.tool} ${step.file_path}`;
-  if (step.file_path) return `open ${step.file_path}`;
-  return `use ${step.tool}`;
+function describe(tool: string | null, file: string | null, nextAction: string | null = null): string {
+  if (nextAction) return nextAction;
+  if (tool && file) return `${tool} ${file}`;
+  if (file) return `open ${file}`;
+  return `use ${tool}`;
 }
 
-function usableStep(steps: WorkflowStep[], allowed: (tool: string | null) => boolean): { step: WorkflowStep; index: number } | null {
-  const index = steps.findIndex((s) => allowed(s.tool));
-  return index >= 0 ? { step: steps[index]!, index } : null;
-}
+export const allowedBy = (r: TaskRequest, rules: RuleEvaluation) => (tool: string | null) =>
+  tool === null || (!rules.deny.includes(tool) && (r.candidates.length === 0 || r.candidates.includes(tool)));
 
-/**
- * The two best actionable workflows are a tie with different first moves (e.g. a task_kind that
- * several families share, and no words or files to tell them apart).
- */
-export function ambiguousWorkflows(usable: Pick<WorkflowMatch, 'score' | 'entry'>[], allowed: (tool: string | null) => boolean = () => true): boolean {
-  const [a, b] = usable;
-  if (!a || !b || a.score - b.score >= THRESHOLDS.ambiguity) return false;
-  const move = (w: Pick<WorkflowMatch, 'entry'>) => {
-    const st = usableStep(w.entry.slot.steps, allowed)?.step;
-    return `${st?.tool ?? ''}|${st?.file_path ?? w.entry.slot.target_files[0] ?? ''}`;
-  };
-  return move(a) !== move(b);
-}
-
-/**
- * Whether a workflow's learned first move is settled: stable, or a candidate whose runs so far
- * all began the same way with no failure since (`promotion_ready`).
- */
-export const settledFirstMove = (s: Pick<WorkflowSlot, 'promotion_state' | 'promotion_ready'>) => s.promotion_state === 'stable' || s.promotion_ready;
-
-/**
- * Whether a match reaches the action threshold only through its dense part: without the
- * embedding (words, task_kind and files alone) it would not act.
- */
-export const denseLed = (w: Pick<WorkflowMatch, 'score' | 'signals'>) =>
-  w.signals.dense !== null && w.score >= THRESHOLDS.action && relevance({ ...w.signals, dense: null }) < THRESHOLDS.action;
-
-/**
- * Workflows that may drive the first move: actionable, with a step whose tool the caller can use,
- * and — when only the dense part (a paraphrase guess) makes them actionable — with a settled first
- * move. A guess from meaning alone is one uncertainty; a first move the workflow's own runs do not
- * agree on is a second, and together they are not a recommendation (docs/learning.md,
- * "Thresholds").
- */
-export function actionableWorkflows(workflows: WorkflowMatch[], allowed: (tool: string | null) => boolean): WorkflowMatch[] {
-  return workflows.filter((w) => w.score >= THRESHOLDS.action && usableStep(w.entry.slot.steps, allowed) && (!denseLed(w) || settledFirstMove(w.entry.slot)));
+/** A learned tool preference that applies: an active policy memory, else a trusted pattern (not behind a retired policy). */
+function preferredTool(i: Input, allowed: (tool: string | null) => boolean): { tool: string; policy: PolicyMatch | null; pattern: PatternMatch | null } | null {
+  const policy = i.policies.find((p) => p.applies && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
+  if (policy) return { tool: policy.entry.slot.tool, policy, pattern: null };
+  const pattern = i.patterns.find((p) => p.cls === 'trusted' && !p.retired_policy_id && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
+  if (pattern) return { tool: pattern.entry.slot.tool, policy: null, pattern };
+  return null;
 }
 
 export function firstActionOf(i: Input): FirstAction | null {
-  const allowed = (tool: string | null) => tool === null || (!i.rules.deny.includes(tool) && (i.request.candidates.length === 0 || i.request.candidates.includes(tool)));
+  const allowed = allowedBy(i.request, i.rules);
   const base = { workflow_id: null, policy_memory_id: null, pattern_id: null, history_applied: true };
-
-  const usable = actionableWorkflows(i.workflows, allowed);
-  if (ambiguousWorkflows(usable, allowed)) return null;
-  for (const w of usable) {
-    const s = w.entry.slot;
-    const pick = usableStep(s.steps, allowed)!;
-    const stable = s.promotion_state === 'stable';
-    const file = pick.step.file_path ?? s.target_files[0] ?? null;
-    const source: SourceKind = stable ? (s.active_playbook_ids.length > 0 ? 'replay_playbook' : 'stable_workflow') : 'candidate_workflow';
+  const preferred = preferredTool(i, allowed);
+  const top = i.vote.files[0];
+  if (top && i.vote.best >= MIN_SIMILARITY && top.confidence >= MIN_CONFIDENCE) {
+    const w = top.workflow;
+    const step = w ? usableStep(w.entry.slot.steps, allowed) : null;
+    const stepFile = step ? (step.step.file_path ?? w!.entry.slot.target_files[0] ?? null) : null;
+    // The learned step when a workflow starts on this file; else a learned preference; else what the past tasks did there.
+    const stepAgrees = !!step && stepFile === top.file;
+    const tool = (stepAgrees ? step!.step.tool : null) ?? preferred?.tool ?? top.tool;
+    const source: SourceKind = w
+      ? w.entry.slot.promotion_state === 'stable'
+        ? w.entry.slot.active_playbook_ids.length > 0
+          ? 'replay_playbook'
+          : 'stable_workflow'
+        : 'candidate_workflow'
+      : preferred?.policy
+        ? 'policy_memory'
+        : preferred?.pattern
+          ? 'trusted_pattern'
+          : 'recall';
+    const learned = w ? workflowConfidence(w.entry.slot) * (0.5 + 0.5 * w.score) : 0;
+    const tasks = top.evidence.filter((id) => id !== w?.entry.node.id);
+    const why = [
+      tasks.length > 0 ? `${tasks.length} similar past task${tasks.length === 1 ? '' : 's'} worked on ${top.file}` : null,
+      w
+        ? `${w.entry.slot.promotion_state} workflow "${w.entry.slot.goal}" starts there (${w.entry.slot.counts.successes} successful runs, relevance ${r3(w.score)})${stepAgrees && step!.index > 0 ? `; step ${step!.index + 1}, the first whose tool is available` : ''}`
+        : null,
+      preferred?.policy && tool === preferred.tool ? `active policy memory for "${preferred.policy.entry.slot.family_label}" prefers ${tool}` : null,
+      preferred?.pattern && tool === preferred.tool ? `trusted pattern prefers ${tool} for "${preferred.pattern.entry.slot.label}"` : null,
+    ].filter(Boolean);
     return {
       ...base,
-      action_kind: file ? 'file_step' : 'tool_step',
-      selected_tool: pick.step.tool,
-      file_path: file,
-      next_action: describe({ ...pick.step, file_path: file }),
+      action_kind: 'file_step',
+      selected_tool: tool,
+      file_path: top.file,
+      next_action: describe(tool, top.file, stepAgrees ? step!.step.next_action : null),
       source_kind: source,
-      confidence: r3(workflowConfidence(s) * (0.5 + 0.5 * w.score)),
-      relevance: r3(w.score),
-      evidence_ids: [w.entry.node.id, ...s.provenance_ids.slice(-5)],
-      rationale: `${s.promotion_state} workflow "${s.goal}" (${s.counts.successes} successful runs, relevance ${r3(w.score)})${pick.index > 0 ? `; step ${pick.index + 1}, the first whose tool is available` : ''}`,
-      workflow_id: w.entry.node.id,
+      confidence: r3(Math.max(top.confidence, learned)),
+      relevance: r3(Math.max(i.vote.best, w?.score ?? 0)),
+      evidence_ids: [...new Set([...(w ? [w.entry.node.id, ...w.entry.slot.provenance_ids.slice(-5)] : []), ...tasks.slice(0, 5)])],
+      rationale: why.join('; '),
+      workflow_id: w?.entry.node.id ?? null,
+      policy_memory_id: preferred?.policy?.entry.node.id ?? null,
+      pattern_id: preferred?.pattern?.entry.node.id ?? null,
     };
   }
-  const policy = i.policies.find((p) => p.applies && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
-  if (policy) {
-    const s = policy.entry.slot;
+  if (preferred?.policy) {
+    const p = preferred.policy;
+    const s = p.entry.slot;
     return {
       ...base,
       action_kind: s.file_path ? 'file_step' : 'tool_step',
       selected_tool: s.tool,
       file_path: s.file_path,
-      next_action: s.file_path ? `${s.tool} ${s.file_path}` : `use ${s.tool}`,
+      next_action: describe(s.tool, s.file_path),
       source_kind: 'policy_memory',
-      confidence: r3(s.confidence * (0.5 + 0.5 * policy.score)),
-      relevance: r3(policy.score),
-      evidence_ids: [policy.entry.node.id, ...s.supporting_anchor_ids],
+      confidence: r3(s.confidence * (0.5 + 0.5 * p.score)),
+      relevance: r3(p.score),
+      evidence_ids: [p.entry.node.id, ...s.supporting_anchor_ids],
       rationale: `active policy memory for "${s.family_label}": ${s.reason}`,
-      policy_memory_id: policy.entry.node.id,
+      policy_memory_id: p.entry.node.id,
     };
   }
-  // A trusted pattern whose policy memory was retired does not steer the first move either.
-  const pattern = i.patterns.find((p) => p.cls === 'trusted' && !p.retired_policy_id && p.score >= THRESHOLDS.action && allowed(p.entry.slot.tool));
-  if (pattern) {
-    const s = pattern.entry.slot;
+  if (preferred?.pattern) {
+    const p = preferred.pattern;
+    const s = p.entry.slot;
     const file = s.files[0] ?? null;
     return {
       ...base,
       action_kind: file ? 'file_step' : 'tool_step',
       selected_tool: s.tool,
       file_path: file,
-      next_action: file ? `${s.tool} ${file}` : `use ${s.tool}`,
+      next_action: describe(s.tool, file),
       source_kind: 'trusted_pattern',
-      confidence: r3(patternConfidence(s) * (0.5 + 0.5 * pattern.score)),
-      relevance: r3(pattern.score),
-      evidence_ids: [pattern.entry.node.id],
+      confidence: r3(patternConfidence(s) * (0.5 + 0.5 * p.score)),
+      relevance: r3(p.score),
+      evidence_ids: [p.entry.node.id],
       rationale: `trusted pattern: ${s.tool} for "${s.label}" (${s.positive_runs.length} positive runs)`,
-      pattern_id: pattern.entry.node.id,
-    };
-  }
-  for (const hit of i.recall) {
-    const pick = usableStep(hit.obs.steps, allowed);
-    if (!pick) continue;
-    const file = pick.step.file_path ?? hit.obs.target_files[0] ?? null;
-    return {
-      ...base,
-      action_kind: file ? 'file_step' : 'tool_step',
-      selected_tool: pick.step.tool,
-      file_path: file,
-      next_action: describe({ ...pick.step, file_path: file }),
-      source_kind: 'recall',
-      confidence: r3(Math.min(RECALL_CONFIDENCE_CAP, 0.25 + 0.2 * hit.score)),
-      relevance: r3(hit.score),
-      evidence_ids: [hit.node_id],
-      rationale: `one earlier successful execution of a similar task (${hit.node_id}); seen once, not yet a learned workflow`,
+      pattern_id: p.entry.node.id,
     };
   }
   return null;

@@ -2,6 +2,7 @@ import type { learningRoutes } from '../../contract/families/learning';
 import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
 import type { LearningCtx } from './runtime';
+import { agentHandoffPack, agentInspect, agentResumePack, agentReviewPack } from './surfaces/agent';
 import { assembleContext } from './surfaces/assemble';
 import { rationaleOf, workflowLists } from './surfaces/compat';
 import { planFor, taskFamilyView } from './surfaces/common';
@@ -53,6 +54,10 @@ export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learni
       return { ...r, evolution_inspect: r.evolution_review_pack.evolution_inspect };
     },
     'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, ref(c), input.anchor),
+    'learning.agentInspect': (input, c) => agentInspect(ctx, ref(c), input, c.actor),
+    'learning.agentReviewPack': (input, c) => agentReviewPack(ctx, ref(c), input, c.actor),
+    'learning.agentResumePack': (input, c) => agentResumePack(ctx, ref(c), input, c.actor),
+    'learning.agentHandoffPack': (input, c) => agentHandoffPack(ctx, ref(c), input, c.actor),
     'learning.workflows.list': (input, c) => listWorkflows(ctx, ref(c), input),
     'learning.workflows.get': (input, c) => getWorkflow(ctx, ref(c), input),
     'learning.patterns.list': (input, c) => listPatterns(ctx, ref(c), input),

@@ -1,7 +1,6 @@
 import type { StoredNode } from '../../store/memory/nodes';
 import { EXECUTION_SLOT, extractExecution, type ExecutionNative } from '../memory/extract';
-import { canonicalTerm, isStructuralTerm } from './synonyms';
-import { taskTerms } from './similarity';
+import { isStructuralTerm, taskTerms } from './similarity';
 import { taskPhrase, textSteps } from './text-evidence';
 import type { DistillationOrigin, ExecOutcome, Observation, WorkflowStep } from './types';
 
@@ -71,10 +70,10 @@ export function stepsOf(ex: ExecutionNative): WorkflowStep[] {
   return primary ? [{ tool: null, file_path: primary, next_action: ex.next_action }] : [];
 }
 
-/** The signature terms the memory family computed, folded the way learning compares terms. */
+/** The signature terms the memory family computed, without path fragments (as learning compares terms). */
 export function termsOfExecution(ex: ExecutionNative, extra?: string | null): string[] {
   const out = new Set<string>();
-  for (const t of ex.task_signature?.terms ?? []) if (!isStructuralTerm(t)) out.add(canonicalTerm(t));
+  for (const t of ex.task_signature?.terms ?? []) if (!isStructuralTerm(t)) out.add(t);
   for (const t of taskTerms(extra)) out.add(t);
   return [...out].sort();
 }
@@ -97,7 +96,9 @@ export function observationOf(n: StoredNode, context: ObserveContext = {}): Obse
   if (steps.length === 0 && files.length === 0) return null;
   let outcome: ExecOutcome | null = ex.outcome;
   if (!outcome && origin !== 'execution_write_projection') outcome = 'success';
-  if (!outcome) return null;
+  // No outcome stated: practice only when it says what was done (a tool used), not a note that
+  // merely mentions a file.
+  if (!outcome && !steps.some((s) => s.tool)) return null;
   // A handoff is one node per anchor, superseded by each new handoff: each revision is a new
   // carrier state, and its words are in its summary and text rather than a goal.
   const handoff = n.kind === 'handoff' ? handoffWords(n) : null;
@@ -114,6 +115,7 @@ export function observationOf(n: StoredNode, context: ObserveContext = {}): Obse
     terms,
     steps,
     target_files: ex.target_files.length > 0 ? ex.target_files : files.slice(0, 10),
+    targets_named: ex.target_files.length > 0,
     outcome,
     run_id: ex.run_id,
     playbook_id: null,

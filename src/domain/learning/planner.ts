@@ -8,9 +8,11 @@ import { evaluateRules, type RuleEvaluation } from './rule-model';
 import { THRESHOLDS } from './score';
 import type { ScopeLearning } from './scope-state';
 import type { LoadProgress } from './scopes';
-import { findSimilarExecutions, type SimilarExecution } from './similar-executions';
+import { findPastTasks, nameMatcher, type PastTask } from './past-tasks';
 import { rankTools, type ToolScore } from './tool-ranking';
-import { firstActionOf, type FirstAction } from './first-action';
+import { allowedBy, firstActionOf, type FirstAction } from './first-action';
+import { voteFiles, type Vote } from './file-vote';
+import { taskText } from './request';
 import { uncertaintyOf, type Uncertainty } from './uncertainty';
 
 /**
@@ -31,8 +33,10 @@ export interface Plan {
   ranking: ToolScore[];
   selected_tool: string | null;
   first_action: FirstAction | null;
-  /** Single prior executions found when nothing learned applies (honest `recall` evidence). */
-  recall: SimilarExecution[];
+  /** The similar past tasks (every execution the scope remembers is a candidate), best first. */
+  tasks: PastTask[];
+  /** The files they, the matching workflows and the task's own words point to, best first. */
+  vote: Vote;
   uncertainty: Uncertainty;
 }
 
@@ -78,22 +82,10 @@ export async function plan(
   );
   const ranking = rankTools({ request: r, workflows, patterns, policies, rules });
   const selected = ranking.find((t) => !t.denied && t.score > 0 && (r.candidates.length === 0 || r.candidates.includes(t.tool)));
-  let first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall: [] });
-  let recall: SimilarExecution[] = [];
-  if (!first && (r.terms.length > 0 || r.task_kind)) {
-    recall = await findSimilarExecutions(
-      memory,
-      ref,
-      state,
-      { ...q, vector: null, text: [r.goal, r.text].filter(Boolean).join(' ') || null },
-      {
-        minScore: THRESHOLDS.recall,
-        merge: false,
-        limit: 3,
-      },
-    );
-    first = firstActionOf({ request: r, workflows, patterns, policies, rules, recall });
-  }
+  const text = taskText(r);
+  const tasks = text === '' ? [] : await findPastTasks(memory, ref, state, { text, vector: opts.vector ?? null });
+  const vote = voteFiles({ tasks, workflows, allowed: allowedBy(r, rules), nameMatch: nameMatcher(memory, ref, text) });
+  const first = firstActionOf({ request: r, vote, patterns, policies, rules });
   const result: Omit<Plan, 'uncertainty'> = {
     request: r,
     workflows,
@@ -104,7 +96,8 @@ export async function plan(
     ranking,
     selected_tool: selected?.tool ?? null,
     first_action: first,
-    recall,
+    tasks,
+    vote,
   };
-  return { ...result, uncertainty: uncertaintyOf({ ...result, loading: opts.loading ?? null }) };
+  return { ...result, uncertainty: uncertaintyOf({ ...result, tasks: tasks.length, loading: opts.loading ?? null }) };
 }

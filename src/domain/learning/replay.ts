@@ -1,5 +1,5 @@
 import { normaliseTaskKind, requestTerms } from './similarity';
-import type { ExecOutcome, Observation, WorkflowStep } from './types';
+import type { Attempt, ExecOutcome, WorkflowStep } from './types';
 
 /**
  * Replay runs as learning episodes (contract.md §3 and §6): the replay family feeds a
@@ -34,7 +34,7 @@ function fileOf(input: Record<string, unknown> | null | undefined): string | nul
   return null;
 }
 
-export function replayObservation(e: ReplayEpisode): Observation | null {
+export function replayObservation(e: ReplayEpisode): Attempt | null {
   if (e.status !== 'success' && e.status !== 'failure' && e.status !== 'partial') return null;
   const steps: WorkflowStep[] = e.steps.map((s, i) => ({
     tool: s.tool_name.toLowerCase(),
@@ -50,6 +50,7 @@ export function replayObservation(e: ReplayEpisode): Observation | null {
     terms: requestTerms(e.goal),
     steps,
     target_files: files.slice(0, 20),
+    targets_named: (e.target_files ?? []).length > 0,
     outcome: e.status as ExecOutcome,
     run_id: e.run_id,
     playbook_id: e.playbook_id ?? null,

@@ -23,6 +23,7 @@ import { ScopeRegistry, storeSource, type ScopeView } from './scopes';
 import { GoalVectors } from './vectors';
 import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
+import type { Attempt } from './types';
 
 /**
  * The learning family's runtime: per-scope learning state, the write listener that learns on
@@ -179,13 +180,24 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       const obs = observationOf(n, { sessionGoal: n.kind === 'session_event' ? sessionGoal(state, n, edges) : null, tools: state.toolNames });
       if (!obs) continue;
       await yieldToIo();
-      state.rememberObservation(n.id, obs);
+      // A carrier written again under its key (a handoff's anchor, a session's id) is a new carrier
+      // state: a session's revision gets its own source id, as a handoff's has (observe.ts), and
+      // the previous revision's observation stays the one recall finds for the node while this
+      // one is learned, so the two states can found a workflow together.
+      const revised = n.revision > 1 && (n.kind === 'session' || n.kind === 'handoff');
+      if (revised && n.kind === 'session') obs.source_id = `${n.id}#r${n.revision}`;
+      if (!revised) state.rememberObservation(n.id, obs);
       state.noteTools(obs.steps.map((s) => s.tool));
+      // Work with no stated outcome is practice: a workflow counts it as progress, like a
+      // continuity carrier's (task start's vote still weighs it below a stated success).
+      const attempt: Attempt = { ...obs, outcome: obs.outcome ?? 'success' };
       try {
-        for (const id of await distill(deps, ref, state, obs, actor)) if (!updated.includes(id)) updated.push(id);
+        for (const id of await distill(deps, ref, state, attempt, actor)) if (!updated.includes(id)) updated.push(id);
       } catch (err) {
         log.warn(`learning from node ${n.id} failed: ${(err as Error).message}`);
         throw err;
+      } finally {
+        if (revised) state.rememberObservation(n.id, obs);
       }
     }
     return updated;

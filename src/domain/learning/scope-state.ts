@@ -17,6 +17,23 @@ const MAX_TOOL_NAMES = 500;
  */
 const FULL_WORKFLOWS = 1024;
 
+/** A set that forgets its oldest member beyond `max`. */
+export class BoundedSet {
+  private readonly members = new Set<string>();
+  constructor(private readonly max: number) {}
+  has(x: string): boolean {
+    return this.members.has(x);
+  }
+  add(x: string): void {
+    if (this.members.has(x)) return;
+    if (this.members.size >= this.max) this.members.delete(this.members.values().next().value as string);
+    this.members.add(x);
+  }
+  delete(x: string): void {
+    this.members.delete(x);
+  }
+}
+
 /**
  * Everything learning knows about one tenant+scope, in memory: workflows and patterns in a
  * family index, policy memories and rules by id, and light metadata of continuity carriers.
@@ -151,6 +168,8 @@ export class ScopeLearning {
    * usually finds a recent write, which then needs no store read.
    */
   readonly recentObservations = new Map<string, Observation>();
+  /** Nodes read as possible past tasks that carry no observation (bounded like recentObservations). */
+  readonly notObservations = new BoundedSet(RECENT_OBSERVATIONS);
   /**
    * Tool names this scope has seen (kickoff candidates, replay runs, feedback, learned patterns and
    * policies, explicit steps): free-text evidence is read for them too (text-evidence.ts). In
@@ -243,6 +262,7 @@ export class ScopeLearning {
   rememberObservation(nodeId: string, o: Observation): void {
     if (this.recentObservations.size >= RECENT_OBSERVATIONS) this.recentObservations.delete(this.recentObservations.keys().next().value as string);
     this.recentObservations.set(nodeId, o);
+    this.notObservations.delete(nodeId);
   }
 
   /** A workflow's new state before it reaches the store (workflow-writer.ts coalescing). */

@@ -38,13 +38,10 @@ export const THRESHOLDS = {
   action: 0.4,
   /** An observation joins an existing family (distillation; feedback family resolution). */
   merge: 0.55,
-  /** A single recalled execution (not a learned workflow) may still suggest a first move. */
+  /** A single recalled execution founds a workflow with a new one (distillation). */
   recall: 0.65,
-  /**
-   * Two workflows with different first steps closer than this are a tie: acting on either would
-   * be a guess, so task start says so instead (first_action null, both listed as alternatives).
-   */
-  ambiguity: 0.05,
+  /** The best similar past task (past-tasks.ts similarity) is close enough for task start to act on. */
+  task: 0.3,
 } as const;
 
 /**

@@ -5,31 +5,28 @@ import { observationOf } from './observe';
 import { mergeScore, relevance, type Signals } from './score';
 import type { ScopeLearning } from './scope-state';
 import { baseName } from './similarity';
-import { synonymWords } from './synonyms';
-import type { FamilySignature, Observation } from './types';
+import type { Attempt, FamilySignature, Observation } from './types';
 
 /**
  * Executions seen once are not stored as learned objects (that would double the store for every
  * one-off task); they are found again through the memory family's full-text index when a similar
- * task comes along: to pair a second execution into a new workflow, and to let task start cite a
- * single prior execution honestly as `recall`. The full-text query is the task's words, their
- * synonym groups and its file names; the hits are then scored with learning's own similarity.
+ * task comes along, to pair a second execution into a new workflow (task start finds past tasks
+ * its own way: past-tasks.ts). The full-text query is the task's words and its files' names; the
+ * hits are then scored with learning's own similarity.
  */
 
 export interface SimilarExecution {
   node_id: string;
-  obs: Observation;
+  obs: Attempt;
   score: number;
   signals: Signals;
 }
 
 const CANDIDATES = 12;
-const MAX_EXPANSION = 40;
 
+/** The full-text query of a task: its words and the names of its files. */
 function searchText(q: FamilyQuery, text: string | null): string {
-  const words = new Set<string>();
-  for (const t of q.terms) for (const w of synonymWords(t)) if (words.size < MAX_EXPANSION) words.add(w);
-  return [text ?? q.terms.join(' '), ...words, ...q.files.map(baseName)].join(' ');
+  return [text ?? q.terms.join(' '), ...q.files.map(baseName)].join(' ');
 }
 
 export function observationSignature(o: Observation): FamilySignature {
@@ -50,7 +47,7 @@ export async function findSimilarExecutions(
 ): Promise<SimilarExecution[]> {
   const text = searchText(q, q.text);
   if (text.trim() === '') return [];
-  // BM25 alone: the query is already expanded (synonyms, file names) and the hits are re-scored
+  // BM25 alone: the query already names the files, and the hits are re-scored
   // below, so recall's feedback expansion and sequence context would only cost time (the learning
   // quality benchmark gives the same figures without them; docs/benchmarks.md).
   const hits = memory.index.search(ref.tenant_id, ref.scope, { text, vector: null, limit: CANDIDATES, filter: {}, plain: true });
@@ -71,7 +68,7 @@ export async function findSimilarExecutions(
     if (!c.obs || c.obs.outcome !== 'success') continue;
     const signals = state.workflows.signals(q, observationSignature(c.obs), null);
     const score = opts.merge ? mergeScore(signals) : relevance(signals);
-    if (score >= opts.minScore) out.push({ node_id: c.id, obs: c.obs, score, signals });
+    if (score >= opts.minScore) out.push({ node_id: c.id, obs: { ...c.obs, outcome: c.obs.outcome }, score, signals });
   }
   out.sort((a, b) => b.score - a.score || (a.node_id < b.node_id ? 1 : -1));
   return out.slice(0, opts.limit ?? 5);

@@ -1,29 +1,50 @@
 import { normaliseTaskKind, signatureTerms } from '../memory/task-signature';
-import { canonicalTerm, isGenericTerm, isStructuralTerm } from './synonyms';
 
 /**
  * Task identity and similarity (docs/learning.md, "Similarity").
  *
- * A task is described by canonical terms: the memory family's task-signature terms (analyzer
- * stems, stop words and volatile tokens such as ids and numbers removed), folded through the
- * synonym map, without file-extension fragments. Two descriptions are compared by an
- * IDF-weighted cosine over those terms, where IDF comes from the scope's own corpus of learned
- * task families (so a word every family uses counts little), and generic task words are damped
- * while the corpus is too small to know that. task_kind and shared files are separate signals,
- * combined in score.ts.
+ * A task is described by its terms: the memory family's task-signature terms (analyzer stems,
+ * stop words and volatile tokens such as ids and numbers removed), without file-extension and
+ * path fragments. Two descriptions are compared by an IDF-weighted cosine over those terms, where
+ * IDF comes from the scope's own corpus of learned task families (so a word every family uses
+ * counts little). Paraphrases that share no words meet through the encoder's vectors, not
+ * through word lists. task_kind and shared files are separate signals, combined in score.ts.
  */
+
+/** Path and language tokens that ride along with file names ("worker.ts" → worker, ts). */
+const STRUCTURAL: ReadonlySet<string> = new Set([
+  'ts',
+  'tsx',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'py',
+  'rs',
+  'rb',
+  'go',
+  'java',
+  'kt',
+  'md',
+  'json',
+  'yaml',
+  'yml',
+  'toml',
+  'src',
+  'lib',
+  'dist',
+  'pkg',
+]);
+
+/** Whether a term is a file-extension or path fragment (dropped from task identity). */
+export const isStructuralTerm = (term: string): boolean => STRUCTURAL.has(term);
 
 export type TermCounts = Record<string, number>;
 
-/** Canonical task terms of a text: sorted, unique. */
+/** Task terms of a text: sorted, unique. */
 export function taskTerms(text: string | null | undefined): string[] {
   if (!text) return [];
-  const out = new Set<string>();
-  for (const t of signatureTerms(text)) {
-    if (isStructuralTerm(t)) continue;
-    out.add(canonicalTerm(t));
-  }
-  return [...out].sort();
+  return [...new Set(signatureTerms(text).filter((t) => !isStructuralTerm(t)))].sort();
 }
 
 /** The terms of everything a request says about its task (query text, goal), unique. */
@@ -34,8 +55,6 @@ export function requestTerms(...texts: (string | null | undefined)[]): string[] 
 }
 
 export { normaliseTaskKind };
-
-const GENERIC_WEIGHT = 0.4;
 
 /**
  * Document frequencies of terms over a corpus of task families (one document per family). Kept
@@ -101,9 +120,9 @@ export class TermStats {
     return Math.log(1 + (this.n + 1) / df);
   }
 
-  /** Term weight: IDF, damped for generic task words. */
+  /** Term weight: IDF. */
   weight(term: string): number {
-    return this.idf(term) * (isGenericTerm(term) ? GENERIC_WEIGHT : 1);
+    return this.idf(term);
   }
 }
 

@@ -21,7 +21,9 @@ const clauseOf = (bounds: number[], at: number) => bounds.findIndex((b) => at < 
 /**
  * The steps a text names: each tool mention in order, with the file named in its clause (the
  * first one after it, else the nearest before it); a file tool with no file in its clause takes
- * the text's first file. Null when the text names no tool.
+ * the text's first file. A clause that names files but no tool continues the list of the clause
+ * before it ("edited a.ts, b.ts and c.ts": three edits), up to the end of the sentence. Null when
+ * the text names no tool.
  */
 export function textSteps(text: string, knownTools: Iterable<string>, fileTools: ReadonlySet<string>): WorkflowStep[] | null {
   const mentions = extractToolMentions(text, extractCommands(text), knownTools);
@@ -39,12 +41,27 @@ export function textSteps(text: string, knownTools: Iterable<string>, fileTools:
   }
   files.sort((a, b) => a.at - b.at);
   const primary = files[0]?.path ?? null;
-  return mentions.map((m) => {
+  const steps: { at: number; step: WorkflowStep }[] = mentions.map((m) => {
     const clause = clauseOf(bounds, m.at);
     const same = files.filter((f) => clauseOf(bounds, f.at) === clause);
     const file = same.find((f) => f.at > m.at) ?? same.filter((f) => f.at < m.at).pop();
-    return { tool: m.tool, file_path: file?.path ?? (fileTools.has(m.tool) ? primary : null), next_action: null };
+    return { at: m.at, step: { tool: m.tool, file_path: file?.path ?? (fileTools.has(m.tool) ? primary : null), next_action: null } };
   });
+  // Lists: files in clauses without a tool, after a clause whose file tool they continue.
+  const toolClauses = new Map<number, string>();
+  for (const m of mentions) toolClauses.set(clauseOf(bounds, m.at), m.tool);
+  let listTool: string | null = null;
+  for (let c = 0; c < bounds.length; c += 1) {
+    const own = toolClauses.get(c);
+    if (own !== undefined) listTool = fileTools.has(own) ? own : null;
+    else if (listTool) {
+      for (const f of files.filter((x) => clauseOf(bounds, x.at) === c)) steps.push({ at: f.at, step: { tool: listTool, file_path: f.path, next_action: null } });
+    }
+    // Only a comma (or "and" inside the clause) keeps a list going; a sentence end, ";" or "then" ends it.
+    if (text[bounds[c]!] !== ',') listTool = null;
+  }
+  steps.sort((a, b) => a.at - b.at);
+  return steps.map((x) => x.step);
 }
 
 const TASK_SEGMENT = /\b(?:task|goal)\s*:\s*([^\n;]{3,300}?)(?=[.;](?:\s|$)|\n|$)/i;

@@ -46,12 +46,18 @@ export interface Observation {
   terms: string[];
   steps: WorkflowStep[];
   target_files: string[];
-  outcome: ExecOutcome;
+  /** The carrier named its target files (an execution's `target_files`); otherwise they are the files its steps name, in order. */
+  targets_named?: boolean;
+  /** Null: the carrier says what was done but not how it ended (evidence of practice, weaker than a stated success). */
+  outcome: ExecOutcome | null;
   run_id: string | null;
   playbook_id: string | null;
   error_signature: string | null;
   at: string;
 }
+
+/** An observation whose outcome is known: what workflows learn from. */
+export type Attempt = Observation & { outcome: ExecOutcome };
 
 /** A family's identity for matching: canonical terms with counts, kind and files. */
 export interface FamilySignature {

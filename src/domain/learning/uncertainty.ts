@@ -1,13 +1,13 @@
-import { ambiguousWorkflows, type FirstAction } from './first-action';
+import type { FirstAction } from './first-action';
 import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import type { LoadProgress } from './scopes';
-import { THRESHOLDS } from './score';
 
 /**
  * How sure the runtime is about its guidance, and what to do about it (contract.md §2,
- * action/retrieval): low when a learned source drives a confident first action; moderate when
- * the action rests on a candidate, a hint or a single recalled execution; high with nothing
- * relevant, where the honest next step is to look wider, not to guess.
+ * action/retrieval): low for a first action of confidence ≥ 0.6 (its evidence agrees: most of
+ * the similar past tasks, or a settled workflow, start there) unless a candidate workflow drives
+ * it; moderate for a less sure one or contested evidence; high with nothing relevant, where the honest next step is to look wider,
+ * not to guess.
  */
 
 export type RecommendedAction = 'proceed' | 'widen_recall' | 'rehydrate_payload' | 'inspect_context' | 'request_operator_review';
@@ -26,6 +26,8 @@ export interface PlanEvidence {
   patterns: PatternMatch[];
   policies: PolicyMatch[];
   first_action: FirstAction | null;
+  /** How many similar past tasks were found (past-tasks.ts). */
+  tasks: number;
   /** Set while the scope's learned state is still loading after a start (scopes.ts): the plan saw only part of it. */
   loading?: LoadProgress | null;
 }
@@ -37,22 +39,20 @@ export function uncertaintyOf(p: PlanEvidence): Uncertainty {
   let level: Uncertainty['level'];
   if (fa) {
     reasons.push(`first action from ${fa.source_kind} (confidence ${fa.confidence}, relevance ${fa.relevance})`);
-    level = fa.confidence >= 0.6 && fa.source_kind !== 'recall' && fa.source_kind !== 'candidate_workflow' ? 'low' : 'moderate';
+    // A candidate workflow's first move is not settled over three runs yet: at most moderate.
+    level = fa.confidence >= 0.6 && fa.source_kind !== 'candidate_workflow' ? 'low' : 'moderate';
     actions.add('proceed');
     if (level === 'moderate') actions.add('inspect_context');
-    if (fa.source_kind === 'recall') reasons.push('only one similar execution is known; nothing learned from repetition yet');
+    if (fa.confidence < 0.6) reasons.push('the evidence does not agree on one place to start: the alternatives are worth a look');
+    if (fa.source_kind === 'recall') reasons.push('from similar past tasks; not yet learned as a workflow');
     if (fa.source_kind === 'candidate_workflow') reasons.push('the workflow is a candidate: not yet consistent over three successful runs');
   } else {
     level = 'high';
-    const top = p.workflows.filter((w) => w.score >= THRESHOLDS.action);
-    if (ambiguousWorkflows(top)) reasons.push(`${top.length} learned workflows match equally well with different first steps; the task description does not say which applies`);
-    else {
-      reasons.push(
-        p.workflows.length + p.patterns.length + p.policies.length === 0
-          ? 'no learned workflow, pattern or policy memory matches this task'
-          : 'learned knowledge is related but not relevant enough to act on',
-      );
-    }
+    reasons.push(
+      p.tasks === 0 && p.workflows.length + p.patterns.length + p.policies.length === 0
+        ? 'no similar past task, learned workflow, pattern or policy memory matches this task'
+        : 'what is known is related but too unlike this task to act on',
+    );
     actions.add('widen_recall');
     actions.add('inspect_context');
   }

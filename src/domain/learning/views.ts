@@ -4,7 +4,7 @@ import { renderPattern, renderPolicy, renderWorkflow, stepLine } from './render'
 import type { RuleSlot } from './rule-model';
 import type { Learned } from './scope-state';
 import type { Signals } from './score';
-import { workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';
+import { requiredObservations, workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 /** How learned objects look on the wire (contract learning-schemas.ts). */
 
@@ -27,6 +27,8 @@ export function workflowView(w: Learned<WorkflowHead>, relevance: number | null 
     steps: s.steps,
     target_files: s.target_files,
     counts: s.counts,
+    observed_count: s.counts.successes,
+    required_observations: requiredObservations(s),
     consistent_first_step: s.consistent_first_step,
     provenance_ids: s.provenance_ids.slice(-50),
     playbook_ids: s.playbook_ids,
@@ -87,7 +89,16 @@ export function policyContractOf(p: Learned<PolicySlot>) {
 }
 
 export function policyMemoryView(p: Learned<PolicySlot>) {
-  return { node_id: p.node.id, policy_contract: policyContractOf(p), counts: p.slot.counts, updated_at: p.node.updated_at };
+  return {
+    node_id: p.node.id,
+    // The contract's state, tool and mode again, where existing clients read them.
+    policy_memory_state: p.slot.state,
+    selected_tool: p.slot.tool,
+    activation_mode: p.slot.activation_mode,
+    policy_contract: policyContractOf(p),
+    counts: p.slot.counts,
+    updated_at: p.node.updated_at,
+  };
 }
 
 export const policyLine = (p: Learned<PolicySlot>) => `[${p.slot.state} policy memory] ${renderPolicy(p.slot).summary}`;

@@ -1,5 +1,5 @@
 import { addTerms, capTerms } from './similarity';
-import { emptyOriginCounts, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
+import { CONTINUITY_ORIGINS, emptyOriginCounts, type Attempt, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
 
 /**
  * The workflow state machine (contract.md §3; docs/learning.md, "Workflows"). Pure: the
@@ -9,6 +9,9 @@ import { emptyOriginCounts, type DistillationOrigin, type Observation, type Orig
  *   ≥ 2 successful observations                        → candidate
  *   ≥ 3 successes, one first step in ≥ 75 % of them,
  *     and no failure after the last success            → stable (stable_reason observations)
+ *     (2 successes when every observation came from a continuity carrier: a handoff, session
+ *     or session event records the state an agent handed on, its files and next action stated,
+ *     not inferred; requiredObservations)
  *   a playbook learned from it promoted `active`       → stable (stable_reason playbook_active)
  *
  * A failure (or partial) after the last success is an unresolved failure: a stable workflow
@@ -21,6 +24,8 @@ import { emptyOriginCounts, type DistillationOrigin, type Observation, type Orig
 export const WORKFLOW_SLOT = 'workflow_v1';
 export const CANDIDATE_MIN = 2;
 export const STABLE_MIN = 3;
+/** Consistent successes a workflow learned only from continuity carriers needs to be stable. */
+export const CARRIER_STABLE_MIN = 2;
 export const CONSISTENT_SHARE = 0.75;
 const MAX_PROVENANCE = 200;
 const MAX_RECENT = 50;
@@ -106,7 +111,7 @@ export function sameAttempt(slot: Pick<WorkflowSlot, 'recent'>, obs: Pick<Observ
 }
 
 /** Adds one observation; returns the same object when the observation was already counted. */
-export function observeWorkflow(slot: WorkflowSlot, obs: Observation): WorkflowSlot {
+export function observeWorkflow(slot: WorkflowSlot, obs: Attempt): WorkflowSlot {
   if (slot.provenance_ids.includes(obs.source_id) || slot.recent.some((r) => r.source_id === obs.source_id)) return slot;
   if (sameAttempt(slot, obs)) return slot;
   const s: WorkflowSlot = {
@@ -159,11 +164,21 @@ export function promoteByPlaybook(slot: WorkflowSlot, playbookId: string, at: st
   return settle(s, at, `playbook ${playbookId} promoted active`);
 }
 
+/**
+ * Consistent successes the workflow needs to be stable: CARRIER_STABLE_MIN when every observation
+ * so far came from a continuity carrier, else STABLE_MIN.
+ */
+export function requiredObservations(s: Pick<WorkflowSlot, 'origin_counts' | 'counts'>): number {
+  const carriers = CONTINUITY_ORIGINS.reduce((n, o) => n + s.origin_counts[o], 0);
+  return s.counts.observations > 0 && carriers === s.counts.observations ? CARRIER_STABLE_MIN : STABLE_MIN;
+}
+
 /** Recomputes steps, files and promotion from the counters; records a transition in history. */
 function settle(s: WorkflowSlot, at: string, reason: string): WorkflowSlot {
   const first = topKey(s.first_steps);
   const successes = s.counts.successes;
-  s.consistent_first_step = !!first && first[1] >= STABLE_MIN && first[1] / Math.max(1, successes) >= CONSISTENT_SHARE;
+  const required = requiredObservations(s);
+  s.consistent_first_step = !!first && first[1] >= required && first[1] / Math.max(1, successes) >= CONSISTENT_SHARE;
   if (first) {
     const seq = s.sequences.find((q) => stepKey(q.steps[0]!) === first[0]) ?? s.sequences[0];
     if (seq) s.steps = seq.steps;
@@ -172,7 +187,7 @@ function settle(s: WorkflowSlot, at: string, reason: string): WorkflowSlot {
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, 20)
     .map(([f]) => f);
-  const byObservations = successes >= STABLE_MIN && s.consistent_first_step && s.counts.unresolved_failures === 0;
+  const byObservations = successes >= required && s.consistent_first_step && s.counts.unresolved_failures === 0;
   const byPlaybook = s.active_playbook_ids.length > 0;
   const next: PromotionState = byPlaybook || byObservations ? 'stable' : 'candidate';
   s.stable_reason = byPlaybook ? 'playbook_active' : byObservations ? 'observations' : null;
@@ -185,7 +200,7 @@ function settle(s: WorkflowSlot, at: string, reason: string): WorkflowSlot {
 }
 
 /** A new family from two successful observations (the founding one first). */
-export function foundWorkflow(familyId: string, founder: Observation, second: Observation): WorkflowSlot {
+export function foundWorkflow(familyId: string, founder: Attempt, second: Attempt): WorkflowSlot {
   const base: WorkflowSlot = {
     version: 1,
     family_id: familyId,

@@ -2,14 +2,17 @@ import type { ScopedNodes, StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import { feedbackQuality } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
+import { decideNow } from './decide-now';
+import type { DecisionView } from './run-types';
 import { selectNodes } from './select';
 
 /**
- * nodes/activate (contract.md §4): merges reuse feedback into nodes. Only `feedback.*` and
- * `activation.*` change (with the store's bookkeeping seq and updated_at); slots, text, tier
- * and every other field are left exactly as they were. Counters are atomic increments, so
- * concurrent activations never lose a count. The touched nodes are then queued for an
- * on-demand operator run (feedback-runs.ts), which re-decides them within seconds.
+ * nodes/activate (contract.md §4): merges reuse feedback into nodes. Only `feedback.*` (with
+ * the reason given) and `activation.*` change here (with the store's bookkeeping seq and
+ * updated_at). Counters are atomic increments, so concurrent activations never lose a count.
+ * Feedback then acts before the answer: the touched nodes are decided at once with the operator's
+ * rules (decide-now.ts; the decisions are in the answer), and queued for the on-demand operator
+ * run (feedback-runs.ts), which re-checks them within seconds.
  */
 
 export type Outcome = 'positive' | 'negative' | 'neutral';
@@ -38,8 +41,8 @@ async function settleQuality(nodes: ScopedNodes, node: StoredNode, now: Date): P
 export async function activateNodes(
   c: LifecycleCtx,
   ref: ScopeRef,
-  input: { ids?: string[]; client_ids?: string[]; outcome?: Outcome | undefined; activate: boolean },
-): Promise<{ nodes: ActivatedItem[]; not_found: string[] }> {
+  input: { ids?: string[]; client_ids?: string[]; outcome?: Outcome | undefined; activate: boolean; reason?: string | undefined },
+): Promise<{ nodes: ActivatedItem[]; not_found: string[]; decisions: DecisionView[] }> {
   const nodes = c.memory.nodes(ref);
   // Feedback and activation only: access statistics play no part (nor in what is returned).
   const { found, not_found } = await selectNodes(nodes, input, { access: false });
@@ -56,6 +59,7 @@ export async function activateNodes(
     if (input.outcome !== undefined) {
       set['feedback.last_outcome'] = input.outcome;
       set['feedback.last_at'] = at;
+      set['feedback.last_reason'] = input.reason ?? null;
       // The quality the counters will have unless another activation races this one (settled below).
       set['feedback.quality'] = feedbackQuality(n.feedback.positive + (inc['feedback.positive'] ?? 0), n.feedback.negative + (inc['feedback.negative'] ?? 0));
     }
@@ -70,12 +74,13 @@ export async function activateNodes(
     items.push({ id: settled.id, client_id: settled.client_id, tier: settled.tier, feedback: settled.feedback, activation: settled.activation });
   }
   if (items.length > 0 && input.activate) await c.states.increment(ref, { activations: items.length }, c.clock.now().toISOString());
-  // Feedback acts when it is given: the operator re-decides these nodes within seconds.
-  c.feedback.request(
-    ref,
-    items.map((i) => i.id),
-  );
-  return { nodes: items, not_found: [...not_found, ...missing] };
+  // Feedback acts when it is given: decided now, and re-checked by the on-demand run.
+  const ids = items.map((i) => i.id);
+  const decisions = input.outcome === undefined ? [] : await decideNow(c, ref, ids);
+  c.feedback.request(ref, ids);
+  // The answer shows the nodes as the decision left them.
+  const decided = new Map(decisions.filter((d) => d.outcome === 'applied' || d.outcome === 'unchanged').map((d) => [d.id, d.target_tier]));
+  return { nodes: items.map((i) => ({ ...i, tier: decided.get(i.id) ?? i.tier })), not_found: [...not_found, ...missing], decisions };
 }
 
 export async function pinNodes(

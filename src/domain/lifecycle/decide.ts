@@ -1,7 +1,7 @@
 import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../../model/memory/node';
 import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, NOISE, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
 import { retentionScore, round, type Score } from './score';
-import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
+import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, wrongRepeatedly, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
 
 export { feedbackState };
 
@@ -33,6 +33,10 @@ export interface Decision {
   held: 'pinned' | 'dwell' | 'idle' | null;
   /** The dwell clock after acting: when the node entered target_tier. */
   tier_changed_at: string;
+  /** While feedback keeps the node colder: the tier it had before (semantic slot feedback_from_tier). */
+  feedback_from_tier: Tier | null;
+  /** Feedback no longer says it is wrong: the node goes back to feedback_from's tier (its payload restored when archived). */
+  restore: boolean;
 }
 
 const DAY = 86_400_000;
@@ -75,6 +79,10 @@ export function decide(n: DecidedNode, now: Date): Decision {
     payload_scope: payloadScopeOf(n.kind),
   };
   const rationale = [describe(s), `idle ${days(s.idleMs)}, age ${days(s.ageMs)}`, ...(s.noise ? ['hook noise: a recorded event no task reused (shorter clocks)'] : [])];
+  const state = feedbackState(n.feedback);
+  // The tier feedback moved the node from, while feedback still holds it there.
+  const heldFrom = readSemantic(n.slots)?.feedback_from_tier ?? null;
+  const keptFrom = state === 'retired' ? heldFrom : null;
   const keep = (action: Action, state: LifecycleState, relocation: RelocationState, held: Decision['held'], ...why: string[]): Decision => ({
     ...base,
     action,
@@ -84,6 +92,8 @@ export function decide(n: DecidedNode, now: Date): Decision {
     held,
     rationale: [...rationale, ...why],
     tier_changed_at: since,
+    feedback_from_tier: keptFrom,
+    restore: false,
   });
   const move = (action: Action, to: Tier, state: LifecycleState, relocation: RelocationState, ...why: string[]): Decision => ({
     ...base,
@@ -94,7 +104,20 @@ export function decide(n: DecidedNode, now: Date): Decision {
     held: null,
     rationale: [...rationale, ...why],
     tier_changed_at: nowIso,
+    feedback_from_tier: keptFrom,
+    restore: false,
   });
+  const fb = `feedback +${n.feedback?.positive ?? 0}/-${n.feedback?.negative ?? 0}${n.feedback?.last_reason ? ` ("${n.feedback.last_reason.slice(0, 120)}")` : ''}`;
+
+  // Feedback moved this node colder and no longer says it is wrong: it goes back (payload restored).
+  if (heldFrom && state !== 'retired' && rank(heldFrom) < rank(n.tier)) {
+    const to = heldFrom;
+    const restored: Decision = {
+      ...move(state === 'contested' ? 'review' : 'retain', to, state, 'none', `${fb}: feedback no longer says this memory is wrong; restored ${n.tier} → ${to}`),
+      restore: true,
+    };
+    return state === 'contested' ? { ...restored, rationale: [...restored.rationale, 'contested: sent to review'] } : restored;
+  }
 
   if (n.tier === 'archive') {
     if (payloadRelocated(n)) return keep('archive', 'archived', 'cold_archive', null, 'already archived; the payload is in the cold store');
@@ -102,10 +125,33 @@ export function decide(n: DecidedNode, now: Date): Decision {
     return keep('archive', 'archived', 'cold_archive', null, 'in the archive tier with its payload still local: relocating it to the cold store');
   }
 
-  const state = feedbackState(n.feedback);
-  const fb = `feedback +${n.feedback?.positive ?? 0}/-${n.feedback?.negative ?? 0}`;
   if (state === 'contested') return keep('review', 'contested', 'none', null, `${fb} disagrees with itself: contested, sent to review`);
   const retired = state === 'retired' ? [`${fb}: feedback says this memory is wrong (retired)`] : [];
+  // Feedback given since the node entered its tier acts at once, whatever the score and dwell say
+  // (docs/forgetting.md, "Feedback acts when it is given"); a rehydration after it is respected.
+  const fresh = !!n.feedback?.last_at && n.feedback.last_at >= since;
+  if (state === 'retired' && fresh) {
+    if (n.pinned || n.importance >= REVIEW_IMPORTANCE) {
+      return keep(
+        'review',
+        'retired',
+        'none',
+        n.pinned ? 'pinned' : null,
+        ...retired,
+        `${n.pinned ? 'pinned' : `importance ${n.importance}`}: a person decides whether it goes; sent to review`,
+      );
+    }
+    const from = heldFrom ?? n.tier;
+    if (wrongRepeatedly(n.feedback)) {
+      return {
+        ...move('archive', 'archive', 'archived', 'cold_archive', ...retired, `repeatedly wrong: archived ${n.tier} → archive at once, payload relocated to the cold store`),
+        feedback_from_tier: from,
+      };
+    }
+    if (rank(n.tier) < rank('cold')) {
+      return { ...move('demote', 'cold', 'retired', 'none', ...retired, `demoted ${n.tier} → cold at once`), feedback_from_tier: from };
+    }
+  }
 
   const band = bandOf(s.score);
   if (rank(band) <= rank(n.tier)) {

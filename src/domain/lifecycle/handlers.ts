@@ -46,7 +46,8 @@ export function createLifecycleHandlers(c: LifecycleCtx, services: LifecycleServ
     'memory.archiveRehydrate': async (input, ctx) => {
       const ref = scopeRef(ctx.tenant_id, ctx.scope);
       const r = await rehydrateArchived(c, ref, input, ctx.requestId);
-      return { target_tier: input.target_tier, ...r, forgetting_summary: await services.forgettingSummary(ref) };
+      const rehydrated = { moved_nodes: r.nodes.filter((x) => x.from_tier !== x.to_tier).length, restored_payloads: r.nodes.filter((x) => x.payload_restored).length };
+      return { target_tier: input.target_tier, ...r, rehydrated, forgetting_summary: await services.forgettingSummary(ref) };
     },
 
     'memory.nodesActivate': async (input, ctx) => {

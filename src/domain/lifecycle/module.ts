@@ -8,6 +8,7 @@ import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
 import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { LifecycleCtx } from './context';
+import { decideNow } from './decide-now';
 import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
 import { HistoryRecorder } from './history';
@@ -45,11 +46,18 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     onNewScope: (ref) => void register(ref),
     snapshotDir: deps.config.indexSnapshots ? join(deps.config.dataDir, 'index', 'forgetting', deps.db.db.databaseName) : null,
   });
-  // Writes through this process register their scope at once (the view would within 15 s).
+  const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
+  // Writes through this process register their scope at once (the view would within 15 s). New
+  // nodes written with feedback counters (existing clients declare them) are decided at once, as
+  // feedback given through nodes/activate is (decide-now.ts).
   const unsubscribe = upstream.memory.onWrite(async (e) => {
     await register(e.ref);
+    const withFeedback = e.nodes.filter((w) => w.outcome === 'created' && w.node.feedback.positive + w.node.feedback.negative > 0).map((w) => w.node.id);
+    if (withFeedback.length > 0) {
+      await decideNow(ctx, e.ref, withFeedback);
+      feedback.request(e.ref, withFeedback);
+    }
   });
-  const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
   const ctx: LifecycleCtx = {
     memory: upstream.memory,
     cold: new ColdStore(deps.db),

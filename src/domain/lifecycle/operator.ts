@@ -61,6 +61,7 @@ export function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): 
     policy: POLICY_VERSION,
     basis: basisOf(node, d.target_tier),
     history: decisionHistory(readSemantic(node.slots)),
+    ...(d.feedback_from_tier ? { feedback_from_tier: d.feedback_from_tier } : {}),
   };
 }
 
@@ -91,8 +92,11 @@ function unchanged(d: Decision, prev: SemanticForgettingV1 | null, relocation: A
 
 type Move = 'demoted' | 'archived' | null;
 
-/** What one node needs: nothing, a dry-run note, or a write (after its payload is stored, if archived). */
-type Plan = { kind: 'done'; outcome: Outcome; move: Move } | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean };
+/**
+ * What one node needs: nothing, a dry-run note, or a write (after its payload is stored, if
+ * archived; after its payload is read back from the cold store, if restored).
+ */
+type Plan = { kind: 'done'; outcome: Outcome; move: Move } | { kind: 'write'; move: Move; set: Record<string, unknown>; relocate: boolean; restore: boolean };
 
 function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
   const prevSem = readSemantic(node.slots);
@@ -100,15 +104,16 @@ function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
   const same: Plan = { kind: 'done', outcome: 'unchanged', move: null };
   const needsRelocation = d.action === 'archive' && !payloadRelocated(node);
   // Archived and relocated: nothing left to do (its score only drifts; rewriting it would be noise).
-  if (!needsRelocation && node.tier === 'archive' && prevSem?.action === 'archive') return same;
+  if (!needsRelocation && !d.restore && node.tier === 'archive' && prevSem?.action === 'archive') return same;
   const relocation = relocationSlot(d, prevRel);
-  if (!needsRelocation && d.target_tier === node.tier && unchanged(d, prevSem, relocation)) return same;
-  const move: Move = needsRelocation ? 'archived' : d.target_tier !== node.tier ? 'demoted' : null;
+  if (!needsRelocation && d.target_tier === node.tier && unchanged(d, prevSem, relocation) && (prevSem?.feedback_from_tier ?? null) === d.feedback_from_tier) return same;
+  // A restore moves hotter (feedback lifted its verdict): not counted as a colder move.
+  const move: Move = needsRelocation ? 'archived' : d.target_tier !== node.tier && !d.restore ? 'demoted' : null;
   if (input.dry_run) return { kind: 'done', outcome: 'planned', move };
   const set: Record<string, unknown> = { [`slots.${SEMANTIC_SLOT}`]: semanticSlot(d, input, node) };
   if (d.target_tier !== node.tier) set.tier = d.target_tier;
   if (relocation) set[`slots.${RELOCATION_SLOT}`] = relocation;
-  return { kind: 'write', move, set, relocate: needsRelocation };
+  return { kind: 'write', move, set, relocate: needsRelocation, restore: d.restore && payloadRelocated(node) };
 }
 
 /** The relocation slot of an archived node, from its cold-store receipt. */
@@ -226,6 +231,17 @@ async function decideBatch(deps: OperatorDeps, input: BatchInput, batch: StoredN
   deps.progress?.();
   await pool(writes, CONCURRENCY, async (w) => {
     const set = { ...w.p.set };
+    if (w.p.restore) {
+      // The payload comes back byte for byte (the cold store checks its sha256); the cold copy stays.
+      const rel = readRelocation(w.node.slots)!;
+      const text = await deps.cold.getText(ref, rel.cold_key!);
+      if (text === null) {
+        results[w.i] = { ...results[w.i]!, outcome: 'conflict', rationale: [...results[w.i]!.rationale, `the payload (${rel.cold_key}) is not in the cold store: left archived`] };
+        return;
+      }
+      set.text = text;
+      set[`slots.${RELOCATION_SLOT}`] = { ...noRelocation(), rehydrated_at: input.decided_at };
+    }
     if (w.p.relocate) {
       set.tier = 'archive';
       set.text = '';

@@ -4,6 +4,7 @@ import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import { UUID_PATTERN } from '../../model/ids';
 import type { LifecycleCtx } from './context';
+import { payloadRefs } from './decide-now';
 import { beyondSummary, codePoints, headCodePoints, lineDiff, type LineDiff } from './payload-text';
 import { payloadRelocated, readRelocation, type RehydrationMode } from './slots';
 
@@ -63,6 +64,28 @@ async function loadPayload(c: LifecycleCtx, ref: ScopeRef, n: StoredNode): Promi
   return { text, source: 'cold_store' };
 }
 
+/**
+ * For a differential read of an anchor: the payload nodes it names (anchor_v1.payload_refs,
+ * source.node_id) that the caller does not have at hand yet — every one of this scope not in the
+ * hot tier — with a line of why for each, selected or not.
+ */
+async function payloadSelection(c: LifecycleCtx, ref: ScopeRef, anchor: StoredNode) {
+  const refs = payloadRefs(anchor);
+  const found = new Map((await c.memory.nodes(ref).getMany(refs, { access: false })).map((p) => [p.id, p]));
+  const selected: string[] = [];
+  const rationale: string[] = [];
+  for (const id of refs) {
+    const p = found.get(id);
+    if (!p) rationale.push(`${id}: named by the anchor, not a node of this scope`);
+    else if (p.tier === 'hot') rationale.push(`${id}: payload of the anchor, already hot: not selected`);
+    else {
+      selected.push(id);
+      rationale.push(`${id}: payload of the anchor, ${p.tier}${p.title ? ` ("${p.title}")` : ''}: selected`);
+    }
+  }
+  return { differential_selected_node_ids: selected, differential_rationale: rationale };
+}
+
 export async function rehydratePayload(c: LifecycleCtx, ref: ScopeRef, r: PayloadRequest) {
   const n = await resolve(c, ref, r);
   const rel = readRelocation(n.slots);
@@ -115,6 +138,8 @@ export async function rehydratePayload(c: LifecycleCtx, ref: ScopeRef, r: Payloa
   }
   await c.states.increment(ref, { [`rehydration_mode_counts.${r.mode}`]: 1 }, c.clock.now().toISOString());
   return {
+    // The payload nodes a differential read selects (anchor_v1.payload_refs), where existing clients read them.
+    rehydrated: { summary: r.mode === 'differential' ? await payloadSelection(c, ref, n) : { differential_selected_node_ids: [], differential_rationale: [] } },
     node: {
       id: n.id,
       client_id: n.client_id,

@@ -5,7 +5,7 @@ import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
  * or a threshold changes decisions for every scope, so bump POLICY_VERSION with it: the version
  * is written into every decision.
  */
-export const POLICY_VERSION = 2;
+export const POLICY_VERSION = 3;
 
 const DAY = 86_400_000;
 
@@ -15,6 +15,7 @@ export const KIND_PRIOR: Record<NodeKind, number> = {
   workflow: 0.8,
   pattern: 0.7,
   playbook_learning: 0.7,
+  workflow_anchor: 0.8,
   handoff: 0.6,
   session: 0.5,
   session_event: 0.3,
@@ -91,6 +92,9 @@ export const CONTESTED_QUALITY = 0.5;
 /** Feedback that says a node is wrong (this many negatives, quality at or below -0.5) retires it. */
 export const RETIRED_MIN_NEGATIVE = 2;
 export const RETIRED_QUALITY = -0.5;
+/** Feedback that says so repeatedly (this many negatives, quality at or below -0.75) archives a retired node at once. */
+export const ARCHIVE_MIN_NEGATIVE = 3;
+export const ARCHIVE_QUALITY = -0.75;
 
 /** A rewrite of an unchanged decision is skipped unless the score moved at least this much. */
 export const SCORE_EPSILON = 0.01;

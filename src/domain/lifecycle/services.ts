@@ -2,7 +2,7 @@ import type { ForgettingSummary } from '../../contract/shapes/forgetting';
 import type { ScopeRef } from '../../store/scope';
 import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { LifecycleCtx } from './context';
-import { readRelocation, readSemantic, type LifecycleState, type PayloadScope } from './slots';
+import { readRelocation, readSemantic, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
 import { within } from '../turn';
 import { buildingSummary, buildSummary } from './summary';
 
@@ -29,11 +29,15 @@ export interface LifecycleServices {
   archivedNodes(ref: ScopeRef, opts?: { kinds?: NodeKind[]; limit?: number }): Promise<{ id: string; kind: NodeKind | null }[]>;
   /** Whether a node is archived (from the view; cheap, for filtering lists of node ids). */
   isArchived(ref: ScopeRef, id: string): Promise<boolean>;
+  /** How forgetting stands for these nodes (from the view): latest action, lifecycle and relocation state; unknown ids are left out. */
+  nodeForgetting(ref: ScopeRef, ids: string[]): Promise<Map<string, NodeForgetting>>;
   /** Samples now the counts of every scope that changed (the recorder does this every minute); returns how many. */
   recordHistory(): Promise<number>;
 }
 
 // Type aliases (not interfaces) so callers may widen them to Record<string, unknown>-style schemas.
+export type NodeForgetting = { tier: Tier; action: Action | null; lifecycle_state: LifecycleState; relocation_state: RelocationState; decided: boolean };
+
 export type ReviewCandidate = {
   id: string;
   client_id: string | null;
@@ -166,6 +170,16 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     async isArchived(ref, id) {
       await c.view.sync();
       return c.view.isArchived(ref, id);
+    },
+
+    async nodeForgetting(ref, ids) {
+      const out = new Map<string, NodeForgetting>();
+      if (ids.length === 0 || (await tallySoon(ref)) === undefined) return out;
+      for (const id of ids) {
+        const k = c.view.classOf(ref, id);
+        if (k) out.set(id, { tier: k.tier, action: k.action, lifecycle_state: k.state, relocation_state: k.relocationState, decided: k.decided });
+      }
+      return out;
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { NodeKind, Tier } from '../../model/memory/node';
-import { CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
+import { ARCHIVE_MIN_NEGATIVE, ARCHIVE_QUALITY, CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
 
 /**
  * The two slots the lifecycle family owns on every node it has looked at (contract.md §4). The
@@ -55,6 +55,12 @@ export interface SemanticForgettingV1 {
    * shows as the node's forgetting history. Absent on slots written before it existed.
    */
   history?: DecisionRecord[];
+  /**
+   * Set while feedback keeps a node colder than it was (docs/forgetting.md, "Feedback acts when it
+   * is given"): the tier it had before feedback demoted or archived it, where a later outcome that
+   * lifts the verdict restores it.
+   */
+  feedback_from_tier?: Tier | null;
 }
 
 /** An earlier decision about a node, as kept in SemanticForgettingV1.history. */
@@ -118,10 +124,10 @@ export interface ArchiveRelocationV1 {
 
 /**
  * Anchored workflow memory: runtime-owned nodes whose payload is the detail behind an anchor
- * (a learned workflow, a handoff, a playbook learning). Their relocation covers the anchor
- * payload, and they are the candidates for `differential` rehydration.
+ * (a learned workflow, a caller's declared workflow anchor, a handoff, a playbook learning). Their
+ * relocation covers the anchor payload, and they are the candidates for `differential` rehydration.
  */
-export const ANCHORED_KINDS: ReadonlySet<NodeKind> = new Set<NodeKind>(['workflow', 'handoff', 'playbook_learning']);
+export const ANCHORED_KINDS: ReadonlySet<NodeKind> = new Set<NodeKind>(['workflow', 'workflow_anchor', 'handoff', 'playbook_learning']);
 
 export const payloadScopeOf = (kind: NodeKind | null): Exclude<PayloadScope, 'none'> => (kind && ANCHORED_KINDS.has(kind) ? 'anchor_payload' : 'node');
 
@@ -164,6 +170,13 @@ export const noRelocation = (): ArchiveRelocationV1 => ({
   revision: null,
   rehydrated_at: null,
 });
+
+/** Feedback that says, again and again, that a node is wrong: archived at once (docs/forgetting.md). */
+export function wrongRepeatedly(f: { positive?: number; negative?: number } | undefined): boolean {
+  const pos = f?.positive ?? 0;
+  const neg = f?.negative ?? 0;
+  return neg >= ARCHIVE_MIN_NEGATIVE && (pos - neg) / (pos + neg) <= ARCHIVE_QUALITY;
+}
 
 /** active, contested (feedback disagrees with itself) or retired (feedback says it is wrong). */
 export function feedbackState(f: { positive?: number; negative?: number } | undefined): Exclude<LifecycleState, 'archived'> {

@@ -32,6 +32,8 @@ export function buildSummary(t: ScopeTally | null, state: ScopeStateDoc | null):
     tier_counts: { hot: t?.tiers.hot ?? 0, warm: t?.tiers.warm ?? 0, cold: t?.tiers.cold ?? 0, archive: t?.tiers.archive ?? 0 },
     node_count: t?.nodes ?? 0,
     evaluated_count: t ? t.actions.retain + t.actions.demote + t.actions.archive + t.actions.review - t.undecided : 0,
+    // Memory whose latest decision moved it colder: recall ranks it lower or leaves it out.
+    stale_signal_count: (t?.actions.demote ?? 0) + (t?.actions.archive ?? 0),
     undecided_count: t?.undecided ?? 0,
     last_run: state?.last_run
       ? { run_id: state.last_run.run_id, decided_at: state.last_run.decided_at, examined: state.last_run.examined, complete: state.last_run.complete }
@@ -66,11 +68,15 @@ export function recommendedAction(c: Counts): string {
   if (review > 0)
     return `Review ${plural(review, 'node', 'nodes')} flagged by the lifecycle operator (contested feedback or important but stale) in the evolution review pack before deciding to keep or archive them.`;
   if (c.differential_rehydration_candidate_count > 0) {
-    return `Rehydrate archived workflow memory with mode differential when a task needs it (${plural(c.differential_rehydration_candidate_count, 'candidate', 'candidates')}), instead of restoring full payloads.`;
+    return `Archived workflow memory stays out of task starts: widen recall to it (include_archived) or rehydrate it with mode differential only when a task needs its detail (${plural(c.differential_rehydration_candidate_count, 'candidate', 'candidates')}), instead of restoring full payloads.`;
   }
-  if (archived * 2 > c.node_count) return 'Most of this scope’s memory is archived: rehydrate what the current task needs (archive/rehydrate) and pin what must stay hot.';
+  if (archived * 2 > c.node_count)
+    return 'Most of this scope’s memory is archived: widen recall to the archive on demand, rehydrate what the current task needs (archive/rehydrate) and pin what must stay hot.';
+  if (c.lifecycle_state_counts.retired > 0)
+    return `${plural(c.lifecycle_state_counts.retired, 'node is', 'nodes are')} retired by feedback (it says they are wrong): recall leaves them out; widen recall (include_retired) only to audit them, and a positive outcome restores one.`;
   if (candidates > 0) return `${plural(candidates, 'node is', 'nodes are')} cooling toward the archive: activate (nodes/activate) the ones still in use to keep them.`;
-  if (archived > 0) return 'Archived memory stays searchable by summary: offer it as rehydration candidates rather than injecting it into prompts.';
+  if (archived > 0)
+    return 'Archived memory stays out of task starts and is searchable by summary: widen recall to it (include_archived) or offer it as rehydration candidates when a task needs it, rather than injecting it into prompts.';
   if (c.evaluated_count === 0)
     return 'No lifecycle operator run has scored this scope’s memory yet: it is retained as written until the sweep (or POST /v1/memory/lifecycle/run) scores and tiers it.';
   return 'Memory is healthy: keep activating nodes that helped so they stay hot.';

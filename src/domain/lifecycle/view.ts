@@ -245,6 +245,14 @@ export class ForgettingView {
     return this.ids.size;
   }
 
+  /** How the view counts one node of the scope (null when unseen or of another scope). Call sync() first. */
+  classOf(ref: ScopeRef, id: string): NodeClass | null {
+    const s = this.scopes.get(scopeKey(ref));
+    const num = this.ids.get(id);
+    if (s === undefined || num === undefined || this.nodeScope[num] !== s + 1) return null;
+    return classes[this.nodeClass[num] as number] ?? null;
+  }
+
   /** Tallies changed since the last call (the history recorder's samples). Call sync() first. */
   takeChanged(): ScopeTally[] {
     const out = this.tallies.filter((t) => t.changed);

@@ -1,12 +1,13 @@
 import { taskSignature, type TaskSignature } from './task-signature';
 import { extractCommands, extractErrors, extractFilePaths, extractTaskKind, extractTools, inferOutcome, type Outcome } from './extract-rules';
+import { packetOf, packetOutcome, packetSteps } from './packet';
 
 /**
  * Deterministic signal extraction for `slots.execution_native_v1` (contract.md §2): no model call
  * on the write path. Structured input (the write's `execution` object, then well-known caller
  * slots such as `task_kind`, `file_path`, `command`, `tool_sequence`, `error_signature`,
  * `outcome_status`, `execution_packet_v1`) comes first; the text adds what it mentions. The rules
- * themselves live in extract-rules.ts and are documented in docs/memory.md.
+ * themselves live in extract-rules.ts (packets: packet.ts) and are documented in docs/memory.md.
  */
 
 export const EXECUTION_SLOT = 'execution_native_v1';
@@ -45,9 +46,10 @@ export interface ExecutionNative {
   error_signatures: string[];
   error_classes: string[];
   outcome: Outcome | null;
-  outcome_source: 'execution' | 'slots' | 'text' | null;
+  outcome_source: 'execution' | 'slots' | 'packet' | 'text' | null;
   outcome_words: string[];
-  steps: { tool: string; file_path: string | null; command: string | null; outcome: string | null }[];
+  /** A step's tool is null when the evidence named a file but no tool (an execution packet whose next action says no verb). */
+  steps: { tool: string | null; file_path: string | null; command: string | null; outcome: string | null }[];
   next_action: string | null;
   acceptance_checks: string[];
   task_signature: TaskSignature;
@@ -64,6 +66,8 @@ export interface ExtractionSource {
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(str).filter((s): s is string => s !== null) : str(v) ? [str(v)!] : []);
 const OUTCOMES = new Set(['success', 'failure', 'partial']);
+/** Caller slots that give the tools in order (they, not a packet, are then the steps' tools). */
+const TOOL_SLOTS = ['tool_sequence', 'tool', 'selected_tool'];
 
 function uniq(values: Iterable<string>, max: number): string[] {
   const out: string[] = [];
@@ -92,24 +96,31 @@ function nextActionFromText(text: string): string | null {
 export function extractExecution(src: ExtractionSource): ExecutionNative {
   const slots = src.slots ?? {};
   const ex = src.execution ?? {};
-  const packet = (slots.execution_packet_v1 && typeof slots.execution_packet_v1 === 'object' ? slots.execution_packet_v1 : {}) as Record<string, unknown>;
+  // An execution packet (execution_packet_v1, or execution_state_v1) is execution evidence of
+  // its own: the task brief is the goal, its target files and next action the steps (packet.ts).
+  const packet = packetOf(slots);
   const text = [src.title, src.text, src.summary && !src.text.includes(src.summary) ? src.summary : null].filter(Boolean).join('\n');
 
-  const steps = (ex.steps ?? []).map((s) => ({ tool: s.tool, file_path: s.file_path ?? null, command: s.command ?? null, outcome: s.outcome ?? null }));
+  const explicit = (ex.steps ?? []).map((s) => ({ tool: s.tool as string | null, file_path: s.file_path ?? null, command: s.command ?? null, outcome: s.outcome ?? null }));
+  const steps = explicit.length > 0 || !packet || TOOL_SLOTS.some((k) => k in slots) ? explicit : packetSteps(packet);
   const textCommands = extractCommands(text);
   const commands = uniq(
     [...steps.map((s) => s.command).filter((c): c is string => !!c), ...strList(slots.command), ...strList(slots.commands), ...textCommands.map((c) => c.command)],
     20,
   );
-  const targetFiles = uniq([...strList(ex.target_files), ...strList(slots.target_files), ...strList(packet.target_files)], 50);
+  const targetFiles = uniq([...strList(ex.target_files), ...strList(slots.target_files), ...(packet?.target_files ?? [])], 50);
   const filePaths = uniq(
     [...steps.map((s) => s.file_path).filter((f): f is string => !!f), ...targetFiles, ...strList(slots.file_path), ...strList(slots.test_file), ...extractFilePaths(text)],
     50,
   );
   const tools = uniq(
-    [...steps.map((s) => s.tool), ...strList(slots.tool_sequence), ...strList(slots.tool), ...strList(slots.selected_tool), ...extractTools(text, textCommands)].map((t) =>
-      t.toLowerCase(),
-    ),
+    [
+      ...steps.map((s) => s.tool).filter((t): t is string => !!t),
+      ...strList(slots.tool_sequence),
+      ...strList(slots.tool),
+      ...strList(slots.selected_tool),
+      ...extractTools(text, textCommands),
+    ].map((t) => t.toLowerCase()),
     20,
   );
   const errors = extractErrors(text);
@@ -127,6 +138,10 @@ export function extractExecution(src: ExtractionSource): ExecutionNative {
     if (fromSlots && OUTCOMES.has(fromSlots)) {
       outcome = fromSlots as Outcome;
       outcomeSource = 'slots';
+    } else if (packet) {
+      // A packet records progress handed on: success, partial while it names unresolved blockers.
+      outcome = packetOutcome(packet);
+      outcomeSource = 'packet';
     } else if (inferred.outcome) {
       outcome = inferred.outcome;
       outcomeSource = 'text';
@@ -134,7 +149,7 @@ export function extractExecution(src: ExtractionSource): ExecutionNative {
   }
 
   const taskKind = str(ex.task_kind) ?? str(slots.task_kind) ?? extractTaskKind(text);
-  const goal = str(ex.goal) ?? str(slots.goal) ?? str(packet.task_brief);
+  const goal = str(ex.goal) ?? str(slots.goal) ?? packet?.task_brief ?? null;
   // Task identity is about intent: the file paths, commands and error lines of one run are left
   // out of the signature (they stay in their own fields), as are URLs.
   let signatureText = goal ?? str(src.title) ?? firstSentence(src.summary || src.text);
@@ -159,8 +174,8 @@ export function extractExecution(src: ExtractionSource): ExecutionNative {
     outcome_source: outcomeSource,
     outcome_words: inferred.words,
     steps,
-    next_action: str(ex.next_action) ?? str(slots.next_action) ?? str(packet.next_action) ?? nextActionFromText(text),
-    acceptance_checks: uniq([...strList(ex.acceptance_checks), ...strList(slots.acceptance_checks), ...strList(packet.pending_validations)], 50),
+    next_action: str(ex.next_action) ?? str(slots.next_action) ?? packet?.next_action ?? nextActionFromText(text),
+    acceptance_checks: uniq([...strList(ex.acceptance_checks), ...strList(slots.acceptance_checks), ...(packet?.pending_validations ?? [])], 50),
     task_signature: taskSignature(signatureText, taskKind),
   };
 }

@@ -349,6 +349,24 @@ export class RecallIndex {
     };
   }
 
+  /** The query's analysed terms with their idf among the live nodes of one tenant+scope (LexicalIndex.queryTerms). */
+  queryTerms(tenant: string, scope: string, text: string): { term: string; idf: number }[] {
+    const st = this.stateOf(tenant, scope, false);
+    return st ? st.live.queryTerms(text) : [];
+  }
+
+  /** LexicalIndex.coverage of a live node of one tenant+scope. */
+  coverage(tenant: string, scope: string, docId: string, terms: { term: string; idf: number }[]): number {
+    return this.stateOf(tenant, scope, false)?.live.coverage(docId, terms) ?? 0;
+  }
+
+  /** Cosines of a query vector to the given nodes of one tenant+scope, and its background (VectorIndex.background). */
+  cosines(tenant: string, scope: string, vector: Float32Array, docIds: string[]): { scores: Map<string, number>; background: number } {
+    const st = this.stateOf(tenant, scope, false);
+    if (!st || st.vectors.size === 0 || st.vectors.dim !== vector.length) return { scores: new Map(), background: 0 };
+    return { scores: st.vectors.scores(vector, docIds), background: st.vectors.background(vector) };
+  }
+
   /**
    * Hybrid search inside one tenant+scope (BM25 always; vectors when given and present).
    * `expand: false` leaves out the feedback expansion; `plain: true` is BM25 alone (no expansion,

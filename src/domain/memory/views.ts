@@ -65,12 +65,18 @@ export const writtenView = (w: WrittenNode, ref: ScopeRef) => ({
 
 /** The write-result fields shared by memory.write, sessions and handoff responses. */
 export function writeResultView(r: WriteResult, ref: ScopeRef) {
+  // The workflows behind this write, with the uri that resolves each: the learned ones it created
+  // or joined, and the workflow anchors the caller declared in it.
+  const workflow_anchors = [
+    ...r.learning.workflows_updated.map((id) => ({ workflow_id: id, uri: nodeUri(ref, id), source: 'learned' as const })),
+    ...r.nodes.filter((w) => w.node.kind === 'workflow_anchor').map((w) => ({ workflow_id: w.node.id, uri: nodeUri(ref, w.node.id), source: 'declared' as const })),
+  ];
   return {
     commit_id: r.commit_id,
     nodes: r.nodes.map((w) => writtenView(w, ref)),
     edges: r.edges.map(edgeView),
     extracted: r.extracted,
-    learning: r.learning,
+    learning: { ...r.learning, workflow_anchors },
     warnings: r.warnings,
   };
 }

@@ -14,6 +14,11 @@ import type { Warning, WriteEdge, WriteItem } from './write';
  *    text (the request's evidence for it; the execution object goes with it too) and the
  *    request's client_id fills in a missing one. Otherwise input_text is stored as its own event
  *    node, and the response says so in warnings (nothing a caller sends is silently dropped).
+ *
+ * What existing clients declare in a node's slots is read as the node field it means
+ * (`declaredFields`): `anchor_v1` with anchor_kind "workflow" makes the node a workflow anchor
+ * (kind `workflow_anchor`), and `feedback_positive` / `feedback_negative` are the feedback
+ * counters a new node starts with. A node may name its own `id` (a UUID).
  */
 
 type WriteRequest = z.output<typeof WriteInput>;
@@ -38,6 +43,21 @@ export function renderExecution(ex: ExecutionInput): string {
 
 const nonEmpty = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
 
+const MAX_DECLARED_FEEDBACK = 1_000_000;
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? Math.min(v, MAX_DECLARED_FEEDBACK) : null);
+
+/** Node fields existing clients write inside slots (see above). */
+export function declaredFields(slots: Record<string, unknown> | undefined): Pick<WriteItem, 'kind' | 'feedback'> {
+  if (!slots) return {};
+  const anchor = slots.anchor_v1 && typeof slots.anchor_v1 === 'object' ? (slots.anchor_v1 as Record<string, unknown>) : null;
+  const positive = count(slots.feedback_positive);
+  const negative = count(slots.feedback_negative);
+  return {
+    ...(anchor?.anchor_kind === 'workflow' ? { kind: 'workflow_anchor' as const } : {}),
+    ...(positive !== null || negative !== null ? { feedback: { positive: positive ?? 0, negative: negative ?? 0 } } : {}),
+  };
+}
+
 export function itemsFromWrite(req: WriteRequest): { items: WriteItem[]; edges: WriteEdge[]; warnings: Warning[] } {
   const warnings: Warning[] = [];
   const execution = (req.execution ?? null) as ExecutionInput | null;
@@ -54,6 +74,7 @@ export function itemsFromWrite(req: WriteRequest): { items: WriteItem[]; edges: 
     salience: req.salience,
     confidence: req.confidence,
     execution,
+    ...declaredFields(req.slots),
   });
   const batch = req.nodes ?? [];
   const edges: WriteEdge[] = (req.edges ?? []).map((e) => ({ src: e.src, dst: e.dst, type: e.type }));
@@ -62,6 +83,7 @@ export function itemsFromWrite(req: WriteRequest): { items: WriteItem[]; edges: 
   const items: WriteItem[] = batch.map((n) => {
     const summary = n.text_summary ?? n.summary ?? null;
     return {
+      id: n.id ?? null,
       client_id: n.client_id ?? null,
       type: n.type,
       tier: n.tier,
@@ -73,6 +95,7 @@ export function itemsFromWrite(req: WriteRequest): { items: WriteItem[]; edges: 
       importance: n.importance,
       salience: n.salience,
       confidence: n.confidence,
+      ...declaredFields(n.slots),
     };
   });
   const withoutText = batch.map((n, i) => (nonEmpty(n.text) ? -1 : i)).filter((i) => i >= 0);

@@ -20,6 +20,8 @@ import { deriveSummary } from './text';
 export const RUNTIME_SLOTS = ['semantic_forgetting_v1', 'archive_relocation_v1'];
 
 export interface WriteItem {
+  /** A caller-chosen id (a UUID) for the node; a second write of the same id supersedes it. */
+  id?: string | null;
   client_id?: string | null;
   type: NodeType;
   kind?: NodeKind | null;
@@ -34,6 +36,8 @@ export interface WriteItem {
   salience?: number;
   confidence?: number;
   pinned?: boolean;
+  /** Feedback counters a new node starts with (existing clients write them as slots; write-request.ts). */
+  feedback?: { positive: number; negative: number } | null;
   execution?: ExecutionInput | null;
   /** Deterministic extraction into slots.execution_native_v1 (default true). */
   extract?: boolean;
@@ -109,6 +113,7 @@ function prepare(item: WriteItem, actor: string, commitId: string): { content: N
   }
   return {
     content: {
+      id: item.id ?? null,
       client_id: item.client_id ?? null,
       type: item.type,
       kind: item.kind ?? null,
@@ -122,6 +127,7 @@ function prepare(item: WriteItem, actor: string, commitId: string): { content: N
       salience: item.salience,
       confidence: item.confidence,
       pinned: item.pinned,
+      feedback: item.feedback ?? null,
       actor,
       commit_id: commitId,
     },
@@ -148,6 +154,35 @@ async function resolveRefs(store: NodeStore, ref: ScopeRef, refs: string[]): Pro
   return out;
 }
 
+/**
+ * Caller-chosen node ids (existing clients send `id` with a node): an id another tenant or scope
+ * already holds is refused (ids are unique store-wide), and so is a client_id that already names a
+ * node with another id. Nothing is stored when one is refused.
+ */
+async function checkCallerIds(store: NodeStore, ref: ScopeRef, items: WriteItem[]): Promise<void> {
+  const named = items.filter((i): i is WriteItem & { id: string } => !!i.id);
+  if (named.length === 0) return;
+  const nodes = store.in(ref);
+  const taken = await nodes.idsHeldElsewhere(named.map((i) => i.id));
+  if (taken.length > 0) {
+    throw new LoreError('conflict', `node id '${taken[0]}' is not available; leave id out (Lore assigns one) or choose another`, {
+      issues: taken.map((id) => ({ path: 'nodes', message: `id ${id} is taken` })),
+    });
+  }
+  for (const i of named) {
+    if (!i.client_id) {
+      // A node written earlier with this id and a client_id is superseded through its client_id.
+      const existing = await nodes.get(i.id, { access: false });
+      if (existing?.client_id) i.client_id = existing.client_id;
+      continue;
+    }
+    const existing = await nodes.getByClientId(i.client_id, { access: false });
+    if (existing && existing.id !== i.id) {
+      throw new LoreError('conflict', `client_id '${i.client_id}' already names node '${existing.id}', not '${i.id}'`, { client_id: i.client_id, id: existing.id });
+    }
+  }
+}
+
 export async function writeNodes(
   deps: WriteDeps,
   ref: ScopeRef,
@@ -159,7 +194,14 @@ export async function writeNodes(
   const commitId = uuidv7(deps.now().getTime());
   const warnings: Warning[] = [...(opts.warnings ?? [])];
   const seen = new Set<string>();
+  const ids = new Set<string>();
   for (const item of items) {
+    if (item.id) {
+      if (ids.has(item.id)) {
+        throw new LoreError('invalid_request', `id '${item.id}' appears twice in one write`, { issues: [{ path: 'nodes', message: `duplicate id ${item.id}` }] });
+      }
+      ids.add(item.id);
+    }
     if (!item.client_id) continue;
     if (seen.has(item.client_id)) {
       throw new LoreError('invalid_request', `client_id '${item.client_id}' appears twice in one write`, {
@@ -168,11 +210,12 @@ export async function writeNodes(
     }
     seen.add(item.client_id);
   }
+  await checkCallerIds(deps.store, ref, items);
   for (const e of edges) {
     if (e.src === e.dst) throw new LoreError('invalid_request', `edge from '${e.src}' to itself`, { issues: [{ path: 'edges', message: 'src equals dst' }] });
   }
   // Unknown endpoints fail the write before anything is stored.
-  const external = [...new Set(edges.flatMap((e) => [e.src, e.dst]).filter((r) => !seen.has(r)))];
+  const external = [...new Set(edges.flatMap((e) => [e.src, e.dst]).filter((r) => !seen.has(r) && !ids.has(r)))];
   const resolved = await resolveRefs(deps.store, ref, external);
 
   await yieldToIo();
@@ -183,11 +226,14 @@ export async function writeNodes(
   const fresh: number[] = [];
   await Promise.all(
     prepared.map(async (p, i) => {
+      const keep = [...RUNTIME_SLOTS, ...(items[i]!.keepSlots ?? [])];
       if (!p.content.client_id) {
-        fresh.push(i);
+        if (p.content.id) {
+          const r = await nodes.writeById(p.content as NodeContent & { id: string }, now, keep);
+          results[i] = { node: r.node, outcome: r.outcome, extraction: p.extraction };
+        } else fresh.push(i);
         return;
       }
-      const keep = [...RUNTIME_SLOTS, ...(items[i]!.keepSlots ?? [])];
       const likelyNew = !deps.index.mayHaveClientId(ref.tenant_id, ref.scope, p.content.client_id);
       const r = await nodes.writeByClientId(p.content as NodeContent & { client_id: string }, now, keep, { likelyNew });
       results[i] = { node: r.node, outcome: r.outcome, extraction: p.extraction };
@@ -203,7 +249,7 @@ export async function writeNodes(
   // Indexed before the write is acknowledged: a recall right after sees it.
   for (const r of results) deps.applyLocal(r.node);
 
-  const idOf = (refStr: string) => results.find((r) => r.node.client_id === refStr)?.node.id ?? resolved.get(refStr)!;
+  const idOf = (refStr: string) => results.find((r) => r.node.client_id === refStr || r.node.id === refStr)?.node.id ?? resolved.get(refStr)!;
   const at = now.toISOString();
   const edgeDocs: MemoryEdge[] = edges.map((e) => {
     const src = idOf(e.src);

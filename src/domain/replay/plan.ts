@@ -18,6 +18,7 @@ export interface PlannedStep {
   tool_input: Json;
   expected_output_signature: Json | null;
   max_attempts: number;
+  backoff_ms: number;
   command: CheckedCommand | null;
   /** Why this step cannot run as it is (bad argv, not allowed by the profile). */
   problems: string[];
@@ -44,6 +45,7 @@ export function planOf(doc: PlaybookDoc, given: Json): Plan {
         tool_input: toolInput,
         expected_output_signature: expected,
         max_attempts: s.max_attempts,
+        backoff_ms: s.backoff_ms ?? 0,
         command: null,
         problems: [],
       };
@@ -64,6 +66,7 @@ export function planOf(doc: PlaybookDoc, given: Json): Plan {
       tool_input: toolInput,
       expected_output_signature: expected,
       max_attempts: s.max_attempts,
+      backoff_ms: s.backoff_ms ?? 0,
       command,
       problems,
     };
@@ -94,6 +97,7 @@ export function planView(plan: Plan) {
       expected_output_signature: s.expected_output_signature,
       argv: s.command?.argv ?? null,
       max_attempts: s.max_attempts,
+      backoff_ms: s.backoff_ms,
       runnable: s.kind === 'command' && s.problems.length === 0,
       problems: s.problems,
     })),

@@ -9,7 +9,12 @@ import { runView } from './views';
 
 /** run/start and run/end of a recorded run (contract.md §6: open → ended). */
 
-export async function startRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id?: string | undefined; goal: string; metadata?: Json | undefined }, actor: string) {
+export async function startRun(
+  c: ReplayStoreCtx,
+  ref: ScopeRef,
+  input: { run_id?: string | undefined; goal: string; metadata?: Json | undefined; learn?: boolean | undefined },
+  actor: string,
+) {
   const { runs } = storesFor(c.db, ref);
   const at = nowIso(c);
   const key = uuidv7(c.clock.now().getTime());
@@ -28,6 +33,7 @@ export async function startRun(c: ReplayStoreCtx, ref: ScopeRef, input: { run_id
     updated_at: at,
     ended_at: null,
     learning: null,
+    ...(input.learn === false ? { learn: false as const } : {}),
     // Wall time, not the injected clock: the reconcile grace period is measured against the engine's real start (created_wall_ms).
     created_wall_ms: Date.now(),
   };
@@ -67,9 +73,10 @@ export function assertOpen(run: RunDoc): void {
 /**
  * What an ended recorded run gives learning: a success, failure or partial is a learning episode
  * (its goal, its successful steps' tools in order and the files in their tool_input; docs/learning.md);
- * a cancelled run is not an attempt.
+ * a cancelled run is not an attempt, and a run started with `learn: false` is a record only.
  */
-function recordedLearning(status: RunEndStatus, at: string): RunLearning {
+function recordedLearning(run: RunDoc, status: RunEndStatus, at: string): RunLearning {
+  if (run.learn === false) return { state: 'not_eligible', workflows_updated: [], reason: 'started with learn: false (a record only)', at };
   return status === 'cancelled'
     ? { state: 'not_eligible', workflows_updated: [], reason: 'cancelled runs are not learned from', at }
     : { state: 'pending', workflows_updated: [], reason: null, at };
@@ -92,7 +99,7 @@ export async function endRun(
     assertOpen(run);
   }
   const at = nowIso(c);
-  const learning = recordedLearning(input.status, at);
+  const learning = recordedLearning(run, input.status, at);
   // Queued before the end, as the runner does: a crash between the two leaves an entry whose run
   // is still open (the feed drops it) rather than an ended run nobody feeds.
   if (learning.state === 'pending') await new LearningOutbox(c.db).enqueue(ref, run._id, run.run_id, at);

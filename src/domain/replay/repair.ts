@@ -5,7 +5,7 @@ import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
 import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
-import { MAX_ATTEMPTS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from '../../model/replay/types';
+import { MAX_ATTEMPTS, MAX_BACKOFF_MS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from '../../model/replay/types';
 import { validateContent, validationFailed } from './validate';
 import { playbookView } from './views';
 
@@ -21,20 +21,72 @@ import { playbookView } from './views';
  * `remove`. Every problem, in the patch or in the version it would produce, is reported at once
  * (validation_failed, details.issues).
  *
- * Two other forms existing clients send are read into the same operations: `step_patches
- * [{step_index, set: {...}}]` (a replace of each named step) and `steps_override [step, ...]`
- * (the whole new step list). Every object in a patch is closed: a key Lore does not know is an
- * issue naming it and the accepted keys, never dropped (a dropped key once made a repair answer
- * "the patch changes nothing").
+ * The forms existing clients send are read into the same operations: `step_patches
+ * [{step_index, set: {...}}]` (a replace of each named step), `steps_override [step, ...]` (the
+ * whole new step list) and `remove_step_indices [i, ...]` (a remove each). Their step fields are
+ * read as Lore's: `tool_input_template` is the step's `tool_input`, and `retry_policy
+ * {max_retries, backoff_ms}` its attempts (max_retries + 1) and the wait before each retry. Every
+ * object in a patch is closed: a key Lore does not know is an issue naming it and the accepted
+ * keys, never dropped (a dropped key once made a repair answer "the patch changes nothing").
  */
 
+const ToolInput = z.record(z.string(), z.unknown());
+const Backoff = z.number().int().min(0).max(MAX_BACKOFF_MS);
+const RetryPolicy = z.strictObject({
+  max_retries: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ATTEMPTS - 1)
+    .optional(),
+  backoff_ms: Backoff.optional(),
+});
 const StepFields = z.strictObject({
   tool_name: z.string().min(1).max(200).optional(),
-  tool_input: z.record(z.string(), z.unknown()).optional(),
+  tool_input: ToolInput.optional(),
+  tool_input_template: ToolInput.optional().describe('alias of tool_input'),
   expected_output_signature: z.record(z.string(), z.unknown()).nullable().optional(),
   max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS).optional(),
+  backoff_ms: Backoff.optional(),
+  retry_policy: RetryPolicy.optional(),
 });
-const FullStep = StepFields.extend({ tool_name: z.string().min(1).max(200), tool_input: z.record(z.string(), z.unknown()) });
+type StepFieldsIn = z.infer<typeof StepFields>;
+const FullStep = StepFields.extend({ tool_name: z.string().min(1).max(200) });
+
+/**
+ * A step's fields as Lore's, the aliases read (tool_input_template, retry_policy); giving a field
+ * and its alias both is an issue. Fields not given stay undefined (a replace keeps them).
+ */
+function stepFields(f: StepFieldsIn, at: string, issues: Issue[]): Partial<PlaybookStep> {
+  const both = (a: string, b: string) => issues.push({ path: at, message: `give ${a} or ${b}, not both (${b} is read as ${a})` });
+  if (f.tool_input !== undefined && f.tool_input_template !== undefined) both('tool_input', 'tool_input_template');
+  if (f.max_attempts !== undefined && f.retry_policy?.max_retries !== undefined) both('max_attempts', 'retry_policy.max_retries');
+  if (f.backoff_ms !== undefined && f.retry_policy?.backoff_ms !== undefined) both('backoff_ms', 'retry_policy.backoff_ms');
+  const retries = f.retry_policy?.max_retries;
+  const out: Partial<PlaybookStep> = {
+    tool_name: f.tool_name,
+    tool_input: (f.tool_input ?? f.tool_input_template) as Json | undefined,
+    expected_output_signature: f.expected_output_signature as Json | null | undefined,
+    max_attempts: f.max_attempts ?? (retries !== undefined ? retries + 1 : undefined),
+    backoff_ms: f.backoff_ms ?? f.retry_policy?.backoff_ms,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Partial<PlaybookStep>;
+}
+
+/** A whole new step (insert, steps_override) from its fields: tool_input (or its alias) is required. */
+function newStep(f: StepFieldsIn & { tool_name: string }, at: string, issues: Issue[]): PlaybookStep {
+  const s = stepFields(f, at, issues);
+  if (s.tool_input === undefined) issues.push({ path: `${at}.tool_input`, message: 'a new step needs tool_input (or tool_input_template)' });
+  return {
+    step_index: -1,
+    tool_name: f.tool_name,
+    tool_input: s.tool_input ?? {},
+    expected_output_signature: s.expected_output_signature ?? null,
+    max_attempts: s.max_attempts ?? 1,
+    ...(s.backoff_ms ? { backoff_ms: s.backoff_ms } : {}),
+    source_step_index: null,
+  };
+}
 const Op = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('replace'), step_index: z.number().int().min(0), step: StepFields }),
   z.strictObject({ op: z.literal('remove'), step_index: z.number().int().min(0) }),
@@ -54,6 +106,7 @@ export interface RepairInput {
     steps?: unknown[] | undefined;
     step_patches?: unknown[] | undefined;
     steps_override?: unknown[] | undefined;
+    remove_step_indices?: number[] | undefined;
     parameters?: unknown;
     name?: string | undefined;
     sandbox_profile?: SandboxProfile | undefined;
@@ -90,20 +143,17 @@ function overrideSteps(raw: unknown[], issues: Issue[]): PlaybookStep[] {
   const out: PlaybookStep[] = [];
   if (raw.length === 0) issues.push({ path: 'patch.steps_override', message: 'steps_override needs at least one step' });
   raw.forEach((r, i) => {
+    const at = `patch.steps_override.${i}`;
     const parsed = OverrideStep.safeParse(r);
-    if (!parsed.success) return issues.push(...zodIssues(parsed.error, OverrideStep, `patch.steps_override.${i}`));
-    const s = parsed.data;
-    out.push({
-      step_index: i,
-      tool_name: s.tool_name,
-      tool_input: s.tool_input,
-      expected_output_signature: (s.expected_output_signature ?? null) as Json | null,
-      max_attempts: s.max_attempts ?? 1,
-      source_step_index: null,
-    });
+    if (!parsed.success) return issues.push(...zodIssues(parsed.error, OverrideStep, at));
+    const { step_index: _given, ...fields } = parsed.data;
+    out.push({ ...newStep(fields, at, issues), step_index: i });
   });
   return out;
 }
+
+/** remove_step_indices as remove operations. */
+const opsFromRemovals = (raw: number[]): { op: Op; at: string }[] => raw.map((step_index, i) => ({ op: { op: 'remove', step_index }, at: `patch.remove_step_indices.${i}` }));
 
 function applySteps(base: PlaybookStep[], ops: { op: Op; at: string }[], issues: Issue[]): PlaybookStep[] {
   const n = base.length;
@@ -114,14 +164,7 @@ function applySteps(base: PlaybookStep[], ops: { op: Op; at: string }[], issues:
   for (const { op, at } of ops) {
     if (op.op === 'insert') {
       if (op.step_index > n) issues.push({ path: `${at}.step_index`, message: `insert position ${op.step_index} is past the end (the version has ${n} steps; ${n} appends)` });
-      const step: PlaybookStep = {
-        step_index: -1,
-        tool_name: op.step.tool_name,
-        tool_input: op.step.tool_input,
-        expected_output_signature: (op.step.expected_output_signature ?? null) as Json | null,
-        max_attempts: op.step.max_attempts ?? 1,
-        source_step_index: null,
-      };
+      const step = newStep(op.step, `${at}.step`, issues);
       inserts.set(op.step_index, [...(inserts.get(op.step_index) ?? []), step]);
       continue;
     }
@@ -137,9 +180,9 @@ function applySteps(base: PlaybookStep[], ops: { op: Op; at: string }[], issues:
     touched.set(op.step_index, at);
     if (op.op === 'remove') removed.add(op.step_index);
     else {
-      const fields = Object.fromEntries(Object.entries(op.step).filter(([, v]) => v !== undefined)) as Partial<PlaybookStep>;
+      const fields = stepFields(op.step, `${at}.step`, issues);
       if (Object.keys(fields).length === 0)
-        issues.push({ path: `${at}.step`, message: 'replace needs at least one of tool_name, tool_input, expected_output_signature, max_attempts' });
+        issues.push({ path: `${at}.step`, message: 'replace needs at least one of tool_name, tool_input, expected_output_signature, max_attempts, retry_policy, backoff_ms' });
       replaced.set(op.step_index, fields);
     }
   }
@@ -181,12 +224,12 @@ export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: Re
   const p = input.patch;
   let steps: PlaybookStep[];
   if (p.steps_override !== undefined) {
-    if (p.steps !== undefined || p.step_patches !== undefined) {
-      issues.push({ path: 'patch.steps_override', message: 'steps_override replaces every step: send it alone, without steps or step_patches' });
+    if (p.steps !== undefined || p.step_patches !== undefined || p.remove_step_indices !== undefined) {
+      issues.push({ path: 'patch.steps_override', message: 'steps_override replaces every step: send it alone, without steps, step_patches or remove_step_indices' });
     }
     steps = overrideSteps(p.steps_override, issues);
   } else {
-    const ops = [...parseOps(p.steps ?? [], issues), ...opsFromStepPatches(p.step_patches ?? [], issues)];
+    const ops = [...parseOps(p.steps ?? [], issues), ...opsFromStepPatches(p.step_patches ?? [], issues), ...opsFromRemovals(p.remove_step_indices ?? [])];
     steps = applySteps(base.steps, ops, issues);
   }
   const parameters = applyParameters(base.parameters, input.patch.parameters, issues);

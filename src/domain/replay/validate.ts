@@ -3,7 +3,7 @@ import { LoreError } from '../../contract/errors';
 import { PARAM_NAME, placeholdersIn, substitute } from './params';
 import { signatureProblems } from './signature';
 import { checkedCommand, commandOf } from './steps';
-import { MAX_ATTEMPTS, MAX_PARAMETERS, MAX_PLAYBOOK_STEPS, type PlaybookParameter, type PlaybookStep } from '../../model/replay/types';
+import { MAX_ATTEMPTS, MAX_BACKOFF_MS, MAX_PARAMETERS, MAX_PLAYBOOK_STEPS, type PlaybookParameter, type PlaybookStep } from '../../model/replay/types';
 
 /**
  * Checks the content of a playbook version (compile and repair) and collects every problem, so a
@@ -33,6 +33,9 @@ export function validateContent(steps: PlaybookStep[], parameters: PlaybookParam
     }
     if (!Number.isInteger(s.max_attempts) || s.max_attempts < 1 || s.max_attempts > MAX_ATTEMPTS) {
       issues.push({ path: `${at}.max_attempts`, message: `max_attempts must be an integer from 1 to ${MAX_ATTEMPTS}` });
+    }
+    if (s.backoff_ms !== undefined && (!Number.isInteger(s.backoff_ms) || s.backoff_ms < 0 || s.backoff_ms > MAX_BACKOFF_MS)) {
+      issues.push({ path: `${at}.backoff_ms`, message: `backoff_ms must be an integer from 0 to ${MAX_BACKOFF_MS}` });
     }
     const names = placeholdersIn(s.tool_input);
     placeholdersIn(s.expected_output_signature, names);

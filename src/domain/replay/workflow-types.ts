@@ -109,6 +109,8 @@ export interface PlanStepRef {
   step_index: number;
   kind: 'command' | 'host';
   max_attempts: number;
+  /** Wait before each retry (absent in plans begun by older workers, and for steps without one). */
+  backoff_ms?: number;
   /** Short label for the Temporal UI (e.g. the argv). */
   label: string;
 }

@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { Log } from '../../log';
-import { configureBwrap, configureIdRange, detectIsolation, type IsolationInfo } from '../../sandbox/isolation/index';
+import {
+  configureBwrap,
+  configureIdRange,
+  configureOverlayHelper,
+  detectIsolation,
+  ensureOverlayHelper,
+  type IsolationInfo,
+  type OverlayHelper,
+} from '../../sandbox/isolation/index';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
 
@@ -54,6 +62,17 @@ export function isolationUnavailable(setting: 'auto' | 'bubblewrap' | 'none', re
   );
 }
 
+/**
+ * The overlay helper workspaces are mounted with (built once into LORE_BIN_DIR), or why there is
+ * none: no workspace may be named here, the operator chose copies, or it cannot be built.
+ */
+async function overlayHelperFor(config: Config, log: Log): Promise<OverlayHelper> {
+  const sb = config.sandbox;
+  if (sb.workspaceRoots.length === 0) return { path: null, problem: 'no workspace may be named on this worker (LORE_SANDBOX_WORKSPACE_ROOTS is unset)' };
+  if (sb.workspaceView === 'copy') return { path: null, problem: 'LORE_SANDBOX_WORKSPACE_VIEW=copy' };
+  return ensureOverlayHelper(config.binDir, (msg) => log.info(msg));
+}
+
 export async function startSandboxHost(deps: { config: Config; db: Database; log: Log }): Promise<SandboxHost> {
   const { config, log } = deps;
   const sb = config.sandbox;
@@ -76,12 +95,15 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
       uid_isolation: false,
       memory_limit: 'rlimit_data',
       detail: 'SANDBOX_ENABLED is false on the worker',
+      workspace_view: 'copy',
+      workspace_detail: 'SANDBOX_ENABLED is false on the worker',
       sandbox_dir_problem: null,
       reported_at: new Date().toISOString(),
     };
   } else {
     configureIdRange(sb.idRange);
     configureBwrap(sb.bwrapPath);
+    configureOverlayHelper(await overlayHelperFor(config, log), sb.workspaceRoots);
     info = await detectIsolation();
     const dirProblem = await workdirRootProblem(sb.dir);
     // auto and bubblewrap both mean "isolated or refuse": running a command with the host's network
@@ -91,6 +113,14 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
     if (inForce === 'unavailable') notes.push(isolationUnavailable(sb.isolation, info.reason ?? 'the bubblewrap probe failed'));
     else if (info.reason) notes.push(info.reason);
     if (dirProblem) notes.push(dirProblem);
+    // Workspaces: through an overlay where the probe mounted one (bubblewrap runs only), else copied.
+    const view = inForce === 'bubblewrap' && info.workspace_view === 'overlay' ? 'overlay' : 'copy';
+    const viewDetail =
+      view === 'overlay'
+        ? null
+        : inForce === 'none'
+          ? 'LORE_SANDBOX_ISOLATION=none: a workspace is copied (an overlay is mounted for bubblewrap runs only)'
+          : (info.workspace_reason ?? 'no overlay could be mounted');
     report = {
       ...base,
       in_force: inForce,
@@ -98,12 +128,15 @@ export async function startSandboxHost(deps: { config: Config; db: Database; log
       uid_isolation: info.uid_isolation,
       memory_limit: info.memory_limit,
       detail: notes.length > 0 ? notes.join('; ') : null,
+      workspace_view: view,
+      workspace_detail: viewDetail,
       sandbox_dir_problem: dirProblem,
       reported_at: new Date().toISOString(),
     };
     // The one line `lore start` shows about it (the worker child's log goes to the terminal).
     if (inForce === 'unavailable') log.warn(notes[0]!);
     if (dirProblem) log.warn(dirProblem);
+    if (view === 'copy' && sb.workspaceRoots.length > 0 && inForce !== 'unavailable') log.info(`sandbox: workspaces are copied before each run, not mounted: ${viewDetail}`);
     log.debug({ isolation: inForce, range: sb.idRange }, 'sandbox host ready');
   }
   await new SandboxHosts(deps.db).put(report);

@@ -11,6 +11,7 @@ import { requireEnabled, type SandboxCtx } from './context';
 import { execute } from './execute';
 import { getRun, listRuns, runLogs } from './runs';
 import { createSession, getSession } from './sessions';
+import { sessionDiff } from './workspace-diff';
 
 type Routes = typeof sandboxRoutes;
 
@@ -52,6 +53,7 @@ export function createSandboxModule(deps: AppDeps, _upstream: Record<string, nev
     handlers: {
       'sandbox.createSession': (input, ctx) => services.createSession(refOf(ctx), input, ctx.actor),
       'sandbox.getSession': gate(async (input, ctx) => getSession(c, refOf(ctx), input.session_id)),
+      'sandbox.sessionDiff': gate(async (input, ctx) => sessionDiff(c, refOf(ctx), input)),
       'sandbox.execute': (input, ctx) => services.execute(refOf(ctx), input, ctx.actor),
       'sandbox.getRun': (input, ctx) => services.getRun(refOf(ctx), input, ctx.signal),
       'sandbox.runs.list': gate(async (input, ctx) => listRuns(c, refOf(ctx), input)),

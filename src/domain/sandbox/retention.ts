@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { ownersMarkerPath, withWorkdirLock } from '../../sandbox/isolation/workdir';
 import { workspaceManifestPath } from '../../sandbox/isolation/workspace';
+import { forgetLayerHashes, removeOverlayLayer } from '../../sandbox/isolation/index';
 import type { Database } from '../../store/database';
 import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
@@ -21,6 +22,8 @@ import type { Clock } from '../../model/clock';
  */
 
 const SESSION_DIR = /^s-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** A workspace overlay's scratch directory beside a session workdir (overlay.ts): it goes with the workdir. */
+const LAYER_DIR = /^\.s-[0-9a-f-]{36}\.ovl$/;
 
 /** The first sweep waits a little after the worker starts (its start-up is busy enough). */
 const FIRST_SWEEP_MS = 5 * 60_000;
@@ -59,7 +62,7 @@ export async function sweepWorkdirs(deps: SweepDeps): Promise<SweepResult> {
   for (const ent of entries) {
     const key = ent.isDirectory() ? SESSION_DIR.exec(ent.name)?.[1] : undefined;
     if (!key) {
-      if (ent.isDirectory()) result.unknown += 1;
+      if (ent.isDirectory() && !LAYER_DIR.test(ent.name)) result.unknown += 1;
       continue;
     }
     await withWorkdirLock(ent.name, async () => {
@@ -78,8 +81,11 @@ export async function sweepWorkdirs(deps: SweepDeps): Promise<SweepResult> {
       // rm does not follow symbolic links a command left in the workdir: only the links go.
       await fsp.rm(dir, { recursive: true, force: true });
       await fsp.rm(ownersMarkerPath(dir), { force: true });
-      // Its workspace copies went with it: the next run copies the workspace afresh.
+      // A workspace's layer (the workdir itself, for an overlay) or copies went with it; the overlay's
+      // scratch directories and the copy's manifest go too: the next run starts from the project.
       await fsp.rm(workspaceManifestPath(dir), { force: true });
+      await removeOverlayLayer(dir);
+      forgetLayerHashes(dir);
       result.removed.push(ent.name);
     });
   }

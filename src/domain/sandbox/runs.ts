@@ -1,4 +1,5 @@
 import type { RouteInput } from '../../contract';
+import { notFound } from '../../contract/errors';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
@@ -13,7 +14,11 @@ type LogsInput = RouteInput<(typeof sandboxRoutes)['sandbox.runLogs']>;
 
 /** runs/list: stored records, newest first (no reconciliation: a page must not query Temporal per run). */
 export async function listRuns(c: SandboxCtx, ref: ScopeRef, input: { limit: number; cursor?: string | undefined; session_id?: string | undefined }) {
-  const { runs } = storesFor(c.db, ref);
+  const { runs, sessions } = storesFor(c.db, ref);
+  // The runs of a session that does not exist: not_found, not an empty page (a mistyped id would look like "no runs").
+  if (input.session_id !== undefined && !(await sessions.get(input.session_id))) {
+    throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
+  }
   const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'sandbox.runs.list') : undefined;
   const docs = await runs.list({ session_id: input.session_id, before, limit: input.limit + 1 });
   const shown = docs.slice(0, input.limit);

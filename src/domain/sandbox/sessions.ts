@@ -10,7 +10,7 @@ import { limitCaps, resolveLimits } from './limits';
 import { profileInfo } from './profiles';
 import type { SessionDoc } from '../../model/sandbox/records';
 import { toSessionWire } from './wire';
-import { awaitHostReport, isolationFromReport } from './status';
+import { awaitHostReport, isolationFromReport, workspaceFromReport } from './status';
 import { optionalWorkspace, type Workspace } from './workspace';
 
 type CreateInput = RouteInput<(typeof sandboxRoutes)['sandbox.createSession']>;
@@ -32,14 +32,15 @@ export async function createSession(c: Pick<SandboxCtx, 'config' | 'db' | 'clock
   }
   const report = await awaitHostReport(c.config, c.db);
   const id = uuidv7(c.clock.now().getTime());
+  const isolation = isolationFromReport(report);
   const doc: SessionDoc = {
     _id: id,
     session_id: input.session_id ?? id,
     profile: input.profile,
-    isolation: isolationFromReport(report),
+    isolation,
     limits: resolveLimits(input.limits),
     workdir_name: `s-${id}`,
-    workspace,
+    workspace: workspace ? workspaceFromReport(report, isolation.kind, workspace.path) : null,
     actor,
     created_at: c.clock.now().toISOString(),
   };

@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import { LoreError } from '../../contract/errors';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
-import type { SessionIsolation } from '../../model/sandbox/records';
+import type { SessionIsolation, SessionWorkspace } from '../../model/sandbox/records';
 
 /**
  * The API's view of sandbox isolation: what the worker of this task queue reported (see host.ts).
@@ -24,8 +24,26 @@ export function sandboxStatusReader(config: Config, db: Database): () => Promise
       available: r.enabled && r.in_force !== 'unavailable',
       isolation: r.in_force,
       ...(r.detail ? { detail: r.detail } : {}),
+      workspaces: workspacesStatus(config, r),
     };
   };
+}
+
+function workspacesStatus(config: Config, r: SandboxHostReport): NonNullable<SandboxStatus['workspaces']> {
+  if (config.sandbox.workspaceRoots.length === 0) return { view: 'off', detail: 'no workspace may be named: LORE_SANDBOX_WORKSPACE_ROOTS is unset' };
+  const view = r.workspace_view ?? 'copy';
+  const detail = view === 'copy' ? (r.workspace_detail ?? 'the worker predates workspace overlays') : null;
+  return { view, ...(detail ? { detail: `copied before each run: ${detail}` } : {}) };
+}
+
+/**
+ * A new session's workspace as its commands will see it: through the worker's overlay, or a copy
+ * (with the worker's reason). The view stays the session's: a workdir holds either an overlay's
+ * upper layer or a full copy, never one then the other.
+ */
+export function workspaceFromReport(r: SandboxHostReport, kind: SessionIsolation['kind'], path: string): SessionWorkspace {
+  const view = kind === 'bubblewrap' && r.workspace_view === 'overlay' ? 'overlay' : 'copy';
+  return { path, view, view_detail: view === 'overlay' ? null : (r.workspace_detail ?? 'the worker predates workspace overlays') };
 }
 
 const FILESYSTEM = {

@@ -1,4 +1,3 @@
-import { notFound } from '../../contract/errors';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { RouteInput } from '../../contract/route';
 import type { StoredNode } from '../../store/memory/nodes';
@@ -8,27 +7,25 @@ import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import type { MemoryServices } from '../memory/services';
 import type { ExecutionInput } from '../memory/extract';
+import { executionState } from '../memory/packet';
 import type { WriteItem } from '../memory/write';
 import { writeResultView } from '../memory/views';
 import { renderExecution } from '../memory/write-request';
-import { EVENT_SLOT, SESSION_STATS_SLOT, eventKey, sessionKey } from './keys';
-import { loadSession, sessionItem } from './sessions';
+import { EVENT_SLOT, SESSION_STATS_SLOT, eventKey } from './keys';
+import { loadSession } from './sessions';
 import { eventView, sessionView } from './views';
 
 type In<K extends keyof typeof sessionsRoutes> = RouteInput<(typeof sessionsRoutes)[K]>;
 
-/** Appends an event to a session (creating the session on first use) and bumps its stats once per new event. */
+/**
+ * Appends an event to a session and bumps its stats once per new event. The session must exist
+ * (sessions/create): an append to an id nobody created is not_found, so a mistyped or another
+ * scope's session id is an error, not a new session that silently takes the events.
+ */
 export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef, input: In<'sessions.appendEvent'>, actor: string) {
   const nodes = m.nodes(ref);
   // The session's id and counters are what an append needs, not its access statistics.
-  let session = await nodes.getByClientId(sessionKey(input.session_id), { access: false });
-  let created = false;
-  if (!session) {
-    const s = await m.write(ref, actor, [sessionItem(input.session_id, {})], [], { source: 'sessions' });
-    session = s.nodes[0]!.node;
-    created = s.nodes[0]!.outcome === 'created';
-  }
-  if (session.kind !== 'session') throw notFound('session', input.session_id, ref.scope, { session_id: input.session_id });
+  let session = await loadSession(m, ref, input.session_id, { access: false });
   const eventId = input.event_id ?? uuidv7(clock.now().getTime());
   const key = eventKey(input.session_id, eventId);
   const text = input.input_text ?? input.text ?? input.event_text ?? '';
@@ -38,10 +35,12 @@ export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef
     kind: 'session_event',
     title: input.title ?? null,
     text,
+    summary: input.text_summary ?? null,
     tags: input.tags,
     importance: input.importance,
     slots: {
       ...(input.slots ?? {}),
+      ...executionState(input),
       [EVENT_SLOT]: { session_id: input.session_id, event_id: eventId, event_type: input.event_type, ...(input.metadata ? { metadata: input.metadata } : {}) },
     },
     execution: (input.execution ?? null) as ExecutionInput | null,
@@ -61,7 +60,7 @@ export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef
       session = updated;
     }
   }
-  return { session: sessionView(session, ref), session_created: created, event: eventView(event.node, ref), ...writeResultView(r, ref) };
+  return { session: sessionView(session, ref), session_created: false, event: eventView(event.node, ref), ...writeResultView(r, ref) };
 }
 
 export async function listEvents(m: MemoryServices, ref: ScopeRef, input: In<'sessions.listEvents'>) {

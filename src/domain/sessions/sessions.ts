@@ -1,12 +1,13 @@
 import { notFound } from '../../contract/errors';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { RouteInput } from '../../contract/route';
-import type { StoredNode } from '../../store/memory/nodes';
+import type { ReadOpts, StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import type { MemoryServices } from '../memory/services';
+import { executionState } from '../memory/packet';
 import type { WriteItem } from '../memory/write';
 import { SESSION_SLOT, SESSION_STATS_SLOT, sessionKey } from './keys';
 import { sessionView } from './views';
@@ -27,10 +28,13 @@ interface SessionFields {
   input_text?: string;
   tags?: string[];
   metadata?: Record<string, unknown>;
+  execution_packet_v1?: Record<string, unknown>;
+  execution_state_v1?: Record<string, unknown>;
 }
 
 export function sessionItem(sessionId: string, f: SessionFields): WriteItem {
   const summary = f.summary ?? f.text_summary;
+  const state = executionState(f);
   return {
     client_id: sessionKey(sessionId),
     type: 'event',
@@ -39,15 +43,17 @@ export function sessionItem(sessionId: string, f: SessionFields): WriteItem {
     text: f.input_text ?? summary ?? f.title ?? `Session ${sessionId}`,
     summary: summary ?? null,
     tags: f.tags,
-    slots: { [SESSION_SLOT]: { session_id: sessionId, metadata: f.metadata ?? {} } },
+    slots: { [SESSION_SLOT]: { session_id: sessionId, metadata: f.metadata ?? {} }, ...state },
     keepSlots: [SESSION_STATS_SLOT],
-    extract: false,
+    // A session's state is its metadata, which learning reads itself; a session that carries an
+    // execution packet is extracted like any execution evidence (docs/memory.md, "Execution packets").
+    extract: Object.keys(state).length > 0,
   };
 }
 
 /** The session node, or not_found when there is none (or the key holds another kind). */
-export async function loadSession(m: MemoryServices, ref: ScopeRef, sessionId: string): Promise<StoredNode> {
-  const n = await m.nodes(ref).getByClientId(sessionKey(sessionId));
+export async function loadSession(m: MemoryServices, ref: ScopeRef, sessionId: string, opts?: ReadOpts): Promise<StoredNode> {
+  const n = await m.nodes(ref).getByClientId(sessionKey(sessionId), opts);
   if (!n || n.kind !== 'session') throw notFound('session', sessionId, ref.scope, { session_id: sessionId });
   return n;
 }

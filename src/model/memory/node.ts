@@ -8,7 +8,12 @@
 export const NODE_TYPES = ['event', 'evidence', 'entity', 'topic', 'concept', 'procedure', 'rule', 'self_model'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
-export const NODE_KINDS = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session', 'session_event', 'playbook_learning'] as const;
+/**
+ * Runtime-owned kinds. `workflow_anchor` is a workflow a caller declares (a node written with
+ * slots.anchor_v1.anchor_kind "workflow", as existing clients write them): listed beside the
+ * learned workflows, with its payload behind the anchor (docs/memory.md, "Workflow anchors").
+ */
+export const NODE_KINDS = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session', 'session_event', 'playbook_learning', 'workflow_anchor'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 /** Hottest first. Demotion moves one step right; archive is the end of the line (and reversible). */
@@ -22,6 +27,8 @@ export interface Feedback {
   quality: number;
   last_outcome: 'positive' | 'negative' | 'neutral' | null;
   last_at: string | null;
+  /** The reason given with the latest outcome (nodes/activate `reason`); absent before it existed. */
+  last_reason?: string | null;
 }
 
 export interface Access {

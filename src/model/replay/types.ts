@@ -75,6 +75,8 @@ export interface RunDoc {
   updated_at: string;
   ended_at: string | null;
   learning: RunLearning | null;
+  /** false: recorded for review only, never fed to learning (run/start `learn: false`); absent means true. */
+  learn?: false;
   /** Real time (ms) of creation: the grace before a read asks the engine about an open playbook run. */
   created_wall_ms: number;
 }
@@ -146,6 +148,8 @@ export interface PlaybookStep {
   expected_output_signature: Json | null;
   /** Command attempts a run may make before the step counts as failed (1 = never retried). */
   max_attempts: number;
+  /** Milliseconds to wait before each retry of a command step (absent or 0: retry at once). */
+  backoff_ms?: number;
   /** The recorded step it was compiled from (null for steps a repair inserted). */
   source_step_index: number | null;
 }
@@ -224,4 +228,6 @@ export interface ActivePointerDoc {
 export const MAX_PLAYBOOK_STEPS = 500;
 export const MAX_PARAMETERS = 100;
 export const MAX_ATTEMPTS = 5;
+/** The longest wait between attempts of a step (a repair's retry_policy.backoff_ms). */
+export const MAX_BACKOFF_MS = 60_000;
 export const MAX_STEP_INDEX = 100_000;

@@ -33,6 +33,20 @@ export interface SessionIsolation {
   weaker: string | null;
 }
 
+/**
+ * How a session's commands see its workspace: through a kernel overlay whose upper layer is the
+ * workdir, or through a copy brought up to date before each run (where no overlay can be mounted).
+ */
+export type WorkspaceView = 'overlay' | 'copy';
+
+export interface SessionWorkspace {
+  path: string;
+  /** Absent on sessions made before overlays: they were copies. */
+  view?: WorkspaceView;
+  /** Why a copy: the worker's reason it could not mount an overlay. */
+  view_detail?: string | null;
+}
+
 export interface SessionDoc {
   /** Server id; also names the host workdir, so caller-chosen session ids of two tenants never share one. */
   _id: string;
@@ -41,8 +55,8 @@ export interface SessionDoc {
   isolation: SessionIsolation;
   limits: Limits;
   workdir_name: string;
-  /** The host directory the workdir mirrors copy-on-write (absent or null: a plain workdir). */
-  workspace?: { path: string } | null;
+  /** The host directory the session's commands see copy-on-write (absent or null: a plain workdir). */
+  workspace?: SessionWorkspace | null;
   actor: string;
   created_at: string;
   /** When the session's latest run was created (absent before its first run). */
@@ -88,6 +102,8 @@ export interface RunDoc {
   /** artifacts/ entries not collected (symlinks, devices, over the caps). */
   artifacts_skipped: string[];
   isolation: RunIsolationDoc | null;
+  /** A workspace session's changes (files added, modified, deleted) as read when this run ended; absent otherwise. */
+  workspace_changes?: WorkspaceChangeCounts | null;
   cancel_requested: boolean;
   cancel_reason: string | null;
   workflow_id: string;
@@ -100,6 +116,58 @@ export interface RunDoc {
   updated_at: string;
   /** Real time (ms) when the run was handed to the engine; reconciliation grace, never shown. */
   enqueued_wall_ms: number;
+}
+
+export interface WorkspaceChangeCounts {
+  added: number;
+  modified: number;
+  deleted: number;
+  /** More changes than were listed (the diff keeps the first WORKSPACE_DIFF_CAPS.changes). */
+  truncated: boolean;
+}
+
+/** One change of a workspace session's layer against its project, as stored. */
+export interface WorkspaceChangeDoc {
+  path: string;
+  change: 'added' | 'modified' | 'deleted';
+  kind: 'file' | 'directory' | 'symlink' | 'other';
+  size: number | null;
+  mode: number | null;
+  link: string | null;
+  sha256: string | null;
+  /** Files whose content is not in the store, and why (null when it is, and for everything but files). */
+  not_stored_reason: string | null;
+}
+
+/**
+ * What a workspace session has changed, read when one of its runs ended (the latest read replaces
+ * the one before). One per session: `_id` is the session's server id.
+ */
+export interface WorkspaceDiffDoc {
+  _id: string;
+  session_id: string;
+  /** The run at whose end it was read. */
+  run_key: string;
+  run_id: string;
+  view: WorkspaceView;
+  workspace_path: string;
+  read_at: string;
+  /** Orders reads of concurrent runs' ends: a read never replaces a later one. */
+  seq: number;
+  counts: WorkspaceChangeCounts;
+  changes: WorkspaceChangeDoc[];
+}
+
+/** The content of a changed file of a session's layer, by SHA-256 (one copy per session). */
+export interface WorkspaceBlobDoc {
+  /** `<session key>:<sha256>`. */
+  _id: string;
+  session_key: string;
+  sha256: string;
+  size: number;
+  content: Uint8Array;
+  /** Only the first bytes are kept (over the per-file cap). */
+  truncated: boolean;
 }
 
 export interface LogEntryDoc {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildBwrapArgs, SANDBOX_PATH, type SyntheticEtc } from './bwrap';
 import type { HostState } from './host';
+import { overlayPrefix, type OverlayMount } from './overlay';
 import type { ResolvedLimits } from './spec';
 import type { RunSpec } from './types';
 import { SANDBOX_WORKDIR } from './workdir';
@@ -75,7 +76,10 @@ function fdLayout(mode: RunSpec['isolation'], gated: boolean): { last: number; g
   return gated ? { last: lastData + 1, gate: lastData + 1 } : { last: lastData, gate: null };
 }
 
-/** The exact host argv for a run (exported for tests and for documentation). */
+/**
+ * The exact host argv for a run (exported for tests and for documentation). With `overlay`, the
+ * chain is started by the overlay helper (overlay.ts), which mounts the workspace first.
+ */
 export function hostCommand(
   host: HostState,
   spec: RunSpec,
@@ -84,6 +88,7 @@ export function hostCommand(
   uid: number | null,
   gated: boolean,
   leftovers = 0,
+  overlay: OverlayMount | null = null,
 ): { file: string; args: string[]; bwrapArgs: string[] | null; env: Record<string, string>; gateFd: number | null; lastFd: number } {
   const env = sandboxEnv(spec.isolation, workdir, spec.env);
   const { last, gate } = fdLayout(spec.isolation, gated);
@@ -95,7 +100,7 @@ export function hostCommand(
   const closes = [...(gate !== null ? [gate] : []), ...closable].map((fd) => ` ${fd}<&-`).join('');
   const script = (gate !== null ? `read _ <&${gate} && ` : '') + UMASK_SCRIPT + closes;
   const shell = needBash ? host.tools.bash! : host.tools.sh;
-  const pre = [shell, '-c', script, 'lore-sandbox', host.tools.prlimit!, ...prlimitArgs(limits, spec.isolation, uid, leftovers), '--'];
+  const pre = [...(overlay ? overlayPrefix(overlay) : []), shell, '-c', script, 'lore-sandbox', host.tools.prlimit!, ...prlimitArgs(limits, spec.isolation, uid, leftovers), '--'];
   if (spec.isolation === 'bubblewrap') {
     const bwrapArgs = buildBwrapArgs({ workdir, env, tmpBytes: limits.tmpBytes, features: host.features, etcFds: ETC_FDS });
     return {

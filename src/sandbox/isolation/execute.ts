@@ -17,6 +17,7 @@ import { interpretExit, type EndedBy } from './exit';
 import type { HostState } from './host';
 import { listProcesses, noteLeftBehind, sweepUid } from './ids';
 import { OutputCollector } from './output';
+import type { OverlayMount } from './overlay';
 import { MEMORY_RLIMIT_NOTE } from './report';
 import type { ResolvedLimits } from './spec';
 import type { RunHooks, RunIsolationReport, RunOutcome, RunSpec } from './types';
@@ -39,6 +40,8 @@ export interface ExecuteOptions {
   ctx: { uidClean: boolean };
   /** Processes earlier runs left on the uid, allowed for in its process limit (ids.ts, untilReaped). */
   leftovers: number;
+  /** The workspace overlay to mount before the chain starts (overlay.ts), or null. */
+  overlay: OverlayMount | null;
 }
 
 interface Prepared {
@@ -99,7 +102,7 @@ async function prepare(o: ExecuteOptions): Promise<Prepared> {
       weaken(o.report, `memory cgroup could not be created (${(e as Error).message})`);
     }
   }
-  return { cg, cmd: hostCommand(host, spec, limits, workdir, uid, cg !== null, o.leftovers) };
+  return { cg, cmd: hostCommand(host, spec, limits, workdir, uid, cg !== null, o.leftovers, o.overlay) };
 }
 
 function writeFd(child: ChildProcess, fd: number, data: string | Buffer): void {
@@ -121,7 +124,8 @@ async function spawnChain(o: ExecuteOptions, { cg, cmd }: Prepared): Promise<Run
       detached: true, // own process group: the whole chain can be killed at once
       cwd: mode === 'none' ? workdir : '/',
       env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
-      ...(uid !== null && gid !== null ? { uid, gid } : {}),
+      // The overlay helper mounts as root, then becomes the run's uid itself (overlay.ts).
+      ...(uid !== null && gid !== null && !o.overlay ? { uid, gid } : {}),
     });
   } catch (e) {
     await cg?.remove();

@@ -17,6 +17,7 @@ export interface HostTools {
   bwrap?: string;
   kill?: string;
   env?: string;
+  unshare?: string;
 }
 
 export interface HostState {
@@ -27,6 +28,8 @@ export interface HostState {
   /** Where run cgroups are created, or null (memory then limited by RLIMIT_DATA only). */
   memoryCgroup: MemoryCgroupHost | null;
   bwrapVersion?: string;
+  /** The workspace overlay's helper and unshare(1), when the probe mounted an overlay through them; else null. */
+  overlay: { helper: string; unshare: string } | null;
 }
 
 export function findSystemBinary(name: string): string | undefined {
@@ -61,6 +64,7 @@ export function findTools(bwrapPath: string | null = null): HostTools {
     bwrap: bwrapPath ? executableAt(bwrapPath) : findSystemBinary('bwrap'),
     kill: findSystemBinary('kill'),
     env: findSystemBinary('env'),
+    unshare: findSystemBinary('unshare'),
   };
 }
 

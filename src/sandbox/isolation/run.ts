@@ -17,6 +17,7 @@ import { promises as fsp } from 'node:fs';
 import { execute } from './execute';
 import type { HostState } from './host';
 import { acquireRunUid, isSessionId, releaseRunUid, untilReaped } from './ids';
+import { acquireSlot, type OverlayMount } from './overlay';
 import { emptyOutcome, makeReport } from './report';
 import { IsolationUnavailableError, resolveLimits, SandboxSpecError, validateSpec } from './spec';
 import type { RunHooks, RunOutcome, RunSpec } from './types';
@@ -43,6 +44,10 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
     throw new IsolationUnavailableError(`bubblewrap is not available: ${host.info.reason ?? 'bwrap not found'}`);
   }
   if (mode === 'none' && !host.tools.env) throw new IsolationUnavailableError('env(1) not found');
+  if (spec.workspace !== undefined) {
+    if (mode !== 'bubblewrap') throw new SandboxSpecError('a workspace overlay needs isolation bubblewrap');
+    if (!host.overlay) throw new IsolationUnavailableError(`a workspace overlay cannot be mounted here: ${host.info.workspace_reason ?? 'the overlay probe failed'}`);
+  }
 
   let workdir: string;
   let wst;
@@ -70,6 +75,7 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
   if (gid !== null) uid = acquireRunUid(gid);
   activeRuns.set(workdir, (activeRuns.get(workdir) ?? 0) + 1);
   const ctx = { uidClean: true };
+  let slot: ReturnType<typeof acquireSlot> | null = null;
   try {
     // What earlier runs left behind on the home uid still counts toward its process limit: allowed
     // for, or waited for when there are many (ids.ts, untilReaped); only those recorded are looked
@@ -90,11 +96,33 @@ export async function runCore(host: HostState, spec: RunSpec, hooks: RunHooks): 
       }
     }
     const report = makeReport(host, spec, uid, gid);
-    return await execute({ host, spec, hooks, limits, workdir, uid, gid, report, ctx, leftovers });
+    let overlay: OverlayMount | null = null;
+    if (spec.workspace !== undefined && host.overlay) {
+      slot = acquireSlot(workdir);
+      overlay = {
+        ...host.overlay,
+        lower: spec.workspace,
+        workdir,
+        slot: slot.slot,
+        as: uid !== null && gid !== null ? { uid, gid, home: gid } : null,
+      };
+    }
+    return await execute({ host, spec, hooks, limits, workdir, uid, gid, report, ctx, leftovers, overlay });
   } finally {
+    slot?.release();
     const left = (activeRuns.get(workdir) ?? 1) - 1;
     if (left === 0) activeRuns.delete(workdir);
     else activeRuns.set(workdir, left);
     if (uid !== null) releaseRunUid(uid, ctx.uidClean);
   }
+}
+
+/**
+ * Runs fn while no run of the workdir is going and none can start (they wait for the owners
+ * lock), or answers null at once when one is going. For reading what runs wrote (layer.ts): a
+ * running command could otherwise swap a directory for a symbolic link under the reader.
+ */
+export async function whenIdle<T>(workdir: string, fn: () => Promise<T>): Promise<T | null> {
+  const real = await fsp.realpath(workdir).catch(() => workdir);
+  return withOwnersLock(real, async () => ((activeRuns.get(real) ?? 0) > 0 ? null : fn()));
 }

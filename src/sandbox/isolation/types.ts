@@ -36,6 +36,12 @@ export interface IsolationInfo {
   /** Absolute paths of the helper binaries found on this host. */
   bwrap_path?: string;
   prlimit_path?: string;
+  /**
+   * How a workspace can be seen (overlay.ts): 'overlay' when the probe mounted one through the full
+   * chain; else 'copy', and workspace_reason says why.
+   */
+  workspace_view: 'overlay' | 'copy';
+  workspace_reason?: string;
 }
 
 export interface RunLimits {
@@ -71,6 +77,12 @@ export interface RunSpec {
   /** When false, argv[0] must not be a shell (see isShell); the run is refused. Undefined: no check. */
   shell?: boolean;
   isolation: IsolationKind;
+  /**
+   * A workspace directory (its resolved real path) the command sees at /work through an overlay
+   * whose upper layer is the workdir (overlay.ts). Bubblewrap only, and only where the probe found
+   * overlays usable (IsolationInfo.workspace_view); otherwise the run is refused.
+   */
+  workspace?: string;
 }
 
 export interface RunHooks {

@@ -21,9 +21,10 @@
  * it was copied, and the copy's identity right after. A copy whose identity changed was changed
  * by a command; a workspace entry whose identity changed was changed by the host.
  */
-import { constants as fsc, promises as fsp } from 'node:fs';
+import { constants as fsc, promises as fsp, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { changeList, describeEntry, entryKind, fileSha256, type LayerChange, type LayerDiff } from './layer';
 
 export interface WorkspaceOwner {
   uid: number;
@@ -255,4 +256,63 @@ export async function syncWorkspace(source: string, workdir: string, owner: Work
   }
   await writeManifest(manifestFile, m);
   return result;
+}
+
+/**
+ * What the commands changed in a copied workspace (the copy's counterpart of layer.ts's
+ * overlayDiff): entries the manifest says a command made, changed or deleted, compared with the
+ * workspace as it is now. A file is modified when its content, or its owner's mode bits, differ
+ * from the workspace's (the copy's group and other bits are its own), a link when its target does.
+ * Read only while no run of the session is going (whenIdle, run.ts); links are never followed.
+ */
+export async function copyDiff(source: string, workdir: string, o: { exclude?: (rel: string) => boolean; maxChanges?: number } = {}): Promise<LayerDiff> {
+  const src = await fsp.realpath(source);
+  const wst = await fsp.stat(workdir);
+  const m = await readManifest(workspaceManifestPath(workdir), src, Number(wst.ino));
+  const { out, push } = changeList(o.maxChanges ?? 10_000);
+  const describe = (rel: string, st: Stats, change: LayerChange['change']) => describeEntry(workdir, rel, st, change, (r) => fileSha256(path.join(workdir, r)));
+  const seen = new Set<string>();
+  /** dirRel: a directory of the copy; srcDir: the workspace has a real directory there. */
+  const walk = async (dirRel: string, srcDir: boolean): Promise<void> => {
+    const names = (await fsp.readdir(path.join(workdir, dirRel)).catch(() => [] as string[])).sort();
+    const rels = names.map((name) => (dirRel === '' ? name : `${dirRel}/${name}`)).filter((rel) => !o.exclude?.(rel) && !path.basename(rel).startsWith('.lore-sync-'));
+    /** One entry of the copy; the directory to walk into (and whether the workspace has it as one), if it is one. */
+    const settle = async (rel: string): Promise<[string, boolean] | null> => {
+      seen.add(rel);
+      const st = await lstatOrNull(path.join(workdir, rel));
+      if (!st) return null;
+      const prev = m.entries[rel];
+      if (prev && kindOf(st) === prev.k && same(prev.k, prev.d, await identOf(path.join(workdir, rel), st))) {
+        // As copied: not a change (a directory's entries are looked at one by one).
+        return st.isDirectory() ? [rel, srcDir] : null;
+      }
+      const sst = srcDir ? await lstatOrNull(path.join(src, rel)) : null;
+      if (!sst) push(await describe(rel, st, 'added'));
+      else if (entryKind(sst) !== entryKind(st)) push(await describe(rel, st, 'modified'));
+      else if (st.isSymbolicLink()) {
+        if ((await fsp.readlink(path.join(workdir, rel)).catch(() => null)) !== (await fsp.readlink(path.join(src, rel)).catch(() => undefined)))
+          push(await describe(rel, st, 'modified'));
+      } else if (st.isFile()) {
+        // The copy's group and other bits are its own (modeFor): only the owner's are the workspace's.
+        const differs = st.size !== sst.size || (st.mode & 0o700) !== (sst.mode & 0o700) || (await fileSha256(path.join(workdir, rel))) !== (await fileSha256(path.join(src, rel)));
+        if (differs) push(await describe(rel, st, 'modified'));
+      }
+      return st.isDirectory() ? [rel, sst?.isDirectory() ?? false] : null;
+    };
+    // The entries of one directory (independent of each other) a batch at a time, as syncWorkspace does.
+    for (let i = 0; i < rels.length; i += CONCURRENCY) {
+      for (const dir of await Promise.all(rels.slice(i, i + CONCURRENCY).map(settle))) if (dir) await walk(dir[0], dir[1]);
+    }
+  };
+  await walk('', true);
+  // What the manifest copied and the commands removed, where the workspace still has it: the
+  // topmost path only (below a directory the copy no longer has, the directory's entry covers it).
+  for (const rel of Object.keys(m.entries).sort()) {
+    const parent = path.dirname(rel);
+    if (seen.has(rel) || o.exclude?.(rel) || (parent !== '.' && !seen.has(parent))) continue;
+    const sst = await lstatOrNull(path.join(src, rel));
+    if (sst) push({ path: rel, change: 'deleted', kind: entryKind(sst), size: null, mode: null, link: null, sha256: null });
+  }
+  out.changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
 }

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Filter } from 'mongodb';
 import type { EdgeType, MemoryEdge, NodeKind, NodeRevision, NodeType, Tier } from '../../model/memory/node';
-import { emptyFeedback } from '../../model/memory/node';
+import { emptyFeedback, feedbackQuality, type Feedback } from '../../model/memory/node';
+
+/** Counters a node is written with: given now (what a feedback decision compares with its tier's age). */
+const startingFeedback = (positive: number, negative: number, at: string): Feedback => ({
+  ...emptyFeedback(),
+  positive,
+  negative,
+  quality: feedbackQuality(positive, negative),
+  last_outcome: positive + negative === 0 ? null : negative > positive ? 'negative' : positive > negative ? 'positive' : 'neutral',
+  last_at: positive + negative === 0 ? null : at,
+});
 import { uuidv7 } from '../../model/ids';
 import { type Database, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
@@ -18,6 +28,8 @@ export type { IndexedNodeFields, NodeDoc, SeqRef, StoredNode };
 
 /** What a caller gives to create or supersede a node; the store fills the bookkeeping. */
 export interface NodeContent {
+  /** A caller-chosen node id (a UUID) for a new node; otherwise a time-ordered one is generated. */
+  id?: string | null;
   client_id?: string | null;
   type: NodeType;
   kind?: NodeKind | null;
@@ -31,6 +43,8 @@ export interface NodeContent {
   salience?: number;
   confidence?: number;
   pinned?: boolean;
+  /** Feedback counters a new node starts with (existing clients write them with the node); a rewrite keeps the stored ones. */
+  feedback?: { positive: number; negative: number } | null;
   actor: string;
   /** The write call that produced this content (not part of the content hash). */
   commit_id?: string | null;
@@ -106,6 +120,16 @@ export class ScopedNodes {
   async get(id: string, opts?: ReadOpts): Promise<StoredNode | null> {
     const doc = await this.nodes.findOne({ _id: id });
     return doc ? ((await this.withAccess([toNode(doc)], opts))[0] ?? null) : null;
+  }
+
+  /**
+   * Of these ids, the ones nodes of another tenant or scope hold. Node ids are unique store-wide,
+   * so a caller-chosen id must be free everywhere (memory.write refuses a taken one).
+   */
+  async idsHeldElsewhere(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const found = await this.store.byIds(ids, { _id: 1, tenant_id: 1, scope: 1 });
+    return found.filter((n) => n.tenant_id !== this.ref.tenant_id || n.scope !== this.ref.scope).map((n) => n.id);
   }
 
   async getByClientId(clientId: string, opts?: ReadOpts): Promise<StoredNode | null> {
@@ -204,7 +228,7 @@ export class ScopedNodes {
   }
 
   private newDoc(c: NodeContent, seq: number, now: Date, hash = contentHash(c)): NodeDoc {
-    const id = uuidv7(now.getTime());
+    const id = c.id ?? uuidv7(now.getTime());
     const at = now.toISOString();
     return {
       _id: id,
@@ -221,7 +245,7 @@ export class ScopedNodes {
       salience: c.salience ?? 0.5,
       importance: c.importance ?? 0.5,
       confidence: c.confidence ?? 0.5,
-      feedback: emptyFeedback(),
+      feedback: c.feedback ? startingFeedback(c.feedback.positive, c.feedback.negative, at) : emptyFeedback(),
       access: { count: 0, last_at: null },
       activation: { count: 0, last_activated_at: null },
       pinned: c.pinned ?? false,
@@ -246,12 +270,24 @@ export class ScopedNodes {
     keep: string[] = [],
     opts: { likelyNew?: boolean } = {},
   ): Promise<{ node: StoredNode; outcome: WriteOutcome }> {
+    return this.writeByKey(c, c.client_id, now, keep, opts);
+  }
+
+  /**
+   * The same for a node named by a caller-chosen id without a client_id: its key is `~<id>`, the
+   * key every node without a client_id has, so a second write of that id supersedes the node.
+   */
+  async writeById(c: NodeContent & { id: string }, now: Date, keep: string[] = []): Promise<{ node: StoredNode; outcome: WriteOutcome }> {
+    return this.writeByKey({ ...c, client_id: null }, `~${c.id}`, now, keep, {});
+  }
+
+  private async writeByKey(c: NodeContent, key: string, now: Date, keep: string[], opts: { likelyNew?: boolean }): Promise<{ node: StoredNode; outcome: WriteOutcome }> {
     const hash = contentHash(c);
     // The caller's in-process index says the client_id is new: insert straight away (one round
     // trip fewer). If it exists after all (written by another process), the unique index says so.
     let skipLookup = opts.likelyNew === true;
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const existing = skipLookup ? null : await this.nodes.findOne({ client_key: c.client_id });
+      const existing = skipLookup ? null : await this.nodes.findOne({ client_key: key });
       skipLookup = false;
       if (!existing) {
         const doc = { ...this.newDoc(c, 0, now, hash), ...this.ref };
@@ -307,7 +343,7 @@ export class ScopedNodes {
       if (updated) return { node: toNode(updated), outcome: 'superseded' };
       // Another writer superseded it first: look again.
     }
-    throw new Error(`store: could not write client_id '${c.client_id}' after 5 attempts (heavy contention)`);
+    throw new Error(`store: could not write node '${key}' after 5 attempts (heavy contention, or its id is taken)`);
   }
 
   /**

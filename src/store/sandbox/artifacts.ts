@@ -32,7 +32,7 @@ export class SandboxArtifacts {
   }
 }
 
-function toBytes(v: unknown): Uint8Array {
+export function toBytes(v: unknown): Uint8Array {
   if (v instanceof Uint8Array) return v;
   const b = v as { buffer?: Uint8Array; value?: () => Uint8Array };
   if (b.buffer instanceof Uint8Array) return b.buffer;

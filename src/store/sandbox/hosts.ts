@@ -18,6 +18,12 @@ export interface SandboxHostReport {
   uid_isolation: boolean;
   memory_limit: 'cgroup' | 'rlimit_data';
   detail: string | null;
+  /**
+   * How workspaces are seen on this worker: through an overlay (its probe mounted one), or a copy
+   * (workspace_detail says why). Absent in reports of workers from before overlays: copy.
+   */
+  workspace_view?: 'overlay' | 'copy';
+  workspace_detail?: string | null;
   sandbox_dir: string;
   sandbox_dir_problem: string | null;
   hostname: string;

@@ -4,13 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fsp } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, linkSync, promises as fsp, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { listArtifacts, readArtifact } from '../../../src/sandbox/isolation/index';
-import { isRoot, makeWorkdir, processesOfUid, run, useIdRange } from './helpers';
+import { after, before, describe, test } from 'node:test';
+import { listArtifacts, prepareWorkdir, readArtifact } from '../../../src/sandbox/isolation/index';
+import { treeDigest } from '../../helpers/tree';
+import { isRoot, makeWorkdir, processesOfUid, run, useIdRange, useOverlayHelper } from './helpers';
 
 useIdRange(1);
 
@@ -301,4 +303,83 @@ test('artifacts: links planted by the command are not followed when the host col
   const after = await listArtifacts(w.artifacts);
   assert.deepEqual(after.files, []);
   await assert.rejects(readArtifact(w.artifacts, 'host-secret.txt'));
+});
+
+describe('a workspace seen through the overlay', () => {
+  let base = '';
+  let secretDir = '';
+  const secret = `overlay-secret-${randomBytes(8).toString('hex')}`;
+  before(async () => {
+    const helper = await useOverlayHelper();
+    assert.ok(helper.path, helper.problem);
+    const w = await makeWorkdir('escape-overlay');
+    base = w.root;
+    cleanup.push(base);
+    // Outside every project, on the same filesystem (a hard link to it can be made from one).
+    secretDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lore-overlay-secret-'));
+    cleanup.push(secretDir);
+    writeFileSync(path.join(secretDir, 'secret.txt'), secret);
+  });
+
+  async function project(name: string): Promise<string> {
+    const dir = path.join(base, 'projects', name);
+    await fsp.mkdir(path.join(dir, 'src', 'deep'), { recursive: true });
+    writeFileSync(path.join(dir, 'src', 'a.txt'), 'a\n');
+    writeFileSync(path.join(dir, 'src', 'deep', 'b.txt'), 'b\n');
+    writeFileSync(path.join(dir, 'run.sh'), '#!/bin/sh\n');
+    await fsp.chmod(path.join(dir, 'run.sh'), 0o755);
+    return dir;
+  }
+
+  test('no write reaches the project: overwrites, deletions, modes, times, renames, links, a hard link to a file outside, mount calls', async () => {
+    const dir = await project('writes');
+    // A hard link in the project to a file outside it: the same inode, which the command must not be able to write.
+    linkSync(path.join(secretDir, 'secret.txt'), path.join(dir, 'hardlink'));
+    const before = treeDigest(dir);
+    const wd = await prepareWorkdir(base, 'writes');
+    const script = [
+      'for f in $(find . -type f); do echo pwn > "$f"; done',
+      'chmod -R 777 . ; chown -R 0:0 . 2>/dev/null; touch -d 2000-01-01 src/a.txt',
+      'mv src moved; ln moved/a.txt hl2; ln -s /etc/passwd src2',
+      'truncate -s 0 run.sh; rm -rf ./* ./.[!.]* 2>/dev/null',
+      'mount -t tmpfs x /work 2>&1 | head -1; umount /work 2>&1 | head -1; mount --bind / /work 2>&1 | head -1',
+      'echo remaining: $(ls -A | wc -l)',
+    ].join('; ');
+    const r = await run(['sh', '-c', script], wd.hostPath, { workspace: dir });
+    assert.equal(r.outcome.status, 'succeeded', `${r.outcome.reason} ${r.stderr}`);
+    assert.match(r.stdout, /remaining: [01]\n/, 'the command emptied its view of the workspace');
+    assert.deepEqual(treeDigest(dir), before, 'the project is as it was, modes and times included');
+    assert.equal(readFileSync(path.join(secretDir, 'secret.txt'), 'utf8'), secret, 'the file outside, written through its hard link, is untouched');
+    // The next run sees the command's changes (its layer), the project still untouched underneath.
+    const next = await run(['sh', '-c', 'ls -A'], wd.hostPath, { workspace: dir });
+    assert.match(next.stdout, /^(artifacts\n)?$/);
+  });
+
+  test('nothing outside the project becomes visible: absolute and relative symbolic links, a link to a directory, /proc, the path above /work, a mount inside the project', async () => {
+    const dir = await project('links');
+    symlinkSync(path.join(secretDir, 'secret.txt'), path.join(dir, 'abs'));
+    symlinkSync(`${'../'.repeat(12)}${secretDir.slice(1)}/secret.txt`, path.join(dir, 'rel'));
+    symlinkSync(secretDir, path.join(dir, 'dirlink'));
+    symlinkSync(`/proc/1/root${secretDir}/secret.txt`, path.join(dir, 'proc'));
+    await fsp.mkdir(path.join(dir, 'sub'));
+    // A mount inside the project (as root): the project's clone is its directory only, without what is mounted below it.
+    const bound = isRoot && spawnSync('mount', ['--bind', secretDir, path.join(dir, 'sub')]).status === 0;
+    try {
+      if (isRoot) assert.ok(bound, 'the test could not bind-mount a directory into the project');
+      const wd = await prepareWorkdir(base, 'links');
+      const script = [
+        'for l in abs rel dirlink/secret.txt proc sub/secret.txt ../../' + secretDir.slice(1) + '/secret.txt; do cat "$l" 2>/dev/null && echo "READ $l"; done',
+        'ls -A sub | wc -l',
+        `grep -r ${secret} / --exclude-dir=proc --exclude-dir=sys 2>/dev/null && echo FOUND-SECRET; echo GREP-DONE`,
+      ].join('; ');
+      const r = await run(['sh', '-c', script], wd.hostPath, { workspace: dir, limits: { wallMs: 300_000 } });
+      assert.equal(r.outcome.status, 'succeeded', `${r.outcome.reason} ${r.stderr}`);
+      assert.ok(!r.stdout.includes(secret) && !r.stdout.includes('READ'), r.stdout);
+      assert.ok(r.stdout.includes('GREP-DONE'), `the grep over / did not finish: ${r.outcome.status}`);
+      assert.ok(!r.stdout.includes('FOUND-SECRET'));
+      assert.match(r.stdout, /^0\n/, 'the directory mounted inside the project is seen empty');
+    } finally {
+      if (bound) spawnSync('umount', [path.join(dir, 'sub')]);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { configureIdRange, prepareWorkdir, runIsolated } from '../../../src/sandbox/isolation/index';
+import { configureIdRange, configureOverlayHelper, ensureOverlayHelper, prepareWorkdir, runIsolated, type OverlayHelper } from '../../../src/sandbox/isolation/index';
 import type { IsolationKind, OutputStream, RunLimits, RunOutcome, RunSpec } from '../../../src/sandbox/isolation/index';
 
 /**
@@ -44,7 +44,16 @@ export interface Collected {
 export async function run(
   argv: string[],
   workdir: string,
-  opts: { isolation?: IsolationKind; limits?: Partial<RunLimits>; env?: Record<string, string>; signal?: AbortSignal; onStart?: (pid: number) => void; shell?: boolean } = {},
+  opts: {
+    isolation?: IsolationKind;
+    limits?: Partial<RunLimits>;
+    env?: Record<string, string>;
+    signal?: AbortSignal;
+    onStart?: (pid: number) => void;
+    shell?: boolean;
+    /** A workspace seen through the overlay (useOverlayHelper first). */
+    workspace?: string;
+  } = {},
 ): Promise<Collected> {
   const chunks: Collected['chunks'] = [];
   const spec: RunSpec = {
@@ -54,6 +63,7 @@ export async function run(
     limits: { ...LIMITS, ...(opts.limits ?? {}) },
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.shell !== undefined ? { shell: opts.shell } : {}),
+    ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
   };
   const outcome = await runIsolated(spec, {
     onOutput: (stream, chunk, seq) => chunks.push({ stream, chunk, seq }),
@@ -115,3 +125,10 @@ export async function processesInRange(min: number, max: number): Promise<string
 }
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Configures the workspace overlay's helper (npm test's set-up builds it into LORE_BIN_DIR); the next run probes again. */
+export async function useOverlayHelper(): Promise<OverlayHelper> {
+  const helper = await ensureOverlayHelper(process.env.LORE_BIN_DIR ?? path.join(os.homedir(), '.cache', 'lore', 'bin'));
+  configureOverlayHelper(helper);
+  return helper;
+}

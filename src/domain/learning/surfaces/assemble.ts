@@ -2,6 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import { taskRequest, taskText, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { planFor } from './common';
+import { operatorProjection } from './gate';
 import { plannerPacket, startPacketReads, type Entry } from './packet';
 import { planningSummary } from './summary';
 
@@ -109,5 +110,6 @@ export async function assembleContext(
     budget: { used: unit === 'tokens' ? Math.ceil(contextText.length / CHARS_PER_TOKEN) : contextText.length, limit, unit: unit as 'chars' | 'tokens' },
     dropped,
     planning_summary: summary,
+    operator_projection: operatorProjection(plan),
   };
 }

@@ -21,7 +21,10 @@ export interface Planned {
 export async function planFor(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, request: TaskRequest = taskRequest(raw), opts: { whole?: boolean } = {}): Promise<Planned> {
   const { state, loading } = opts.whole ? { state: await ctx.scope(ref), loading: null } : await ctx.scopeForReading(ref);
   state.noteTools(request.candidates);
-  const vector = ctx.vectors && state.workflows.size > 0 ? await ctx.vectors.query(taskText(request)) : null;
+  // A query vector is worth its encoder run when something can be compared with it: learned
+  // workflows' goals, or the vectors of the scope's past tasks in the recall index.
+  const comparable = state.workflows.size > 0 || ctx.memory.index.vectorDim(ref.tenant_id, ref.scope) > 0;
+  const vector = ctx.vectors && comparable ? await ctx.vectors.query(taskText(request)) : null;
   return { state, request, plan: await plan(ctx.memory, ref, state, request, { vector, loading }) };
 }
 

@@ -1,4 +1,5 @@
 import type { Plan } from '../planner';
+import type { PastTask } from '../past-tasks';
 import type { Entry } from './packet';
 
 /**
@@ -10,6 +11,13 @@ import type { Entry } from './packet';
 export function rationaleOf(p: Plan): { summary: string } {
   const fa = p.first_action;
   return { summary: fa ? fa.rationale : p.uncertainty.reasons.join('; ') || 'nothing relevant has been learned for this task yet' };
+}
+
+/** Why a similar past task counts, in one line (action/retrieval evidence). */
+export function pastTaskWhy(t: PastTask): string {
+  const files = t.obs.target_files.slice(0, 3).join(', ');
+  const outcome = t.obs.outcome ?? 'outcome not stated';
+  return `similar past task (similarity ${Math.round(t.sim * 1000) / 1000}, ${outcome})${files ? ` that worked on ${files}` : ''}`;
 }
 
 /** The tool view of action/retrieval: the ranking as ordered, preferred and allowed lists. */

@@ -40,6 +40,36 @@ export interface AnchorEvidence {
   created_at: string;
   /** When the attempt ended (runs), else the node's last update. */
   at: string;
+  /**
+   * Set when the evidence is a handoff: a handoff-store record, memory that reads as one (free
+   * text: "handoff …", or slots.summary_kind "handoff"), or a session event of type handoff.
+   */
+  handoff: { next_action: string | null; rollback_notes: string[] } | null;
+}
+
+/** Words that make free text a handoff ("Handoff for anchor X: …", "handing off", "hand-over"). */
+const HANDOFF_RE = /\bhand(?:ing)?[\s-]?(?:off|over)s?\b/i;
+
+/**
+ * The segments of a free-text handoff: "next action: …" / "next step: …" / "next: …" and
+ * "rollback: …" / "to roll back: …", each up to the next `;`, sentence end or line end.
+ */
+export function handoffSegments(text: string): { next_action: string | null; rollback_notes: string[] } {
+  const parts = text.split(/;|\n|\.(?=\s|$)/).map((p) => p.trim());
+  const after = (re: RegExp) => parts.map((p) => re.exec(p)?.[1]?.trim()).filter((x): x is string => !!x && x.length >= 3);
+  return {
+    next_action: after(/^(?:.*?\b)?next(?:\s+(?:step|action))?\s*:\s*(.+)$/i)[0] ?? null,
+    rollback_notes: after(/^(?:.*?\b)?(?:rollback|roll[\s-]back|to roll back)\s*:\s*(.+)$/i),
+  };
+}
+
+/** Whether a node reads as a handoff (its kind, its caller's summary_kind, its event type or its words). */
+function readsAsHandoff(n: StoredNode): boolean {
+  if (n.kind === 'handoff') return true;
+  if (str(n.slots.summary_kind) === 'handoff') return true;
+  const event = str(obj(n.slots.session_event_v1).event_type);
+  if (event && /hand.?(?:off|over)/i.test(event)) return true;
+  return [n.title, n.summary, n.text].some((t) => !!t && HANDOFF_RE.test(t));
 }
 
 const LEXICAL_CANDIDATES = 50;
@@ -86,7 +116,18 @@ function nodeEvidence(n: StoredNode): AnchorEvidence {
     acceptance_checks: ex?.acceptance_checks ?? [],
     created_at: n.created_at,
     at: n.updated_at,
+    handoff: readsAsHandoff(n) ? handoffOfNode(n, ex?.next_action ?? null) : null,
   };
+}
+
+function handoffOfNode(n: StoredNode, extracted: string | null): { next_action: string | null; rollback_notes: string[] } {
+  const h = obj(n.slots.handoff_v1);
+  if (n.kind === 'handoff') {
+    const notes = Array.isArray(h.rollback_notes) ? h.rollback_notes.filter((x): x is string => typeof x === 'string') : [];
+    return { next_action: str(h.next_action) ?? extracted, rollback_notes: notes };
+  }
+  const seg = handoffSegments([n.title, n.text || n.summary].filter(Boolean).join('\n'));
+  return { next_action: seg.next_action ?? extracted, rollback_notes: seg.rollback_notes };
 }
 
 function fileOf(input: Json | null): string | null {
@@ -112,6 +153,7 @@ function replayEvidence(r: ReplayRunDoc, steps: StepDoc[]): AnchorEvidence {
     acceptance_checks: [],
     created_at: r.created_at,
     at: r.ended_at ?? r.updated_at,
+    handoff: null,
   };
 }
 
@@ -132,6 +174,7 @@ function automationEvidence(r: AutomationRunDoc): AnchorEvidence {
     acceptance_checks: [],
     created_at: r.created_at,
     at: r.finished_at ?? r.updated_at,
+    handoff: null,
   };
 }
 
@@ -192,5 +235,8 @@ export async function anchorEvidence(ctx: LearningCtx, ref: ScopeRef, anchor: st
   return all.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.id < b.id ? -1 : 1)).slice(0, MAX_EVIDENCE);
 }
 
-/** The newest evidence that records a finished attempt of the task (the "latest terminal run"). */
-export const latestTerminal = (evidence: AnchorEvidence[]): AnchorEvidence | null => evidence.find((e) => e.outcome !== null) ?? null;
+/** The newest evidence that records a finished attempt of the task (the "latest terminal run"); handoffs are state handed on, not attempts. */
+export const latestTerminal = (evidence: AnchorEvidence[]): AnchorEvidence | null => evidence.find((e) => e.outcome !== null && !e.handoff) ?? null;
+
+/** The newest handoff among the evidence (store records, free-text handoffs, handoff events). */
+export const latestHandoffEvidence = (evidence: AnchorEvidence[]): AnchorEvidence | null => evidence.find((e) => e.handoff !== null) ?? null;

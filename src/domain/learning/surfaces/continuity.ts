@@ -1,7 +1,7 @@
 import { notFound } from '../../../contract/errors';
 import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
-import { anchorEvidence, latestTerminal, type AnchorEvidence } from './continuity-evidence';
+import { anchorEvidence, latestHandoffEvidence, latestTerminal, type AnchorEvidence } from './continuity-evidence';
 import type { LearningCtx } from '../runtime';
 
 /**
@@ -29,6 +29,7 @@ function handoffFields(n: StoredNode) {
     next_action: str(h.next_action),
     acceptance_checks: strs(h.acceptance_checks),
     rollback_notes: strs(h.rollback_notes),
+    handoff_kind: str(h.handoff_kind),
     session_id: str(h.session_id),
     run_id: str(h.run_id),
     revision: n.revision,
@@ -81,6 +82,63 @@ function evidenceView(e: AnchorEvidence) {
   return { id: e.id, source_kind: e.source_kind, node_id: e.node_id, run_id: e.run_id, title: e.title, summary: e.summary, outcome: e.outcome, files: e.files, at: e.at };
 }
 
+/**
+ * The pack when the newest handoff is free text (memory that reads as a handoff, or a handoff
+ * event): its files, next action, checks and rollback notes are read from its words and
+ * extraction (continuity-evidence.ts), and resume_ready says whether they are complete.
+ */
+function fromFreeText(
+  anchor: string,
+  newest: AnchorEvidence,
+  evidence: AnchorEvidence[],
+  run: AnchorEvidence | null,
+  resumeEvent: StoredNode | null,
+  latest_terminal_run: ReturnType<typeof latestRunView>,
+  anchor_evidence: ReturnType<typeof evidenceView>[],
+) {
+  const ho = newest.handoff!;
+  const target_files = unique([...newest.files, ...evidence.filter((e) => e.id !== newest.id).flatMap((e) => e.files)]).slice(0, 20);
+  const next_action = ho.next_action ?? evidence.find((e) => e.next_action)?.next_action ?? null;
+  const acceptance_checks = unique([...newest.acceptance_checks, ...evidence.flatMap((e) => e.acceptance_checks)]).slice(0, 20);
+  const blockers: string[] = [];
+  if (target_files.length === 0) blockers.push('the handoff names no target files');
+  if (!next_action) blockers.push('the handoff has no next action');
+  if (acceptance_checks.length === 0) blockers.push('no acceptance checks: success cannot be verified');
+  if (run?.outcome === 'failure') blockers.push(`the latest run failed${run.error_signatures[0] ? `: ${run.error_signatures[0]}` : ''}`);
+  const evidence_ids = unique([newest.id, ...(resumeEvent ? [resumeEvent.id] : []), ...(run ? [run.id] : [])]);
+  return {
+    anchor,
+    review_contract: {
+      basis: 'handoff_text' as const,
+      target_files,
+      next_action,
+      acceptance_checks,
+      rollback_expectations: ho.rollback_notes.length > 0 ? ho.rollback_notes : ['no rollback notes recorded: revert the target files to their state at the handoff'],
+      resume_ready: blockers.length === 0,
+      blockers,
+      evidence_ids,
+    },
+    latest_handoff: {
+      handoff_id: newest.id,
+      source_kind: newest.source_kind,
+      anchor,
+      title: newest.title,
+      summary: newest.summary,
+      next_action,
+      revision: 1,
+      previous_revision: null,
+      updated_at: newest.at,
+      evidence_ids,
+    },
+    latest_resume: resumeEvent
+      ? { event_id: resumeEvent.id, event_type: eventType(resumeEvent), title: resumeEvent.title, summary: resumeEvent.summary, created_at: resumeEvent.created_at }
+      : null,
+    latest_terminal_run,
+    recovered_handoff: null,
+    anchor_evidence,
+  };
+}
+
 export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anchor: string) {
   const state = await ctx.scope(ref);
   const nodes = ctx.memory.nodes(ref);
@@ -99,6 +157,13 @@ export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anch
   const run = latestTerminal(evidence.filter((e) => e.id !== handoff?.id));
   const latest_terminal_run = latestRunView(run);
   const anchor_evidence = evidence.map(evidenceView);
+  // The newest handoff of any form; a free-text one (or a handoff event) newer than the store's
+  // record, or without one, is what the pack is built from.
+  const newest = latestHandoffEvidence(evidence);
+  const resumeEvent = newestFirst.find((e) => /resum/i.test(eventType(e))) ?? null;
+  if (newest && newest.id !== handoff?.id && (!handoff || newest.at > handoff.updated_at)) {
+    return { continuity_review_pack: fromFreeText(anchor, newest, evidence, run, resumeEvent, latest_terminal_run, anchor_evidence) };
+  }
 
   if (!handoff || !h) {
     // No structured handoff: the contract is assembled from the evidence, and says that resuming
@@ -159,12 +224,15 @@ export async function continuityReviewPack(ctx: LearningCtx, ref: ScopeRef, anch
       },
       latest_handoff: {
         handoff_id: handoff.id,
+        source_kind: 'handoff' as const,
         anchor: h.anchor,
         title: handoff.title,
         summary: handoff.summary,
+        next_action: h.next_action,
         revision: handoff.revision,
         previous_revision: previous ? { revision: previous.revision, summary: previous.summary, superseded_at: previous.superseded_at } : null,
         updated_at: handoff.updated_at,
+        evidence_ids: unique([handoff.id, ...(resume ? [resume.id] : []), ...(run ? [run.id] : [])]),
       },
       latest_resume: resume ? { event_id: resume.id, event_type: eventType(resume), title: resume.title, summary: resume.summary, created_at: resume.created_at } : null,
       latest_terminal_run,

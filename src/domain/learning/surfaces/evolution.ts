@@ -49,6 +49,12 @@ function review(
 }
 
 export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, actor: string) {
+  const { pack } = await evolutionReview(ctx, ref, raw, actor);
+  return { evolution_review_pack: pack };
+}
+
+/** The pack with the plan and state it was built from (the agent inspect surface reads both). */
+export async function evolutionReview(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskRequest, actor: string) {
   // Whole state: a review pack lists everything learned, not what has loaded so far.
   const { state, plan } = await planFor(ctx, ref, raw, undefined, { whole: true });
   const scoped = plan.request.terms.length === 0 && !plan.request.task_kind;
@@ -104,7 +110,10 @@ export async function evolutionReviewPack(ctx: LearningCtx, ref: ScopeRef, raw: 
   };
   const evidence = [...new Set([...stable.map((w) => w.entry.node.id), ...patterns.map((m) => m.entry.node.id), ...policies.map((p) => p.node.id)])];
   return {
-    evolution_review_pack: {
+    state,
+    plan,
+    policies,
+    pack: {
       review_contract: {
         question: 'Is the runtime learning the right thing for this task?',
         task: { query_text: plan.request.text, goal: plan.request.goal, task_kind: plan.request.task_kind, file_path: plan.request.file_path, scope_wide: scoped },

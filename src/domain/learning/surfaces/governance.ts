@@ -7,7 +7,7 @@ import { renderPattern, renderPolicy, renderRule } from '../render';
 import { evaluateRules, newRule, RULE_SLOT, transitionRule, type RuleConditions, type RuleEffect, type RuleState } from '../rule-model';
 import { taskRequest, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
-import { patternView, policyMemoryView, ruleView } from '../views';
+import { patternView, policyContractOf, policyMemoryView, ruleView } from '../views';
 
 /**
  * Operator routes: policy governance, pattern suppression, rule state and evaluation. Each
@@ -23,7 +23,9 @@ export async function applyGovernance(ctx: LearningCtx, ref: ScopeRef, i: { poli
     const node = await ctx.persist.update(ref, p.node.id, POLICY_SLOT, next, renderPolicy(next), next.confidence, p.node.tier === 'archive');
     if (!node) throw notFound('policy memory', i.policy_memory_id, ref.scope, { policy_memory_id: i.policy_memory_id });
     state.apply(node);
-    return { action: i.action, previous_state: p.slot.state, policy_memory: policyMemoryView(state.policies.get(node.id)!) };
+    const after = state.policies.get(node.id)!;
+    // next_state and live_policy_contract say again, where existing clients read them, what policy_memory shows.
+    return { action: i.action, previous_state: p.slot.state, next_state: after.slot.state, policy_memory: policyMemoryView(after), live_policy_contract: policyContractOf(after) };
   });
 }
 

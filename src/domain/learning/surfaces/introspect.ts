@@ -5,13 +5,15 @@ import type { CarrierMeta, Learned, ScopeLearning } from '../scope-state';
 import { emptyOriginCounts } from '../types';
 import { patternView, policyLine, policyMemoryView, workflowView } from '../views';
 import type { WorkflowHead, WorkflowSlot } from '../workflow-model';
+import { declaredAnchors, withForgetting } from './anchors';
 import type { Entry } from './packet';
-import { scopeOriginCounts } from './summary';
+import { originSummaries, scopeOriginCounts } from './summary';
 
 /**
  * execution/introspect (contract.md §2): what this scope has learned, for a person or an agent
  * to inspect: workflows (stable first), patterns, policy memories, and the continuity carriers
- * (handoffs, sessions) learning reads; supporting knowledge with every persisted policy memory;
+ * (handoffs, sessions) learning reads, and the workflow anchors callers declared (anchors.ts);
+ * supporting knowledge with every persisted policy memory;
  * the execution summary with the forgetting summary; distillation origin counts.
  */
 
@@ -66,8 +68,10 @@ export async function executionIntrospect(ctx: LearningCtx, ref: ScopeRef, opts:
       .filter((c) => c.kind === kind)
       .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))
       .slice(0, limit);
+  const learned = workflows.map((w): Entry => ({ ...workflowView(w), id: w.node.id, kind: 'workflow', relevance: null, source: 'learned' }));
   const sections = {
-    workflows: workflows.map((w): Entry => ({ ...workflowView(w), id: w.node.id, kind: 'workflow', relevance: null })),
+    // Learned workflows, then the workflow anchors callers declared; each with its forgetting state.
+    workflows: await withForgetting(ctx, ref, [...learned, ...(await declaredAnchors(ctx, ref, limit))]),
     patterns: patterns.map((p): Entry => ({ ...patternView(p), id: p.node.id, kind: 'pattern', relevance: null })),
     policies: policies.slice(0, limit).map((p): Entry => ({ id: p.node.id, kind: 'policy_memory', line: policyLine(p), relevance: null, policy_memory: policyMemoryView(p) })),
     handoffs: latest('handoff').map(carrierEntry),
@@ -87,6 +91,11 @@ export async function executionIntrospect(ctx: LearningCtx, ref: ScopeRef, opts:
     demo_surface: { sections, merged_text: merged || 'Nothing learned in this scope yet.' },
     supporting_knowledge: supporting,
     execution_summary: { forgetting_summary: await ctx.lifecycle.forgettingSummary(ref), ...countsOf(state) },
+    // The carriers and origins behind every workflow of the scope (planning_summary's shapes).
+    ...originSummaries(
+      state,
+      [...state.workflows.values()].map((w) => w.slot),
+    ),
     execution_native_v1: { distillation: { origin_counts: scopeOriginCounts(state), observation_origin_counts: observed, workflow_count: state.workflows.size } },
   };
 }

@@ -1,20 +1,50 @@
 import type { Plan } from '../planner';
 import type { SourceKind } from '../tool-ranking';
+import { workflowConfidence } from '../workflow-model';
 
 /**
  * kickoff/recommendation (contract.md §2): first_action (or null) and the raw recommendation
- * with its rationale and the alternatives the planner weighed. Existing clients read
+ * with its rationale and the alternatives the planner weighed: the next files of the vote (with
+ * their confidence and the past tasks behind them), then other matching workflows and policies. Existing clients read
  * `kickoff_recommendation.{history_applied, selected_tool, file_path}` directly, so those mirror
  * first_action.
  */
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** Ranked files shown beside the first action (the first one is the action's own). */
+const FILE_ALTERNATIVES = 3;
+
 export function kickoffRecommendation(p: Plan) {
   const fa = p.first_action;
-  const alternatives: { source_kind: SourceKind; id: string; selected_tool: string | null; file_path: string | null; relevance: number; why: string }[] = [];
+  const alternatives: {
+    source_kind: SourceKind;
+    id: string;
+    selected_tool: string | null;
+    file_path: string | null;
+    relevance: number;
+    confidence: number;
+    evidence_ids: string[];
+    why: string;
+  }[] = [];
+  // The next files of the vote first: a host can show more than one place to start.
+  for (const f of p.vote.files.slice(0, FILE_ALTERNATIVES)) {
+    if (fa && f.file === fa.file_path) continue;
+    const id = f.workflow?.entry.node.id ?? f.evidence[0];
+    if (!id) continue;
+    alternatives.push({
+      source_kind: f.workflow ? (f.workflow.entry.slot.promotion_state === 'stable' ? 'stable_workflow' : 'candidate_workflow') : 'recall',
+      id,
+      selected_tool: f.tool,
+      file_path: f.file,
+      relevance: f.score,
+      confidence: f.confidence,
+      evidence_ids: f.evidence.slice(0, 5),
+      why: `${f.evidence.length} similar past task${f.evidence.length === 1 ? '' : 's'} worked on ${f.file}${f.workflow ? `; workflow "${f.workflow.entry.slot.goal}" starts there` : ''}`,
+    });
+  }
   for (const w of p.workflows) {
-    if (w.entry.node.id === fa?.workflow_id) continue;
+    if (w.entry.node.id === fa?.workflow_id || alternatives.some((a) => a.id === w.entry.node.id)) continue;
     const s = w.entry.slot;
     alternatives.push({
       source_kind: s.promotion_state === 'stable' ? 'stable_workflow' : 'candidate_workflow',
@@ -22,6 +52,8 @@ export function kickoffRecommendation(p: Plan) {
       selected_tool: s.steps[0]?.tool ?? null,
       file_path: s.steps[0]?.file_path ?? s.target_files[0] ?? null,
       relevance: r3(w.score),
+      confidence: r3(workflowConfidence(s) * (0.5 + 0.5 * w.score)),
+      evidence_ids: [w.entry.node.id, ...s.provenance_ids.slice(-4)],
       why: `${s.promotion_state} workflow "${s.goal}"`,
     });
   }
@@ -33,18 +65,9 @@ export function kickoffRecommendation(p: Plan) {
       selected_tool: m.entry.slot.tool,
       file_path: m.entry.slot.file_path,
       relevance: r3(m.score),
+      confidence: r3(m.entry.slot.confidence * (0.5 + 0.5 * m.score)),
+      evidence_ids: [m.entry.node.id, ...m.entry.slot.supporting_anchor_ids.slice(0, 4)],
       why: m.entry.slot.reason,
-    });
-  }
-  for (const h of p.recall) {
-    if (fa?.evidence_ids.includes(h.node_id)) continue;
-    alternatives.push({
-      source_kind: 'recall',
-      id: h.node_id,
-      selected_tool: h.obs.steps[0]?.tool ?? null,
-      file_path: h.obs.steps[0]?.file_path ?? h.obs.target_files[0] ?? null,
-      relevance: r3(h.score),
-      why: 'one similar earlier execution',
     });
   }
   return {

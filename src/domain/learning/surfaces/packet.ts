@@ -55,7 +55,9 @@ export function startPacketReads(ctx: LearningCtx, ref: ScopeRef, text: string, 
   };
   return {
     recall: quiet(text === '' || opts.supporting === false ? Promise.resolve(null) : ctx.memory.recall(ref, { text, limit: SUPPORT_RECALL, expand: false })),
-    rehydration: quiet(text === '' ? Promise.resolve([]) : ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 })),
+    rehydration: quiet(
+      text === '' ? Promise.resolve([]) : ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'workflow_anchor', 'handoff', 'playbook_learning'], limit: 5 }),
+    ),
     forgetting: quiet(ctx.lifecycle.forgettingSummary(ref)),
   };
 }
@@ -100,7 +102,7 @@ export async function rehydrationCandidates(ctx: LearningCtx, ref: ScopeRef, p: 
   if (text === '') return out;
   const more: RehydrationCandidate[] = reads
     ? await reads.rehydration
-    : await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'handoff', 'playbook_learning'], limit: 5 });
+    : await ctx.lifecycle.rehydrationCandidates(ref, text, { kinds: ['workflow', 'workflow_anchor', 'handoff', 'playbook_learning'], limit: 5 });
   for (const c of more) {
     if (out.some((e) => e.id === c.id)) continue;
     out.push({ id: c.id, kind: c.kind ?? c.type, line: c.line, relevance: r3(c.score), rehydrate: c.rehydrate, differential_available: c.differential_available });

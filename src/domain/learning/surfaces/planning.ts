@@ -3,6 +3,7 @@ import { taskRequest, taskText, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { patternView, signalView, workflowView } from '../views';
 import { planFor } from './common';
+import { operatorProjection } from './gate';
 import { kickoffRecommendation } from './kickoff';
 import { plannerPacket, startPacketReads, type Packet } from './packet';
 import { planningSummary } from './summary';
@@ -27,9 +28,14 @@ export async function planningContext(ctx: LearningCtx, ref: ScopeRef, raw: RawT
   const reads = startPacketReads(ctx, ref, taskText(request));
   const { state, plan } = await planFor(ctx, ref, raw, request);
   const [packet, summary] = await Promise.all([plannerPacket(ctx, ref, plan, reads), planningSummary(ctx, ref, state, plan, reads)]);
-  const workflowSignals = [...plan.workflows, ...plan.archived].map((m) =>
-    signalView(m.entry.node.id, 'workflow', m.entry.node.tier === 'archive' ? 'archived' : m.entry.slot.promotion_state, m.score, m.signals, workflowView(m.entry, m.score).line),
-  );
+  const workflowSignals = [...plan.workflows, ...plan.archived].map((m) => {
+    const w = workflowView(m.entry, m.score);
+    return {
+      ...signalView(m.entry.node.id, 'workflow', m.entry.node.tier === 'archive' ? 'archived' : m.entry.slot.promotion_state, m.score, m.signals, w.line),
+      observed_count: w.observed_count,
+      required_observations: w.required_observations,
+    };
+  });
   const patternSignals = plan.patterns.map((m) => signalView(m.entry.node.id, 'pattern', m.cls, m.score, m.signals, patternView(m.entry, m.score).line));
   return {
     first_action: plan.first_action,
@@ -39,6 +45,7 @@ export async function planningContext(ctx: LearningCtx, ref: ScopeRef, raw: RawT
     pattern_signals: patternSignals,
     planning_summary: summary,
     uncertainty: plan.uncertainty,
+    operator_projection: operatorProjection(plan),
     ...(raw.return_layered_context ? { layered_context: layeredContext(packet) } : {}),
   };
 }

@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { RawTaskRequest } from '../request';
 import type { LearningCtx } from '../runtime';
 import { planFor } from './common';
-import { rationaleOf, toolView } from './compat';
+import { pastTaskWhy, rationaleOf, toolView } from './compat';
 
 /**
  * action/retrieval (contract.md §2): the next action with the evidence it rests on (each piece
@@ -41,7 +41,7 @@ export async function actionRetrieval(ctx: LearningCtx, ref: ScopeRef, raw: RawT
       why: `${m.cls} pattern for ${m.entry.slot.tool} (${m.entry.slot.positive_runs.length}+/${m.entry.slot.negative_runs.length}- runs)${m.retired_policy_id ? `; its policy memory ${m.retired_policy_id} is retired, so it is not applied` : ''}`,
     });
   }
-  for (const h of plan.recall) push({ id: h.node_id, source_kind: 'recall', title: h.obs.goal, score: r3(h.score), why: 'one similar earlier successful execution' });
+  for (const t of plan.tasks.slice(0, 5)) push({ id: t.node_id, source_kind: 'recall', title: t.obs.goal, score: r3(t.sim), why: pastTaskWhy(t) });
   // The evidence the action itself rests on comes first.
   if (fa) evidence.sort((a, b) => Number(fa.evidence_ids.includes(b.id)) - Number(fa.evidence_ids.includes(a.id)));
   const selected = fa?.selected_tool ?? plan.selected_tool;

@@ -2,13 +2,16 @@ import type { ScopeRef } from '../../../store/scope';
 import type { LearningCtx } from '../runtime';
 import type { Plan } from '../planner';
 import type { ScopeLearning } from '../scope-state';
+import type { WorkflowHead } from '../workflow-model';
 import type { PacketReads } from './packet';
 import { CONTINUITY_ORIGINS, emptyOriginCounts, type OriginCounts } from '../types';
+import { actionRetrievalGate } from './gate';
 
 /**
  * planning_summary (contract.md §2): the forgetting summary from the lifecycle family, the
  * continuity carriers and distillation origins behind the workflows this answer surfaces (and the
- * scope's totals), counts, the selected tool and one sentence that explains the plan.
+ * scope's totals), counts, the selected tool, one sentence that explains the plan, and its
+ * uncertainty and action-retrieval gate.
  */
 
 export function scopeOriginCounts(state: ScopeLearning): OriginCounts {
@@ -34,8 +37,11 @@ export function explain(p: Plan): string {
   return 'No learned workflow, pattern or policy matches this task; widen recall and inspect the context before acting.';
 }
 
-export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: ScopeLearning, p: Plan, reads?: Pick<PacketReads, 'forgetting'>) {
-  const surfaced = [...p.workflows, ...p.archived].map((m) => m.entry.slot);
+/**
+ * The continuity carriers and distillation origins behind some workflows (those an answer
+ * surfaces, or every workflow of the scope for execution/introspect), with the scope's totals.
+ */
+export function originSummaries(state: ScopeLearning, surfaced: Pick<WorkflowHead, 'distillation_origin' | 'origin_counts' | 'promotion_ready'>[]) {
   const origin = emptyOriginCounts();
   const observed = emptyOriginCounts();
   for (const w of surfaced) {
@@ -43,7 +49,6 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
     for (const k of Object.keys(observed) as (keyof OriginCounts)[]) observed[k] += w.origin_counts[k];
   }
   return {
-    forgetting_summary: await (reads ? reads.forgetting : ctx.lifecycle.forgettingSummary(ref)),
     continuity_carrier_summary: {
       total_count: CONTINUITY_ORIGINS.reduce((n, o) => n + origin[o], 0),
       handoff_count: origin.handoff_continuity_carrier,
@@ -58,6 +63,16 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
       workflow_count: state.workflows.size,
       promotion_ready_count: surfaced.filter((w) => w.promotion_ready).length,
     },
+  };
+}
+
+export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: ScopeLearning, p: Plan, reads?: Pick<PacketReads, 'forgetting'>) {
+  return {
+    forgetting_summary: await (reads ? reads.forgetting : ctx.lifecycle.forgettingSummary(ref)),
+    ...originSummaries(
+      state,
+      [...p.workflows, ...p.archived].map((m) => m.entry.slot),
+    ),
     counts: {
       workflows: p.workflows.length,
       stable_workflows: p.workflows.filter((m) => m.entry.slot.promotion_state === 'stable').length,
@@ -74,5 +89,8 @@ export async function planningSummary(ctx: LearningCtx, ref: ScopeRef, state: Sc
     selected_tool: p.selected_tool,
     history_applied: p.first_action !== null,
     planner_explanation: explain(p),
+    // The plan's uncertainty and gate, where existing clients read them (gate.ts).
+    action_retrieval_uncertainty: p.uncertainty,
+    action_retrieval_gate: actionRetrievalGate(p),
   };
 }

@@ -10,6 +10,17 @@ import { renderWorkflow } from './pages/workflow.js';
 import { renderPlaybooks, renderPlaybook } from './pages/playbooks.js';
 import { renderRuns, renderRun, renderSandboxRun } from './pages/runs.js';
 
+// A link carrying the install token (`lore start` prints one when LORE_REQUIRE_TOKEN is on): the
+// token is kept in this tab like a typed key, and taken out of the address bar and history at once.
+// It rides in the fragment, which the browser never sends to any server.
+{
+  const given = /^#token=([A-Za-z0-9_-]{16,256})$/.exec(location.hash);
+  if (given) {
+    setKey(given[1]);
+    history.replaceState(null, '', `${location.pathname}${location.search}#/memory`);
+  }
+}
+
 const routes = {
   memory: renderMemory,
   node: renderNode,
@@ -42,7 +53,7 @@ const keyDialog = document.getElementById('key-dialog');
 const keyInput = document.getElementById('key-input');
 let keyWaiters = [];
 function askKey(reason) {
-  document.getElementById('key-reason').textContent = reason ?? 'This Lore asks for an API key (LORE_API_KEYS).';
+  document.getElementById('key-reason').textContent = reason ?? 'This Lore asks for an API key (LORE_API_KEYS) or its install token (LORE_REQUIRE_TOKEN).';
   keyInput.value = '';
   if (!keyDialog.open) keyDialog.showModal();
   return new Promise((resolve) => keyWaiters.push(resolve));

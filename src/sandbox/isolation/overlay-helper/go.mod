@@ -1,0 +1,3 @@
+module lore/overlay-helper
+
+go 1.21
