@@ -48,7 +48,7 @@ export function createLifecycleActivities(deps: ActivityDeps) {
         done += 1;
         if (done % HEARTBEAT_EVERY === 0) Context.current().heartbeat({ done });
       };
-      return processPage({ nodes, cold, progress }, input);
+      return processPage({ nodes, cold, states, progress }, input);
     },
 
     /**

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../src/local/node-flags';
 import { freePort } from '../src/local/ports';
 import { repoRoot } from './cli';
@@ -15,6 +16,32 @@ export interface BenchLore {
   exited: Promise<number | null>;
   /** SIGTERM (Lore stops the servers it supervises), SIGKILL after 30 s. */
   stop(): Promise<void>;
+  /** SIGKILL to Lore and every process below it (the servers, the worker), as a crash would. */
+  killHard(): Promise<void>;
+}
+
+/** Every live descendant of pid (from /proc: the parent of each process). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
 }
 
 export interface LorePorts {
@@ -31,9 +58,17 @@ export async function lorePorts(base?: number): Promise<LorePorts> {
 }
 
 /** Starts Lore and resolves once GET /health answers (lexical unless `env` sets LORE_EMBEDDINGS). */
-export async function startBenchLore(opts: { dataDir: string; env?: Record<string, string>; ports?: LorePorts; timeoutMs?: number }): Promise<BenchLore> {
+export async function startBenchLore(opts: {
+  dataDir: string;
+  env?: Record<string, string>;
+  ports?: LorePorts;
+  timeoutMs?: number;
+  pollMs?: number;
+  /** Further node flags for the API process (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+}): Promise<BenchLore> {
   const ports = opts.ports ?? (await lorePorts());
-  const proc = spawn(process.execPath, [...NODE_MEMORY_FLAGS, 'bin/lore.mjs', 'start'], {
+  const proc = spawn(process.execPath, [...NODE_MEMORY_FLAGS, ...(opts.nodeArgs ?? []), 'bin/lore.mjs', 'start'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -77,7 +112,7 @@ export async function startBenchLore(opts: { dataDir: string; env?: Record<strin
       () => false,
     );
     if (up) break;
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 250));
   }
   return {
     url,
@@ -91,6 +126,26 @@ export async function startBenchLore(opts: { dataDir: string; env?: Record<strin
       const t = setTimeout(() => proc.kill('SIGKILL'), 30_000);
       await exited;
       clearTimeout(t);
+    },
+    killHard: async () => {
+      const tree = [proc.pid!, ...descendants(proc.pid!)];
+      for (const p of tree) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone already */
+        }
+      }
+      await exited;
+      const alive = (p: number) => {
+        try {
+          process.kill(p, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && tree.some(alive); i += 1) await new Promise((r) => setTimeout(r, 100));
     },
   };
 }

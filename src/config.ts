@@ -115,6 +115,12 @@ export interface Config {
   readonly buildWaitMs: number;
   /** Milliseconds between scheduled lifecycle (forgetting) runs; 0 turns the schedule off. */
   readonly lifecycleIntervalMs: number;
+  /**
+   * Snapshots of the in-process indexes in the data dir (LORE_INDEX_SNAPSHOTS, default on): a
+   * restart loads them and catches up from the store instead of rebuilding from every node
+   * (docs/memory.md, "Snapshots"). Off: every start rebuilds, as a read-only data dir needs.
+   */
+  readonly indexSnapshots: boolean;
   /** The cap, in characters, on what the HTTP hook route adds to an agent's context (LORE_HOOK_CONTEXT_CHARS). */
   readonly hookContextChars: number;
   /** OpenTelemetry tracing (docs/inspector.md, "Traces"): off unless an OTLP endpoint or LORE_TRACING=on is set. */
@@ -423,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
     replay: { hostStepTimeoutMs: hostStepTimeoutMs ?? 86_400_000 },
     buildWaitMs: buildWaitMs ?? 500,
     lifecycleIntervalMs: lifecycleIntervalMs ?? 6 * 3_600_000,
+    indexSnapshots: read('LORE_INDEX_SNAPSHOTS', z.enum(['on', 'off'], { error: 'LORE_INDEX_SNAPSHOTS must be on or off' }), 'on') === 'on',
     hookContextChars: read(
       'LORE_HOOK_CONTEXT_CHARS',
       z.coerce

@@ -3,7 +3,7 @@ import { makeItem, makeNlQuery, writeSlots } from '../retrieval/loadgen-docs';
 import { cli } from '../cli';
 
 const HEADER = `Does a write, a recall and a task start cost the same in a large store as in a small one?
-(docs/benchmarks.md, "Writes and task start at scale"). Drives a
+(docs/benchmarks.md, "Task start at scale"). Drives a
 running Lore over HTTP with loadgen's executions (bench/retrieval/loadgen-docs, the bodies
 loadgen.mjs sends), phase by phase, and prints one JSON line per phase:
 

@@ -1,7 +1,7 @@
 import { cli, numOr } from '../cli';
 
 const USAGE = `What a Lore answers in its first seconds after a (re)start, while its start-up builds run
-(docs/benchmarks.md, "Writes and task start at scale"; docs/design.md, "Start-up builds").
+(docs/benchmarks.md, "Task start at scale"; docs/design.md, "Start-up builds").
 Waits until GET /health answers, then for --seconds runs --writers concurrent single writes into
 --scope, and every second one planning/context and one kickoff request, and prints per second:
 writes, how many carried the warning learning_deferred, write p50 and max, the task starts'

@@ -31,6 +31,13 @@ export const LAUNCHER_EXIT = { usage: 2, portInUse: 10, store: 11, commitFailed:
  * The heap starts at 64 MB and grows under scans (RSS reached ~1.2 GB in the 100k benchmark);
  * idle, a periodic GC returns it. Die on OOM instead of limping.
  *
+ * What else the JVM may take is capped too, so the process as a whole stays within ~1.35 GB: direct
+ * buffers (netty's) 128 MB, class metadata 128 MB, and the C1 code cache's 48 MB (G1's own tables
+ * are ~4 % of the committed heap). Measured at a million nodes (native memory tracking): heap
+ * committed 100-140 MB, direct buffers 2 MB, metaspace 1.5 MB, code 7 MB, G1 41-43 MB while serving
+ * writes and recalls; RSS 1.07-1.13 GB only during a full start-up scan of the nodes, which snapshots
+ * make rare (docs/design.md, "The embedded default").
+ *
  * Only the C1 JIT (-XX:TieredStopAtLevel=1). Each command runs a deep stack of framework code
  * (netty, the wire codec, the command dispatch, the MVStore) once or twice per request, so those
  * methods reach C2's thresholds only after thousands of requests and are then compiled one by one,
@@ -48,6 +55,9 @@ export const DEFAULT_JAVA_OPTIONS = [
   '-XX:G1PeriodicGCInterval=60000',
   '-XX:+ExitOnOutOfMemoryError',
   '-XX:TieredStopAtLevel=1',
+  '-XX:MaxDirectMemorySize=128m',
+  '-XX:MaxMetaspaceSize=128m',
+  '-XX:ReservedCodeCacheSize=48m',
 ];
 
 const LAUNCHER_DIR = fileURLToPath(new URL('./mongo-launcher/', import.meta.url));

@@ -1,5 +1,7 @@
 // Small growable typed-array helpers used by the indexes.
 
+import { col, num, type Frozen } from './frozen';
+
 /** Doubling while small, then 1.25x: big arenas keep little unused room. */
 function nextCapacity(cap: number): number {
   return cap < 1 << 20 ? cap * 2 : Math.ceil(cap * 1.25);
@@ -20,6 +22,14 @@ export function growInt32(a: Int32Array, min: number): Int32Array {
   while (cap < min) cap = nextCapacity(cap);
   const b = new Int32Array(cap);
   b.set(a);
+  return b;
+}
+
+/** growInt32, the new room filled with `fill` (tables where 0 is a valid value and -1 means none). */
+export function growInt32Filled(a: Int32Array, min: number, fill: number): Int32Array {
+  if (a.length >= min) return a;
+  const b = growInt32(a, min);
+  b.fill(fill, a.length);
   return b;
 }
 
@@ -138,7 +148,8 @@ export class IdTable {
   private words: Uint32Array = new Uint32Array(4 * 64); // by number: the UUID's words (others: unused)
   private slots: Int32Array = new Int32Array(128).fill(-1); // open addressing (linear probing): numbers of UUID ids
   private uuids = 0;
-  private readonly others = new Map<string, number>();
+  private others = new Map<string, number>();
+  private otherNames = new Map<number, string>();
   private count = 0;
   // the parsed words of the id last looked up (no allocation per lookup)
   private w0 = 0;
@@ -164,7 +175,9 @@ export class IdTable {
       let n = this.others.get(id);
       if (n === undefined) {
         n = this.next();
-        this.others.set(ownString(id), n);
+        const own = ownString(id);
+        this.others.set(own, n);
+        this.otherNames.set(n, own);
       }
       return n;
     }
@@ -188,6 +201,41 @@ export class IdTable {
     }
     this.slots[at] = n;
     return n;
+  }
+
+  /** The id numbered n (a UUID is written out again from its words). */
+  idOf(n: number): string {
+    const other = this.otherNames.get(n);
+    if (other !== undefined) return other;
+    const w = this.words;
+    const h = (x: number) => (x >>> 0).toString(16).padStart(8, '0');
+    const a = h(w[4 * n] as number);
+    const b = h(w[4 * n + 1] as number);
+    const c = h(w[4 * n + 2] as number);
+    const d = h(w[4 * n + 3] as number);
+    return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
+  }
+
+  /** The table as columns (frozen.ts): the UUID words, the hash table, and the other ids by number. */
+  freeze(): Frozen {
+    return {
+      meta: { count: this.count, uuids: this.uuids, others: [...this.otherNames] },
+      columns: { words: { data: this.words.subarray(0, 4 * this.count), grow: { fill: 0 } }, slots: { data: this.slots } },
+    };
+  }
+
+  static thaw(f: Frozen): IdTable {
+    const t = new IdTable();
+    t.count = num(f, 'count');
+    t.uuids = num(f, 'uuids');
+    t.words = col(f, 'words', Uint32Array);
+    t.slots = col(f, 'slots', Int32Array);
+    if (t.words.length < 4 * t.count || (t.slots.length & (t.slots.length - 1)) !== 0) throw new Error('snapshot: id table out of shape');
+    for (const [n, id] of f.meta.others as [number, string][]) {
+      t.others.set(id, n);
+      t.otherNames.set(n, id);
+    }
+    return t;
   }
 
   private next(): number {
@@ -306,6 +354,31 @@ export class TermTable {
     return out;
   }
 
+  /** The table as columns (frozen.ts). */
+  freeze(): Frozen {
+    return {
+      meta: { count: this.count, charsUsed: this.charsUsed },
+      columns: {
+        chars: { data: this.chars.subarray(0, this.charsUsed), grow: { fill: 0 } },
+        starts: { data: this.starts.subarray(0, this.count + 1), grow: { fill: 0 } },
+        hashes: { data: this.hashes.subarray(0, this.count), grow: { fill: 0 } },
+        slots: { data: this.slots },
+      },
+    };
+  }
+
+  static thaw(f: Frozen): TermTable {
+    const t = new TermTable();
+    t.count = num(f, 'count');
+    t.charsUsed = num(f, 'charsUsed');
+    t.chars = col(f, 'chars', Uint16Array);
+    t.starts = col(f, 'starts', Uint32Array);
+    t.hashes = col(f, 'hashes', Uint32Array);
+    t.slots = col(f, 'slots', Int32Array);
+    if (t.starts.length < t.count + 1 || t.hashes.length < t.count || (t.slots.length & (t.slots.length - 1)) !== 0) throw new Error('snapshot: term table out of shape');
+    return t;
+  }
+
   /** A new table holding the strings with newOf[n] >= 0, numbered newOf[n] (same relative order). */
   keep(newOf: Int32Array, count: number): TermTable {
     const t = new TermTable();
@@ -364,5 +437,64 @@ export class TermTable {
       slots[i] = n;
     }
     this.slots = slots;
+  }
+}
+
+/**
+ * A set of non-negative 31-bit integers in one Int32Array (open addressing, linear probing; -1
+ * empty): a hash per node of a scope costs 8 bytes here instead of ~20 in a Set, and the table
+ * is a column a snapshot writes as it is. Values are never removed.
+ */
+export class IntSet {
+  private table: Int32Array = new Int32Array(64).fill(-1);
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(v: number): boolean {
+    return (this.table[this.probe(v)] as number) === v;
+  }
+
+  add(v: number): void {
+    if (v < 0 || v > 0x7fffffff || !Number.isInteger(v)) throw new RangeError('IntSet: values are integers 0..2^31-1');
+    const at = this.probe(v);
+    if ((this.table[at] as number) === v) return;
+    this.table[at] = v;
+    this.count += 1;
+    if (2 * this.count > this.table.length) this.rehash(this.table.length * 2);
+  }
+
+  private probe(v: number): number {
+    const { table } = this;
+    const mask = table.length - 1;
+    let h = Math.imul(v, 0x9e3779b1);
+    h ^= h >>> 15;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const x = table[i] as number;
+      if (x === v || x < 0) return i;
+    }
+  }
+
+  private rehash(cap: number): void {
+    const old = this.table;
+    this.table = new Int32Array(cap).fill(-1);
+    for (let i = 0; i < old.length; i += 1) {
+      const v = old[i] as number;
+      if (v >= 0) this.table[this.probe(v)] = v;
+    }
+  }
+
+  freeze(): Frozen {
+    return { meta: { count: this.count }, columns: { table: { data: this.table } } };
+  }
+
+  static thaw(f: Frozen): IntSet {
+    const s = new IntSet();
+    s.count = num(f, 'count');
+    s.table = col(f, 'table', Int32Array);
+    if ((s.table.length & (s.table.length - 1)) !== 0 || 2 * s.count > s.table.length) throw new Error('snapshot: integer set out of shape');
+    return s;
   }
 }

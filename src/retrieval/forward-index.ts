@@ -6,6 +6,7 @@
  * the arena.
  */
 import { growUint32, growUint8 } from './arena';
+import { col, num, type Frozen } from './frozen';
 
 export class ForwardIndex {
   private buf: Uint8Array;
@@ -28,6 +29,29 @@ export class ForwardIndex {
   /** Bytes held by live slots' lists, as a compaction would write them (plus garbage: none after it). */
   get liveBytes(): number {
     return this.used - this.garbage;
+  }
+
+  /** The lists as columns (frozen.ts); `slots` is the number of slots in use. */
+  freeze(slots: number): Frozen {
+    return {
+      meta: { used: this.used, garbage: this.garbage },
+      columns: {
+        buf: { data: this.buf.subarray(0, this.used), grow: { fill: 0 } },
+        start: { data: this.start.subarray(0, slots), grow: { fill: 0 } },
+        end: { data: this.end.subarray(0, slots), grow: { fill: 0 } },
+      },
+    };
+  }
+
+  static thaw(f: Frozen): ForwardIndex {
+    const x = new ForwardIndex(16, 16);
+    x.used = num(f, 'used');
+    x.garbage = num(f, 'garbage');
+    x.buf = col(f, 'buf', Uint8Array);
+    x.start = col(f, 'start', Uint32Array);
+    x.end = col(f, 'end', Uint32Array);
+    if (x.buf.length < x.used || x.start.length !== x.end.length) throw new Error('snapshot: forward index out of shape');
+    return x;
   }
 
   ensureSlots(n: number): void {

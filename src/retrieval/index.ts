@@ -19,7 +19,10 @@ export { rrfFuse, scoreBreakdown, type FusedItem, type RankedItem, type RrfOptio
 export { contextRerank, type ContextOptions } from './context';
 export { hybridSearch, type HybridHit, type HybridOptions, type HybridQuery, type ScoreBreakdown } from './hybrid';
 export { PartitionedIndexes, type Partition } from './partitions';
+export { searchAcross, type LexicalSearchable } from './multi-search';
 export { RECALL_DEFAULTS } from './defaults';
+export { growFloat32, growUint32, growUint8, IdTable, IntSet } from './arena';
+export type { Column, ColumnType, Frozen, FrozenColumn } from './frozen';
 export {
   createEmbedder,
   embedderConfigFrom,

@@ -1,6 +1,9 @@
 // In-process BM25 index with incremental upsert/remove and compact storage.
 //
-// Layout (no document text is kept):
+// Layout (no document text and no id string is kept: typed arrays throughout, so an index can be
+// frozen to a snapshot and thawed as it is, see freeze/thaw and frozen.ts):
+// - document ids are numbered in an id table (arena.ts IdTable: a UUID as four 32-bit words),
+//   the index's own or one shared with other indexes; that number is the document's *key*;
 // - every document gets an internal *slot*, a number that only grows; an update gives
 //   the document a new slot and tombstones the old one, so every posting list stays
 //   sorted by slot (needed for forward cursors in the pruned query path); a separate
@@ -32,11 +35,12 @@
 // forward lists, and lexical-query.ts evaluates queries over them (TAAT, pruned, scratch).
 
 import { analyze as defaultAnalyze, type Analyzer } from './analyze';
-import { growInt32, growUint32, growUint8, ownString, TermTable } from './arena';
+import { growInt32, growInt32Filled, growUint32, growUint8, IdTable, TermTable } from './arena';
 import { contextRerank } from './context';
+import { child, col, nest, num, type Frozen } from './frozen';
 import { ForwardIndex } from './forward-index';
 import { PostingLists } from './postings';
-import { QueryEvaluator, type Corpus, type QueryTerm } from './lexical-query';
+import { QueryEvaluator, type Corpus, type KeyFilter, type QueryTerm } from './lexical-query';
 
 export interface LexicalIndexOptions {
   /** BM25 k1 (default 1.2). */
@@ -59,15 +63,30 @@ export interface LexicalIndexOptions {
    * query merged with its feedback terms is cut the same way). Short queries are unaffected.
    */
   maxQueryTerms?: number;
+  /**
+   * The id table documents are numbered in (arena.ts IdTable). Several indexes may share one (a
+   * recall partition's live and archive indexes and its vectors), so a document's number (`key`)
+   * means the same in each; by default the index has its own.
+   */
+  ids?: IdTable;
 }
 
 export type DocFields = Record<string, string | undefined | null>;
+
+/** BM25 statistics of several indexes taken together (multi-search.ts). */
+export interface CorpusStats {
+  docs: number;
+  totalLen: number;
+  df: (term: string) => number;
+}
 
 export interface SearchOptions {
   /** Number of results (default 10). */
   limit?: number;
   /** Keep only documents for which this returns true. */
   filter?: (docId: string) => boolean;
+  /** The same by the document's number in the id table (cheaper: no id string); wins over `filter`. */
+  keyFilter?: (key: number) => boolean;
   /** Pseudo-relevance feedback (RM3-style query expansion); off when absent or false. */
   feedback?: FeedbackOptions | false;
   /** Sequence-context re-ranking by write order (see context.ts); off when absent or false. */
@@ -105,6 +124,8 @@ export interface FeedbackOptions {
 
 export interface SearchHit {
   docId: string;
+  /** The document's number in the index's id table. */
+  key: number;
   /** Final score (BM25 of the possibly expanded query, plus any context share). */
   score: number;
   /** BM25 part of the score (absent when only the context brought the document in: 0). */
@@ -143,9 +164,11 @@ export class LexicalIndex {
   private readonly primeBudget: number;
   private readonly maxQueryTerms: number;
 
-  // documents
-  private idToSlot = new Map<string, number>();
-  private slotIds: (string | undefined)[] = [];
+  // documents: ids are numbered in `ids` (the key); keySlot and slotKey map keys and slots (-1: none)
+  private readonly ids: IdTable;
+  private ownIds: boolean;
+  private keySlot: Int32Array = new Int32Array(1024).fill(-1);
+  private slotKey: Int32Array = new Int32Array(1024).fill(-1);
   private docLen: Uint32Array = new Uint32Array(1024);
   private slotSeq: Uint32Array = new Uint32Array(1024);
   private seqSlot: Int32Array = new Int32Array(1024).fill(-1);
@@ -178,6 +201,8 @@ export class LexicalIndex {
     this.taatMax = options.taatMaxPostings ?? 2_000;
     this.primeBudget = options.primeBudget ?? 4096;
     this.maxQueryTerms = Math.max(1, options.maxQueryTerms ?? 16);
+    this.ownIds = !options.ids;
+    this.ids = options.ids ?? new IdTable();
     this.evaluator = new QueryEvaluator(this.k1, this.b, this.taatMax, this.primeBudget);
     for (const [f, w] of Object.entries(this.fieldWeights)) {
       if (!Number.isInteger(w) || w < 0 || w > 16) throw new RangeError(`field weight for '${f}' must be an integer 0..16`);
@@ -190,7 +215,29 @@ export class LexicalIndex {
   }
 
   has(docId: string): boolean {
-    return this.idToSlot.has(docId);
+    const key = this.ids.get(docId);
+    return key !== undefined && this.hasKey(key);
+  }
+
+  hasKey(key: number): boolean {
+    return key < this.keySlot.length && (this.keySlot[key] as number) >= 0;
+  }
+
+  /** The slot of a document's number, or undefined. */
+  private slotOfKey(key: number): number | undefined {
+    if (key >= this.keySlot.length) return undefined;
+    const slot = this.keySlot[key] as number;
+    return slot < 0 ? undefined : slot;
+  }
+
+  private slotOf(docId: string): number | undefined {
+    const key = this.ids.get(docId);
+    return key === undefined ? undefined : this.slotOfKey(key);
+  }
+
+  /** The id of a document's number. */
+  idOf(key: number): string {
+    return this.ids.idOf(key);
   }
 
   /**
@@ -198,10 +245,15 @@ export class LexicalIndex {
    * A document whose fields analyse to no terms is still counted (it just never matches).
    */
   upsert(docId: string, fields: DocFields | string): void {
+    this.upsertKey(this.ids.add(docId), fields);
+  }
+
+  /** upsert by the document's number in the id table (the caller numbered it there). */
+  upsertKey(key: number, fields: DocFields | string): void {
     const tf = this.termFrequencies(typeof fields === 'string' ? { text: fields } : fields);
     if (this.nextSlot >= MAX_SLOT) this.compact();
     if (this.nextSlot >= MAX_SLOT) throw new RangeError('LexicalIndex: too many live documents (max 16M)');
-    const old = this.idToSlot.get(docId);
+    const old = this.slotOfKey(key);
     let seq: number;
     if (old !== undefined) {
       seq = this.slotSeq[old] as number; // an update keeps the document's place in write order
@@ -219,9 +271,9 @@ export class LexicalIndex {
     const slot = this.nextSlot;
     this.nextSlot += 1;
     this.ensureSlotCapacity(slot + 1);
-    const id = ownString(docId);
-    this.idToSlot.set(id, slot);
-    this.slotIds[slot] = id;
+    if (this.keySlot.length <= key) this.keySlot = growInt32Filled(this.keySlot, key + 1, -1);
+    this.keySlot[key] = slot;
+    this.slotKey[slot] = key;
     this.slotSeq[slot] = seq;
     this.seqSlot[seq] = slot;
 
@@ -274,7 +326,7 @@ export class LexicalIndex {
     this.bulk = false;
     this.postings.layOut(this.termCount, this.termDf, (put) => {
       for (let slot = 0; slot < this.nextSlot; slot += 1) {
-        if (this.slotIds[slot] === undefined) continue;
+        if ((this.slotKey[slot] as number) < 0) continue;
         this.forward.forEach(slot, (t, tf) => put(t, slot, tf));
       }
     });
@@ -282,14 +334,19 @@ export class LexicalIndex {
 
   /** Remove `docId`; returns false when it was not indexed. */
   remove(docId: string): boolean {
-    const slot = this.idToSlot.get(docId);
+    const key = this.ids.get(docId);
+    return key !== undefined && this.removeKey(key);
+  }
+
+  removeKey(key: number): boolean {
+    const slot = this.slotOfKey(key);
     if (slot === undefined) return false;
     this.removeSlot(slot);
     this.maybeCompact();
     return true;
   }
 
-  /** Drop everything. */
+  /** Drop everything (a shared id table keeps its ids). */
   clear(): void {
     const fresh = new LexicalIndex({
       k1: this.k1,
@@ -298,21 +355,30 @@ export class LexicalIndex {
       analyzer: this.analyzer,
       compactGarbageRatio: this.compactRatio,
       taatMaxPostings: this.taatMax,
+      primeBudget: this.primeBudget,
+      maxQueryTerms: this.maxQueryTerms,
+      ...(this.ownIds ? {} : { ids: this.ids }),
     });
     Object.assign(this, fresh);
   }
 
   /** Position of a document in write order (kept across updates), or undefined. */
   positionOf(docId: string): number | undefined {
-    const slot = this.idToSlot.get(docId);
+    const slot = this.slotOf(docId);
     return slot === undefined ? undefined : (this.slotSeq[slot] as number);
   }
 
   /** The live document at a write-order position, or undefined. */
   idAtPosition(pos: number): string | undefined {
+    const key = this.keyAtPosition(pos);
+    return key === undefined ? undefined : this.ids.idOf(key);
+  }
+
+  /** The number of the live document at a write-order position, or undefined. */
+  keyAtPosition(pos: number): number | undefined {
     if (pos < 0 || pos >= this.nextSeq) return undefined;
     const slot = this.seqSlot[pos] as number;
-    return slot < 0 ? undefined : this.slotIds[slot];
+    return slot < 0 ? undefined : (this.slotKey[slot] as number);
   }
 
   /** Document frequency of an analysed term (for tests and diagnostics). */
@@ -344,7 +410,7 @@ export class LexicalIndex {
    * not grow with repetitions or short documents, so it reads the same in every collection.
    */
   coverage(docId: string, terms: { term: string; idf: number }[]): number {
-    const slot = this.idToSlot.get(docId);
+    const slot = this.slotOf(docId);
     const total = terms.reduce((s, t) => s + t.idf, 0);
     if (slot === undefined || total <= 0) return 0;
     const wanted = new Map<number, number>();
@@ -368,7 +434,7 @@ export class LexicalIndex {
 
   /** Analysed length of a document (field-weighted), or undefined. */
   docLength(docId: string): number | undefined {
-    const slot = this.idToSlot.get(docId);
+    const slot = this.slotOf(docId);
     return slot === undefined ? undefined : (this.docLen[slot] as number);
   }
 
@@ -402,7 +468,8 @@ export class LexicalIndex {
   private searchOnce(query: string, options: SearchOptions): SearchHit[] {
     this.endBulk();
     const limit = Math.max(1, Math.min(10_000, Math.floor(options.limit ?? 10)));
-    const filter = options.filter;
+    const byId = options.filter;
+    const filter: KeyFilter | undefined = options.keyFilter ?? (byId ? (k) => byId(this.ids.idOf(k)) : undefined);
     let weights = this.queryWeights(query);
     if (weights.size === 0) return [];
 
@@ -424,39 +491,34 @@ export class LexicalIndex {
       seeds = first.map((h) => h.slot); // likely winners again: they prime the second pass
     }
 
+    const hit = (h: { slot: number; score: number }): SearchHit => {
+      const key = this.slotKey[h.slot] as number;
+      return { docId: this.ids.idOf(key), key, score: h.score };
+    };
     const ctx = options.context;
     if (!ctx || queryTerms > (ctx.maxQueryTerms ?? 16)) {
-      return this.evaluator
-        .on(this.corpus())
-        .evaluate(this.prepare(weights), limit, filter, seeds)
-        .map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
+      return this.evaluator.on(this.corpus()).evaluate(this.prepare(weights), limit, filter, seeds).map(hit);
     }
     const depth = Math.max(limit, ctx.depth ?? 20);
     const terms = this.prepare(weights);
     const evaluator = this.evaluator.on(this.corpus());
-    const first = evaluator.evaluate(terms, depth, filter, seeds).map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
+    const first = evaluator.evaluate(terms, depth, filter, seeds).map(hit);
     const avgdl = this.liveDocs ? this.totalLen / this.liveDocs : 1;
     const reranked = contextRerank(
       first,
-      (id) => {
-        const slot = this.idToSlot.get(id);
-        return slot === undefined ? undefined : (this.slotSeq[slot] as number);
-      },
+      (id) => this.positionOf(id),
       { weight: ctx.weight ?? 0.3, window: ctx.window ?? 2, decay: ctx.decay ?? 1 },
       (pos) => {
-        if (pos < 0 || pos >= this.nextSeq) return undefined;
-        const slot = this.seqSlot[pos] as number;
-        if (slot < 0) return undefined;
-        const id = this.slotIds[slot];
-        return id !== undefined && (!filter || filter(id)) ? id : undefined;
+        const key = this.keyAtPosition(pos);
+        return key !== undefined && (!filter || filter(key)) ? this.ids.idOf(key) : undefined;
       },
       (id) => {
-        const slot = this.idToSlot.get(id);
+        const slot = this.slotOf(id);
         if (slot === undefined) return 0;
         return evaluator.scoreSlot(terms, slot, this.k1 * (1 - this.b + (this.b * (this.docLen[slot] as number)) / (avgdl || 1)));
       },
     );
-    return reranked.slice(0, limit).map((h) => ({ docId: h.docId, score: h.score, bm25: h.base, context: h.context }));
+    return reranked.slice(0, limit).map((h) => ({ docId: h.docId, key: this.ids.get(h.docId) as number, score: h.score, bm25: h.base, context: h.context }));
   }
 
   private queryWeights(query: string): Map<number, number> {
@@ -466,6 +528,73 @@ export class LexicalIndex {
       if (t !== undefined) weights.set(t, (weights.get(t) ?? 0) + 1);
     }
     return weights;
+  }
+
+  /**
+   * The index as columns (frozen.ts), for a snapshot: views of the live arrays, valid until the
+   * next change. A shared id table is not included (its owner freezes it once).
+   */
+  freeze(): Frozen {
+    this.endBulk();
+    const out: Frozen = {
+      meta: {
+        k1: this.k1,
+        b: this.b,
+        fieldWeights: this.fieldWeights,
+        nextSeq: this.nextSeq,
+        nextSlot: this.nextSlot,
+        liveDocs: this.liveDocs,
+        totalLen: this.totalLen,
+        termCount: this.termCount,
+        compactions: this.compactions,
+      },
+      columns: {
+        keySlot: { data: this.keySlot.subarray(0, Math.min(this.keySlot.length, this.ids.size)), grow: { fill: -1 } },
+        slotKey: { data: this.slotKey.subarray(0, this.nextSlot), grow: { fill: -1 } },
+        docLen: { data: this.docLen.subarray(0, this.nextSlot), grow: { fill: 0 } },
+        slotSeq: { data: this.slotSeq.subarray(0, this.nextSlot), grow: { fill: 0 } },
+        seqSlot: { data: this.seqSlot.subarray(0, this.nextSeq), grow: { fill: -1 } },
+        termDf: { data: this.termDf.subarray(0, this.termCount), grow: { fill: 0 } },
+        termMaxTf: { data: this.termMaxTf.subarray(0, this.termCount), grow: { fill: 0 } },
+        termMinLen: { data: this.termMinLen.subarray(0, this.termCount), grow: { fill: 0 } },
+      },
+    };
+    nest(out, 'terms', this.termIds.freeze());
+    nest(out, 'postings', this.postings.freeze(this.termCount));
+    nest(out, 'forward', this.forward.freeze(this.nextSlot));
+    if (this.ownIds) nest(out, 'ids', this.ids.freeze());
+    return out;
+  }
+
+  /**
+   * An index from a frozen one (columns read back from a snapshot). `options` must be the ones it
+   * was built with (k1, b and field weights are checked); a shared id table is passed in `options.ids`.
+   */
+  static thaw(options: LexicalIndexOptions, f: Frozen): LexicalIndex {
+    const ids = options.ids ?? IdTable.thaw(child(f, 'ids'));
+    const x = new LexicalIndex({ ...options, ids });
+    x.ownIds = !options.ids;
+    const same = f.meta.k1 === x.k1 && f.meta.b === x.b && JSON.stringify(f.meta.fieldWeights) === JSON.stringify(x.fieldWeights);
+    if (!same) throw new Error('snapshot: the index was built with other BM25 settings');
+    x.nextSeq = num(f, 'nextSeq');
+    x.nextSlot = num(f, 'nextSlot');
+    x.liveDocs = num(f, 'liveDocs');
+    x.totalLen = num(f, 'totalLen');
+    x.termCount = num(f, 'termCount');
+    x.compactions = num(f, 'compactions');
+    x.keySlot = col(f, 'keySlot', Int32Array);
+    x.slotKey = col(f, 'slotKey', Int32Array);
+    x.docLen = col(f, 'docLen', Uint32Array);
+    x.slotSeq = col(f, 'slotSeq', Uint32Array);
+    x.seqSlot = col(f, 'seqSlot', Int32Array);
+    x.termDf = col(f, 'termDf', Int32Array);
+    x.termMaxTf = col(f, 'termMaxTf', Uint8Array);
+    x.termMinLen = col(f, 'termMinLen', Uint32Array);
+    x.termIds = TermTable.thaw(child(f, 'terms'));
+    x.postings = PostingLists.thaw(child(f, 'postings'));
+    x.forward = ForwardIndex.thaw(child(f, 'forward'));
+    if (x.termIds.size !== x.termCount || x.slotKey.length < x.nextSlot || x.seqSlot.length < x.nextSeq) throw new Error('snapshot: lexical index out of shape');
+    return x;
   }
 
   // ---------------------------------------------------------------------------
@@ -486,6 +615,7 @@ export class LexicalIndex {
   private ensureSlotCapacity(n: number): void {
     if (this.docLen.length >= n) return;
     this.docLen = growUint32(this.docLen, n);
+    this.slotKey = growInt32Filled(this.slotKey, n, -1);
     this.forward.ensureSlots(n);
     this.slotSeq = growUint32(this.slotSeq, n);
   }
@@ -520,10 +650,10 @@ export class LexicalIndex {
   }
 
   private removeSlot(slot: number): void {
-    const id = this.slotIds[slot];
-    if (id === undefined) return;
-    this.idToSlot.delete(id);
-    this.slotIds[slot] = undefined;
+    const key = this.slotKey[slot] as number;
+    if (key < 0) return;
+    this.keySlot[key] = -1;
+    this.slotKey[slot] = -1;
     this.seqSlot[this.slotSeq[slot] as number] = -1;
     let n = 0;
     this.forward.forEach(slot, (t) => {
@@ -547,11 +677,11 @@ export class LexicalIndex {
   /** Rewrite arenas without garbage and renumber slots densely (keeps insertion order). */
   compact(): void {
     this.endBulk();
-    const oldIds = this.slotIds;
+    const oldKeys = this.slotKey;
     const newSlotOf = new Int32Array(this.nextSlot).fill(-1);
     let live = 0;
     for (let s = 0; s < this.nextSlot; s += 1)
-      if (oldIds[s] !== undefined) {
+      if ((oldKeys[s] as number) >= 0) {
         newSlotOf[s] = live;
         live += 1;
       }
@@ -579,14 +709,14 @@ export class LexicalIndex {
     // Forward index and per-slot arrays.
     const cap = Math.max(1024, live + (live >> 2));
     const docLen = new Uint32Array(cap);
-    const slotIds: (string | undefined)[] = new Array(live);
-    const idToSlot = new Map<string, number>();
+    const slotKey = new Int32Array(cap).fill(-1);
+    const keySlot = this.keySlot;
     for (let s = 0; s < this.nextSlot; s += 1) {
       const ns = newSlotOf[s] as number;
       if (ns < 0) continue;
-      const id = oldIds[s] as string;
-      slotIds[ns] = id;
-      idToSlot.set(id, ns);
+      const key = oldKeys[s] as number;
+      slotKey[ns] = key;
+      keySlot[key] = ns;
       docLen[ns] = this.docLen[s] as number;
     }
     const forward = this.forward.compacted(this.nextSlot, newSlotOf, newTermOf, cap);
@@ -606,8 +736,7 @@ export class LexicalIndex {
     this.seqSlot = seqSlot;
     this.nextSeq = live;
 
-    this.idToSlot = idToSlot;
-    this.slotIds = slotIds;
+    this.slotKey = slotKey;
     this.docLen = docLen;
     this.nextSlot = live;
     this.termIds = this.termIds.keep(newTermOf, terms);
@@ -627,17 +756,17 @@ export class LexicalIndex {
 
   /** What query evaluation reads (lexical-query.ts): the arrays as they are now. */
   private corpus(): Corpus {
-    return { arena: this.postings.arena, docLen: this.docLen, slotIds: this.slotIds, nextSlot: this.nextSlot, liveDocs: this.liveDocs, totalLen: this.totalLen };
+    return { arena: this.postings.arena, docLen: this.docLen, slotKey: this.slotKey, nextSlot: this.nextSlot, liveDocs: this.liveDocs, totalLen: this.totalLen };
   }
 
-  private prepare(weights: Map<number, number>): QueryTerm[] {
-    const N = this.liveDocs;
-    const avgdl = N ? this.totalLen / N : 1;
+  private prepare(weights: Map<number, number>, stats?: { docs: number; totalLen: number; df: (t: number) => number }): QueryTerm[] {
+    const N = stats ? stats.docs : this.liveDocs;
+    const avgdl = N ? (stats ? stats.totalLen : this.totalLen) / N : 1;
     const { k1, b } = this;
     const out: QueryTerm[] = [];
     for (const [t, qw] of weights) {
-      const df = this.termDf[t] as number;
-      if (df <= 0 || qw <= 0) continue;
+      if ((this.termDf[t] as number) <= 0 || qw <= 0) continue; // no live posting here
+      const df = stats ? stats.df(t) : (this.termDf[t] as number);
       const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
       const weight = idf * qw;
       // Upper bound of the term's contribution: its largest tf in its shortest document
@@ -656,17 +785,98 @@ export class LexicalIndex {
     return out;
   }
 
+  // ---------------------------------------------------------------------------
+  // searching across indexes (multi-search.ts): statistics from outside
+  // ---------------------------------------------------------------------------
+
+  /** Total analysed length of the live documents (BM25 statistics across indexes). */
+  get totalLength(): number {
+    return this.totalLen;
+  }
+
+  /** The analysed terms of a query with their counts. */
+  queryTermCounts(query: string): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const term of this.analyzer(query)) out.set(term, (out.get(term) ?? 0) + 1);
+    return out;
+  }
+
+  private localWeights(weights: Map<string, number>): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const [term, w] of weights) {
+      const t = this.termIds.get(term);
+      if (t !== undefined) out.set(t, w);
+    }
+    return out;
+  }
+
+  private withStats(stats: CorpusStats): { docs: number; totalLen: number; df: (t: number) => number } {
+    return { docs: stats.docs, totalLen: stats.totalLen, df: (t) => stats.df(this.termIds.nameOf(t)) };
+  }
+
+  /**
+   * Top `limit` documents for term weights (by term string) scored with statistics `stats` that
+   * describe several indexes together (document count, total length, document frequencies), so
+   * scores of different indexes compare as if they were one. `seedKeys` prime the evaluation.
+   */
+  evaluateWith(weights: Map<string, number>, stats: CorpusStats, limit: number, filter?: KeyFilter, seedKeys?: number[]): { key: number; score: number }[] {
+    this.endBulk();
+    const local = this.localWeights(weights);
+    if (local.size === 0) return [];
+    try {
+      const seeds = seedKeys?.map((k) => this.slotOfKey(k)).filter((s): s is number => s !== undefined);
+      return this.evaluator
+        .on({ ...this.corpus(), liveDocs: stats.docs, totalLen: stats.totalLen })
+        .evaluate(this.prepare(local, this.withStats(stats)), limit, filter, seeds)
+        .map((h) => ({ key: this.slotKey[h.slot] as number, score: h.score }));
+    } finally {
+      this.evaluator.release();
+    }
+  }
+
+  /** The exact score of one document for term weights under `stats` (sequence context across indexes). */
+  scoreKeyWith(weights: Map<string, number>, stats: CorpusStats, key: number): number {
+    const slot = this.slotOfKey(key);
+    if (slot === undefined) return 0;
+    const terms = this.prepare(this.localWeights(weights), this.withStats(stats));
+    const avgdl = stats.docs ? stats.totalLen / stats.docs : 1;
+    try {
+      return this.evaluator.on(this.corpus()).scoreSlot(terms, slot, this.k1 * (1 - this.b + (this.b * (this.docLen[slot] as number)) / (avgdl || 1)));
+    } finally {
+      this.evaluator.release();
+    }
+  }
+
+  /** A document's analysed terms with their (field-weighted) frequencies, and its length. */
+  termsOfKey(key: number): { terms: { term: string; tf: number }[]; length: number } | undefined {
+    const slot = this.slotOfKey(key);
+    if (slot === undefined) return undefined;
+    const terms: { term: string; tf: number }[] = [];
+    this.forward.forEach(slot, (t, tf) => terms.push({ term: this.termIds.nameOf(t), tf }));
+    return { terms, length: this.docLen[slot] as number };
+  }
+
+  /** Position of a document (by number) in write order, or undefined. */
+  positionOfKey(key: number): number | undefined {
+    const slot = this.slotOfKey(key);
+    return slot === undefined ? undefined : (this.slotSeq[slot] as number);
+  }
+
   /** Exposed for tests: force one evaluation strategy. */
   searchWith(strategy: 'taat' | 'pruned', query: string, limit = 10, filter?: (docId: string) => boolean): SearchHit[] {
     this.endBulk();
     const terms = this.prepare(this.queryWeights(query));
     const evaluator = this.evaluator.on(this.corpus());
-    const hits = strategy === 'taat' ? evaluator.taat(terms, limit, filter) : evaluator.pruned(terms, limit, filter);
+    const byKey: KeyFilter | undefined = filter ? (k) => filter(this.ids.idOf(k)) : undefined;
+    const hits = strategy === 'taat' ? evaluator.taat(terms, limit, byKey) : evaluator.pruned(terms, limit, byKey);
     evaluator.release();
-    return hits.map((h) => ({ docId: this.slotIds[h.slot] as string, score: h.score }));
+    return hits.map((h) => {
+      const key = this.slotKey[h.slot] as number;
+      return { docId: this.ids.idOf(key), key, score: h.score };
+    });
   }
 
-  private searchTermsSlots(weights: Map<number, number>, limit: number, filter?: (docId: string) => boolean): { slot: number; score: number }[] {
+  private searchTermsSlots(weights: Map<number, number>, limit: number, filter?: KeyFilter): { slot: number; score: number }[] {
     return this.evaluator.on(this.corpus()).evaluate(this.prepare(weights), limit, filter);
   }
 

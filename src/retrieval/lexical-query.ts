@@ -11,11 +11,15 @@ export interface Corpus {
   /** Postings: `slot << 8 | tf`, each term's list a sorted region (lexical-index.ts). */
   arena: Uint32Array;
   docLen: Uint32Array;
-  slotIds: (string | undefined)[];
+  /** The document number (id table key) of each slot; negative: a dead slot. */
+  slotKey: Int32Array;
   nextSlot: number;
   liveDocs: number;
   totalLen: number;
 }
+
+/** Keeps a document (by its number in the id table) or not. */
+export type KeyFilter = (key: number) => boolean;
 
 export interface QueryTerm {
   term: number;
@@ -33,12 +37,12 @@ interface PrunedCursor {
   fe: number; // first essential term
   heap: TopK;
   limit: number;
-  filter: ((docId: string) => boolean) | undefined;
+  filter: KeyFilter | undefined;
   theta: number;
   avgdl: number; // the average document length, never 0
 }
 
-const EMPTY: Corpus = { arena: new Uint32Array(0), docLen: new Uint32Array(0), slotIds: [], nextSlot: 0, liveDocs: 0, totalLen: 0 };
+const EMPTY: Corpus = { arena: new Uint32Array(0), docLen: new Uint32Array(0), slotKey: new Int32Array(0), nextSlot: 0, liveDocs: 0, totalLen: 0 };
 
 export class QueryEvaluator {
   // scratch
@@ -76,7 +80,7 @@ export class QueryEvaluator {
   }
 
   /** Top `limit` slots for prepared terms; `seeds` are likely winners to score first. */
-  evaluate(terms: QueryTerm[], limit: number, filter?: (docId: string) => boolean, seeds?: number[]): { slot: number; score: number }[] {
+  evaluate(terms: QueryTerm[], limit: number, filter?: KeyFilter, seeds?: number[]): { slot: number; score: number }[] {
     if (terms.length === 0) return [];
     let total = 0;
     for (const q of terms) total += q.end - q.start;
@@ -84,7 +88,7 @@ export class QueryEvaluator {
   }
 
   /** Term-at-a-time: accumulate every list into the dense array, then select the top k. */
-  taat(terms: QueryTerm[], limit: number, filter?: (docId: string) => boolean): { slot: number; score: number }[] {
+  taat(terms: QueryTerm[], limit: number, filter?: KeyFilter): { slot: number; score: number }[] {
     let total = 0;
     for (const q of terms) total += q.end - q.start;
     this.ensureScratch(total);
@@ -93,9 +97,9 @@ export class QueryEvaluator {
     return this.selectTop(nt, limit, filter);
   }
 
-  private selectTop(nt: number, limit: number, filter?: (docId: string) => boolean): { slot: number; score: number }[] {
+  private selectTop(nt: number, limit: number, filter?: KeyFilter): { slot: number; score: number }[] {
     const { acc, touched, seen } = this;
-    const { slotIds } = this.c;
+    const { slotKey } = this.c;
     const heap = new TopK(limit);
     let theta = -Infinity;
     for (let j = 0; j < nt; j += 1) {
@@ -104,8 +108,8 @@ export class QueryEvaluator {
       acc[slot] = 0;
       seen[slot >>> 5] = 0;
       if (sc < theta) continue;
-      const id = slotIds[slot];
-      if (id === undefined || (filter && !filter(id))) continue;
+      const key = slotKey[slot] as number;
+      if (key < 0 || (filter && !filter(key))) continue;
       if (heap.push(sc, slot) && heap.size === limit) theta = heap.threshold();
     }
     return heap.sorted();
@@ -156,19 +160,19 @@ export class QueryEvaluator {
    * first, so the heap starts with a realistic k-th score and most lists become
    * non-essential at once. Returns the slots already offered to the heap.
    */
-  private prime(terms: QueryTerm[], heap: TopK, limit: number, filter?: (docId: string) => boolean, seeds?: number[]): void {
+  private prime(terms: QueryTerm[], heap: TopK, limit: number, filter?: KeyFilter, seeds?: number[]): void {
     this.stamp = (this.stamp + 1) >>> 0 || 1;
     const stamp = this.stamp;
     this.ensureScratch(this.primeBudget);
     const { acc, touched, marks, k1, b } = this;
-    const { arena, docLen, slotIds, liveDocs, totalLen } = this.c;
+    const { arena, docLen, slotKey, liveDocs, totalLen } = this.c;
     if (seeds) {
       const avg = liveDocs ? totalLen / liveDocs : 1;
       for (const slot of seeds) {
-        const id = slotIds[slot];
-        if (id === undefined || marks[slot] === stamp) continue;
+        const key = slotKey[slot] as number;
+        if (key < 0 || marks[slot] === stamp) continue;
         marks[slot] = stamp;
-        if (filter && !filter(id)) continue;
+        if (filter && !filter(key)) continue;
         heap.push(this.scoreSlot(terms, slot, k1 * (1 - b + (b * (docLen[slot] as number)) / (avg || 1))), slot);
       }
     }
@@ -202,13 +206,12 @@ export class QueryEvaluator {
       const sc = acc[slot] as number;
       acc[slot] = 0;
       if (sc < best.threshold()) continue; // cannot enter the full heap
-      if (slotIds[slot] !== undefined && marks[slot] !== stamp) best.push(sc, slot);
+      if ((slotKey[slot] as number) >= 0 && marks[slot] !== stamp) best.push(sc, slot);
     }
     for (let j = 0; j < best.size; j += 1) {
       const slot = best.slots[j] as number;
       marks[slot] = stamp;
-      const id = slotIds[slot] as string;
-      if (filter && !filter(id)) continue;
+      if (filter && !filter(slotKey[slot] as number)) continue;
       const norm = k1 * (1 - b + bl * (docLen[slot] as number));
       heap.push(this.scoreSlot(terms, slot, norm), slot);
     }
@@ -235,7 +238,7 @@ export class QueryEvaluator {
    *    as it cannot make it.
    * Kept as small monomorphic methods without closures so V8 optimises them.
    */
-  pruned(terms: QueryTerm[], limit: number, filter?: (docId: string) => boolean, seeds?: number[]): { slot: number; score: number }[] {
+  pruned(terms: QueryTerm[], limit: number, filter?: KeyFilter, seeds?: number[]): { slot: number; score: number }[] {
     const ts = [...terms].sort((a, b) => a.ub - b.ub);
     const m = ts.length;
     const prefix = new Float64Array(m);
@@ -350,9 +353,9 @@ export class QueryEvaluator {
     }
     if (score <= theta) return;
     // Checked only now, for the few that made it: most candidates fall short of θ first.
-    const id = this.c.slotIds[slot];
-    if (id === undefined || this.marks[slot] === this.stamp) return; // dead, or already scored
-    if (c.filter && !c.filter(id)) return;
+    const key = this.c.slotKey[slot] as number;
+    if (key < 0 || this.marks[slot] === this.stamp) return; // dead, or already scored
+    if (c.filter && !c.filter(key)) return;
     c.heap.push(score, slot);
     if (c.heap.size === c.limit) {
       theta = c.heap.threshold();

@@ -6,6 +6,7 @@
  * compaction rewrites the arena; a bulk load lays every list out once, exactly sized.
  */
 import { growUint32 } from './arena';
+import { col, num, type Frozen } from './frozen';
 
 export class PostingLists {
   /** The arena, read directly by query evaluation (lexical-query.ts). */
@@ -40,6 +41,46 @@ export class PostingLists {
   /** Cells lost (dead postings, unusable tails, much free space) that a compaction would win back. */
   garbage(): number {
     return this.waste + this.dead + (this.free > this.used / 2 ? this.free : 0);
+  }
+
+  /** The lists as columns (frozen.ts); `terms` is the number of terms in use. */
+  freeze(terms: number): Frozen {
+    // Free regions by size class, flattened: class, count, starts…
+    const free: number[] = [];
+    this.freeLists.forEach((list, cls) => {
+      if (list && list.length > 0) free.push(cls, list.length, ...list);
+    });
+    return {
+      meta: { used: this.used, free: this.free, waste: this.waste, dead: this.dead, terms },
+      columns: {
+        arena: { data: this.arena.subarray(0, this.used), grow: { fill: 0 } },
+        start: { data: this.start.subarray(0, terms), grow: { fill: 0 } },
+        len: { data: this.len.subarray(0, terms), grow: { fill: 0 } },
+        cap: { data: this.cap.subarray(0, terms), grow: { fill: 0 } },
+        freeLists: { data: Int32Array.from(free) },
+      },
+    };
+  }
+
+  static thaw(f: Frozen): PostingLists {
+    const p = new PostingLists(16, 16);
+    p.used = num(f, 'used');
+    p.free = num(f, 'free');
+    p.waste = num(f, 'waste');
+    p.dead = num(f, 'dead');
+    p.arena = col(f, 'arena', Uint32Array);
+    p.start = col(f, 'start', Uint32Array);
+    p.len = col(f, 'len', Uint32Array);
+    p.cap = col(f, 'cap', Uint32Array);
+    if (p.arena.length < p.used) throw new Error('snapshot: postings out of shape');
+    const free = col(f, 'freeLists', Int32Array);
+    for (let i = 0; i < free.length; ) {
+      const cls = free[i] as number;
+      const n = free[i + 1] as number;
+      p.freeLists[cls] = Array.from(free.subarray(i + 2, i + 2 + n));
+      i += 2 + n;
+    }
+    return p;
   }
 
   startOf(t: number): number {

@@ -294,16 +294,16 @@ describe('counting nodes no operator run has decided', () => {
 
   it('the summary never reports zeros for a scope the operator has not run on', () => {
     const t = new ScopeTally({ tenant_id: 't', scope: 's' });
-    t.add('a', null, classify('hot', {}, { positive: 0, negative: 0 }), 1);
-    t.add('b', null, classify('hot', {}, { positive: 0, negative: 3 }), 1);
-    t.add('c', null, classify('hot', { semantic_forgetting_v1: { action: 'review', lifecycle_state: 'contested' } }, { positive: 1, negative: 1 }), 1);
+    t.add(0, classify('hot', {}, { positive: 0, negative: 0 }), 1);
+    t.add(1, classify('hot', {}, { positive: 0, negative: 3 }), 1);
+    t.add(2, classify('hot', { semantic_forgetting_v1: { action: 'review', lifecycle_state: 'contested' } }, { positive: 1, negative: 1 }), 1);
     const s = buildSummary(t, null);
     assert.deepEqual(s.semantic_action_counts, { retain: 2, demote: 0, archive: 0, review: 1 });
     assert.deepEqual(s.lifecycle_state_counts, { active: 1, contested: 1, retired: 1, archived: 0 });
     assert.equal(s.node_count, 3);
     assert.equal(s.evaluated_count, 1);
     assert.equal(s.undecided_count, 2);
-    assert.deepEqual([...t.review], ['c'], 'only decided reviews are review candidates');
+    assert.deepEqual([...t.review], [2], 'only decided reviews are review candidates');
     assert.match(s.recommended_action, /Review 1 node/);
   });
 });

@@ -20,9 +20,6 @@ const task = (sim: number, files: string[], o: { outcome?: ExecOutcome | null; t
   sim,
   lexical: sim,
   dense: null,
-  cos: null,
-  background: 0,
-  bm25: sim,
   obs: {
     source_id: `t${n}`,
     origin: 'execution_write_projection',

@@ -31,9 +31,6 @@ export interface PastTask {
   sim: number;
   lexical: number;
   dense: number | null;
-  cos: number | null;
-  background: number;
-  bm25: number;
 }
 
 export interface PastTaskQuery {
@@ -72,7 +69,6 @@ export async function findPastTasks(memory: MemoryServices, ref: ScopeRef, state
   const { tenant_id: tenant, scope } = ref;
   const terms = memory.index.queryTerms(tenant, scope, q.text);
   if (terms.length === 0) return [];
-  const norm = terms.reduce((s, t) => s + t.idf, 0);
   const vector = q.vector && memory.index.vectorDim(tenant, scope) === q.vector.length ? q.vector : null;
   const hits = memory.index.search(tenant, scope, { text: q.text, vector, limit: CANDIDATES * (vector ? 2 : 1), filter: {}, plain: true });
   if (hits.length === 0) return [];
@@ -80,15 +76,14 @@ export async function findPastTasks(memory: MemoryServices, ref: ScopeRef, state
   const { scores: cosines, background } = vector ? memory.index.cosines(tenant, scope, vector, ids) : { scores: new Map<string, number>(), background: 0 };
   const obs = await observationsOf(memory, ref, state, ids);
   const out: PastTask[] = [];
-  for (const h of hits) {
-    const id = h.docId;
+  for (const id of ids) {
     const o = obs.get(id);
     if (!o) continue;
     const lexical = memory.index.coverage(tenant, scope, id, terms);
     const cos = cosines.get(id);
     const dense = cos === undefined ? null : clamp01((cos - background) / (1 - background || 1));
     const sim = dense === null ? lexical : Math.max(lexical, (lexical + dense) / 2);
-    if (sim > 0) out.push({ node_id: id, obs: o, sim, lexical, dense, cos: cos ?? null, background, bm25: (h.breakdown.bm25?.bm25 ?? 0) / norm });
+    if (sim > 0) out.push({ node_id: id, obs: o, sim, lexical, dense });
   }
   // Equal similarity: the more recent task first (node ids are time-ordered).
   out.sort((a, b) => b.sim - a.sim || (a.node_id < b.node_id ? 1 : -1));

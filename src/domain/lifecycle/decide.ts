@@ -1,5 +1,5 @@
 import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../../model/memory/node';
-import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
+import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, NOISE, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
 import { retentionScore, round, type Score } from './score';
 import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, wrongRepeatedly, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
 
@@ -78,7 +78,7 @@ export function decide(n: DecidedNode, now: Date): Decision {
     retention_score: s.score,
     payload_scope: payloadScopeOf(n.kind),
   };
-  const rationale = [describe(s), `idle ${days(s.idleMs)}, age ${days(s.ageMs)}`];
+  const rationale = [describe(s), `idle ${days(s.idleMs)}, age ${days(s.ageMs)}`, ...(s.noise ? ['hook noise: a recorded event no task reused (shorter clocks)'] : [])];
   const state = feedbackState(n.feedback);
   // The tier feedback moved the node from, while feedback still holds it there.
   const heldFrom = readSemantic(n.slots)?.feedback_from_tier ?? null;
@@ -167,13 +167,15 @@ export function decide(n: DecidedNode, now: Date): Decision {
       return keep('review', state, 'candidate', null, ...retired, `earns archive but importance ${n.importance} >= ${REVIEW_IMPORTANCE}: review before archiving`);
     }
     if (!dwellOk) return keep('retain', state, 'candidate', 'dwell', ...retired, `earns archive; in ${n.tier} for ${days(inTier)} < dwell ${days(dwell)}`);
-    if (s.idleMs >= ARCHIVE_MIN_IDLE_MS && s.ageMs >= ARCHIVE_MIN_AGE_MS) {
+    const minIdle = s.noise ? NOISE.archiveMinIdleMs : ARCHIVE_MIN_IDLE_MS;
+    const minAge = s.noise ? NOISE.archiveMinAgeMs : ARCHIVE_MIN_AGE_MS;
+    if (s.idleMs >= minIdle && s.ageMs >= minAge) {
       return move('archive', 'archive', 'archived', 'cold_archive', ...retired, `archived: ${n.tier} → archive, payload relocated to the cold store`);
     }
     if (n.tier !== 'cold') {
-      return move('demote', colder(n.tier), state, 'candidate', ...retired, `earns archive but idle/age below ${days(ARCHIVE_MIN_IDLE_MS)}: demoted ${n.tier} → ${colder(n.tier)}`);
+      return move('demote', colder(n.tier), state, 'candidate', ...retired, `earns archive but idle/age below ${days(minIdle)}: demoted ${n.tier} → ${colder(n.tier)}`);
     }
-    return keep('retain', state, 'candidate', 'idle', ...retired, `earns archive; waits until idle and age reach ${days(ARCHIVE_MIN_IDLE_MS)}`);
+    return keep('retain', state, 'candidate', 'idle', ...retired, `earns archive; waits until idle and age reach ${days(minIdle)}`);
   }
   if (!dwellOk) return keep('retain', state, 'none', 'dwell', ...retired, `earns ${band}; in ${n.tier} for ${days(inTier)} < dwell ${days(dwell)}`);
   return move('demote', colder(n.tier), state, 'none', ...retired, `demoted ${n.tier} → ${colder(n.tier)} (earns ${band})`);

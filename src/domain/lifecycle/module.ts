@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AppDeps } from '../app-deps';
 import type { FamilyModule } from '../family-module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
@@ -38,7 +39,13 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
       log.warn(`could not register scope ${ref.tenant_id}/${ref.scope}: ${(err as Error).message}`);
     }
   };
-  const view = new ForgettingView({ store: upstream.memory.store, db: deps.db, log, onNewScope: (ref) => void register(ref) });
+  const view = new ForgettingView({
+    store: upstream.memory.store,
+    db: deps.db,
+    log,
+    onNewScope: (ref) => void register(ref),
+    snapshotDir: deps.config.indexSnapshots ? join(deps.config.dataDir, 'index', 'forgetting', deps.db.db.databaseName) : null,
+  });
   const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
   // Writes through this process register their scope at once (the view would within 15 s). New
   // nodes written with feedback counters (existing clients declare them) are decided at once, as

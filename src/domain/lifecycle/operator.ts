@@ -3,9 +3,10 @@ import type { NodeStore, StoredNode } from '../../store/memory/nodes';
 import { scopeRef } from '../../store/scope';
 import { decide, type Decision } from './decide';
 import { codePoints } from './payload-text';
-import { MAX_NODES_PER_NODES_RUN, POLICY_VERSION, SCORE_EPSILON } from './policy';
+import { MAX_NODES_PER_NODES_RUN, NOISE, POLICY_VERSION, SCORE_EPSILON } from './policy';
+import type { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { DecisionView, NodesInput, NodesResult, PageInput, PageResult, RunCounts } from './run-types';
-import { emptyRunCounts } from './run-types';
+import { addRunCounts, emptyRunCounts } from './run-types';
 import {
   RELOCATION_SLOT,
   SEMANTIC_SLOT,
@@ -31,6 +32,8 @@ import {
 export interface OperatorDeps {
   nodes: NodeStore;
   cold: ColdStore;
+  /** The scope registry (its noise cursor); without it a page looks for no hook noise first. */
+  states?: ScopeStates;
   /** Called as work progresses (the activity heartbeats). */
   progress?: () => void;
 }
@@ -43,7 +46,8 @@ type Outcome = DecisionView['outcome'];
 /** The decision input every node of a batch shares: the run, its clock, and whether to act. */
 type BatchInput = Pick<PageInput, 'tenant_id' | 'scope' | 'run_id' | 'decided_at' | 'dry_run' | 'sample'>;
 
-function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): SemanticForgettingV1 {
+/** The decision slot the operator writes for a decision (also used by bench/memory/hook-fill.ts). */
+export function semanticSlot(d: Decision, input: BatchInput, node: StoredNode): SemanticForgettingV1 {
   return {
     action: d.action,
     current_tier: d.current_tier,
@@ -113,7 +117,7 @@ function plan(node: StoredNode, d: Decision, input: BatchInput): Plan {
 }
 
 /** The relocation slot of an archived node, from its cold-store receipt. */
-function relocatedSlot(node: StoredNode, d: Decision, input: BatchInput, receipt: ColdReceipt): ArchiveRelocationV1 {
+export function relocatedSlot(node: StoredNode, d: Decision, input: BatchInput, receipt: ColdReceipt): ArchiveRelocationV1 {
   return {
     relocation_state: 'cold_archive',
     relocation_target: 'local_cold_store',
@@ -269,17 +273,58 @@ async function decideBatch(deps: OperatorDeps, input: BatchInput, batch: StoredN
   return { counts, decisions };
 }
 
+/** Hook noise examined at the start of every page, before the page's nodes in id order. */
+export const NOISE_PER_PAGE = 100;
+/** Where hook noise is looked for: events written between this long ago and NOISE.archiveMinAgeMs ago (older ones the id-order walk meets). */
+export const NOISE_WINDOW_MS = 14 * 86_400_000;
+
+/** The smallest UUIDv7-shaped id of a millisecond: every id created at or after it sorts after it. */
+export function idFloor(ms: number): string {
+  const h = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
+}
+
+/**
+ * The page's hook noise (docs/forgetting.md, "Hook noise"): recorded events not archived yet,
+ * written between NOISE_WINDOW_MS and NOISE.archiveMinAgeMs before the run's clock, from where the
+ * last page stopped; a page that finds fewer than NOISE_PER_PAGE wraps the cursor for the next.
+ * The operator's first candidates: a year of hooks is mostly such events, and they are the ones
+ * that reach the archive soonest (policy.ts NOISE).
+ */
+async function noiseCandidates(deps: OperatorDeps, input: PageInput): Promise<StoredNode[]> {
+  if (!deps.states) return [];
+  const ref = scopeRef(input.tenant_id, input.scope);
+  const now = Date.parse(input.decided_at);
+  const from = idFloor(now - NOISE_WINDOW_MS);
+  const to = idFloor(now - NOISE.archiveMinAgeMs);
+  const cursor = (await deps.states.get(ref))?.noise_cursor ?? null;
+  const after = cursor !== null && cursor > from && cursor < to ? cursor : from;
+  const found = await deps.nodes.in(ref).eventsBetween(after, to, NOISE_PER_PAGE);
+  if (!input.dry_run) await deps.states.setNoiseCursor(ref, found.length < NOISE_PER_PAGE ? null : found[found.length - 1]!.id);
+  return found;
+}
+
 export async function processPage(deps: OperatorDeps, input: PageInput): Promise<PageResult> {
   const ref = scopeRef(input.tenant_id, input.scope);
   // Access counts still in the log are folded first, so the page's reads find them in one place.
   await deps.nodes.in(ref).foldAccess({ progress: deps.progress });
+  // Hook noise first, then the page in id order (a node in both is decided once: the second time it carries this run's decision).
+  const noise = await noiseCandidates(deps, input);
+  const first = noise.length > 0 ? await decideBatch(deps, input, noise) : null;
   // One node past the page tells whether the scope ends here.
   const read = await deps.nodes.in(ref).find({}, { limit: input.limit + 1, after: input.after ?? undefined });
   const bounded = input.before === null ? read : read.filter((n) => n.id < input.before!);
   const page = bounded.slice(0, input.limit);
   const exhausted = bounded.length <= input.limit;
-  const { counts, decisions } = await decideBatch(deps, input, page);
-  return { examined: page.length, last_id: page.length > 0 ? page[page.length - 1]!.id : input.after, exhausted, counts, decisions };
+  const { counts, decisions } = await decideBatch(deps, { ...input, sample: Math.max(0, input.sample - (first?.decisions.length ?? 0)) }, page);
+  if (first) addRunCounts(counts, first.counts);
+  return {
+    examined: page.length + noise.length,
+    last_id: page.length > 0 ? page[page.length - 1]!.id : input.after,
+    exhausted,
+    counts,
+    decisions: [...(first?.decisions ?? []), ...decisions],
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
  * or a threshold changes decisions for every scope, so bump POLICY_VERSION with it: the version
  * is written into every decision.
  */
-export const POLICY_VERSION = 2;
+export const POLICY_VERSION = 3;
 
 const DAY = 86_400_000;
 
@@ -65,6 +65,24 @@ export const DWELL_MS: Record<Exclude<Tier, 'archive'>, number> = { hot: 3 * DAY
 /** Archive only what has been idle, and has existed, at least this long. */
 export const ARCHIVE_MIN_IDLE_MS = 30 * DAY;
 export const ARCHIVE_MIN_AGE_MS = 30 * DAY;
+
+/**
+ * Hook noise: an event an agent's hooks recorded (a prompt or a tool call: kind `session_event`)
+ * that no task reused: never recalled, activated or given feedback, not pinned. A year of hooks
+ * is mostly this, so it cools on shorter clocks than other memory and reaches the archive first
+ * (about a week after it was written, against six to eight weeks): what stays hot, and what
+ * recall and restarts cost, follows the memory tasks use (docs/forgetting.md, "Hook noise").
+ * Any use makes it ordinary memory again.
+ */
+export const NOISE = {
+  /** Type prior (session_event's is 0.3). */
+  prior: 0.15,
+  /** Recency halves every 2 idle days (14 for other memory): unused, it earns the archive band after about a week. */
+  recencyHalfLifeMs: 2 * DAY,
+  /** Archived once idle and existing for a week (30 days for other memory). */
+  archiveMinIdleMs: 7 * DAY,
+  archiveMinAgeMs: 7 * DAY,
+} as const;
 
 /** An archive decision for a node at least this important is sent to review instead. */
 export const REVIEW_IMPORTANCE = 0.8;

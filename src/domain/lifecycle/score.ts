@@ -1,5 +1,5 @@
 import type { MemoryNode } from '../../model/memory/node';
-import { ACTIVATION_USE_WEIGHT, AGE_HALF_LIFE_MS, KIND_PRIOR, RECENCY_HALF_LIFE_MS, TYPE_PRIOR, USAGE_HALF_LIFE_MS, USAGE_SATURATION, WEIGHTS } from './policy';
+import { ACTIVATION_USE_WEIGHT, AGE_HALF_LIFE_MS, KIND_PRIOR, NOISE, RECENCY_HALF_LIFE_MS, TYPE_PRIOR, USAGE_HALF_LIFE_MS, USAGE_SATURATION, WEIGHTS } from './policy';
 import { readRelocation, readSemantic } from './slots';
 
 /**
@@ -10,7 +10,17 @@ import { readRelocation, readSemantic } from './slots';
  *   0.10 × age     (halves every 90 days since creation)
  */
 
-export type ScoredNode = Pick<MemoryNode, 'type' | 'kind' | 'importance' | 'feedback' | 'access' | 'activation' | 'created_at' | 'updated_at' | 'slots'>;
+export type ScoredNode = Pick<MemoryNode, 'type' | 'kind' | 'importance' | 'feedback' | 'access' | 'activation' | 'created_at' | 'updated_at' | 'slots'> & { pinned?: boolean };
+
+/**
+ * Hook noise (policy.ts NOISE): a recorded prompt or tool call (kind session_event) no task
+ * reused: never recalled, activated or given feedback, and not pinned.
+ */
+export function isNoise(n: ScoredNode): boolean {
+  if (n.kind !== 'session_event' || n.pinned) return false;
+  const f = n.feedback;
+  return (n.access?.count ?? 0) === 0 && (n.activation?.count ?? 0) === 0 && (f?.positive ?? 0) + (f?.negative ?? 0) === 0;
+}
 
 export interface ScoreParts {
   type: number;
@@ -24,6 +34,8 @@ export interface ScoreParts {
 export interface Score {
   score: number;
   parts: ScoreParts;
+  /** Hook noise, scored on its shorter clocks (isNoise). */
+  noise: boolean;
   /** Milliseconds since the node was last used (read, activated, given feedback, or rewritten). */
   idleMs: number;
   ageMs: number;
@@ -64,15 +76,16 @@ export function retentionScore(n: ScoredNode, now: Date): Score {
   // Feedback pulls from neutral (0.5) toward its quality, more firmly the more votes there are.
   const feedback = 0.5 + 0.5 * quality * (votes / (votes + 2));
   const uses = (n.access?.count ?? 0) + ACTIVATION_USE_WEIGHT * (n.activation?.count ?? 0);
+  const noise = isNoise(n);
   const parts: ScoreParts = {
-    type: clamp01(n.kind ? KIND_PRIOR[n.kind] : (TYPE_PRIOR[n.type] ?? 0.4)),
+    type: clamp01(noise ? NOISE.prior : n.kind ? KIND_PRIOR[n.kind] : (TYPE_PRIOR[n.type] ?? 0.4)),
     importance: clamp01(n.importance),
     feedback: clamp01(feedback),
-    recency: clamp01(0.5 ** (idleMs / RECENCY_HALF_LIFE_MS)),
+    recency: clamp01(0.5 ** (idleMs / (noise ? NOISE.recencyHalfLifeMs : RECENCY_HALF_LIFE_MS))),
     usage: clamp01((Math.log1p(uses) / Math.log1p(USAGE_SATURATION)) * 0.5 ** (idleMs / USAGE_HALF_LIFE_MS)),
     age: clamp01(0.5 ** (ageMs / AGE_HALF_LIFE_MS)),
   };
   const value = (parts.type + parts.importance + parts.feedback) / 3;
   const score = WEIGHTS.value * value + WEIGHTS.recency * parts.recency + WEIGHTS.usage * parts.usage + WEIGHTS.age * parts.age;
-  return { score: round(score), parts, idleMs, ageMs, lastUsedAt: new Date(used).toISOString() };
+  return { score: round(score), parts, noise, idleMs, ageMs, lastUsedAt: new Date(used).toISOString() };
 }

@@ -95,7 +95,7 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     async reviewCandidates(ref, opts = {}) {
       const t = await tally(ref);
       if (!t || t.review.size === 0) return [];
-      const ids = [...t.review].slice(0, opts.limit ?? 20);
+      const ids = c.view.reviewIds(ref, opts.limit ?? 20);
       // What a candidate shows comes from the node and its decision slot, never from access statistics.
       const nodes = await c.memory.nodes(ref).getMany(ids, { access: false });
       return nodes.flatMap((n) => {
@@ -122,17 +122,13 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     async rehydrationCandidates(ref, query, opts = {}) {
       const t = await tallySoon(ref);
       if (t === null) return []; // no node of this scope seen
-      if (t && t.archived.size === 0) return [];
+      if (t && t.tiers.archive === 0) return [];
       // While the view builds (t undefined), a query still finds archived nodes through recall; a list needs the tally.
       if (!t && query.trim() === '') return [];
       const limit = opts.limit ?? 5;
       let hits: { id: string; score: number }[];
       if (query.trim() === '' && t) {
-        hits = [...t.archived.entries()]
-          .filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k)))
-          .slice(-limit)
-          .reverse()
-          .map(([id]) => ({ id, score: 0 }));
+        hits = c.view.archivedList(ref, opts.kinds, limit).map(({ id }) => ({ id, score: 0 }));
       } else {
         const r = await c.memory.recall(ref, { text: query, limit, tiers: ['archive'], kinds: opts.kinds });
         hits = r.hits.map((h) => ({ id: h.node.id, score: h.score }));
@@ -167,18 +163,13 @@ export function createLifecycleServices(c: LifecycleCtx): Omit<LifecycleServices
     },
 
     async archivedNodes(ref, opts = {}) {
-      const t = await tally(ref);
-      if (!t) return [];
-      const all = [...t.archived.entries()].filter(([, k]) => !opts.kinds || (k !== null && opts.kinds.includes(k)));
-      return all
-        .slice(-(opts.limit ?? 100))
-        .reverse()
-        .map(([id, kind]) => ({ id, kind }));
+      await c.view.sync();
+      return c.view.archivedList(ref, opts.kinds, opts.limit ?? 100);
     },
 
     async isArchived(ref, id) {
-      const t = await tally(ref);
-      return t?.archived.has(id) ?? false;
+      await c.view.sync();
+      return c.view.isArchived(ref, id);
     },
 
     async nodeForgetting(ref, ids) {

@@ -7,8 +7,10 @@ import { createMemoryRuntime, type MemoryServices } from './services';
 export type { MemoryServices } from './services';
 
 /**
- * The memory core. start() builds the in-process recall index from MongoDB before the API
- * listens; stop() flushes pending access statistics and stops the embedding queue.
+ * The memory core. start() loads the in-process recall index from its snapshot (or builds it from
+ * MongoDB when there is none) before the API listens, and catches up with the store after the
+ * snapshot in the background; stop() flushes pending access statistics, stops the embedding queue
+ * and writes a last snapshot.
  */
 export function createMemoryModule(deps: AppDeps, _upstream: Record<string, never>): FamilyModule<typeof memoryRoutes, MemoryServices> {
   const runtime = createMemoryRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log });
@@ -17,7 +19,7 @@ export function createMemoryModule(deps: AppDeps, _upstream: Record<string, neve
     services: runtime.services,
     start: () => runtime.start(),
     stop: () => runtime.stop(),
-    // Built before the API listens (start() returns when it is), so /health always finds it ready.
-    readiness: () => ({ status: 'ready', detail: `${runtime.services.index.size} nodes` }),
+    // Loaded before the API listens; `building` while it catches up after a snapshot (recall waits for that).
+    readiness: () => runtime.readiness(),
   };
 }

@@ -3,14 +3,17 @@ import type { Log } from '../../log';
 import type { Embedder } from '../../retrieval';
 import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
+import { INDEX_PROJECTION } from '../../store/memory/change-feed';
 import { VectorCacheStore } from '../../store/memory/vector-cache';
 import type { ScopeRef } from '../../store/scope';
 import type { Database } from '../../store/database';
 import type { Clock } from '../../model/clock';
+import type { Readiness } from '../family-module';
 import { AccessRecorder } from './access-recorder';
 import { CatchUp } from './catch-up';
 import { EmbeddingQueue, type VectorCache } from './embedding-queue';
 import { RecallIndex, embeddingText, indexFields } from './recall-index';
+import { startRecallIndex, type RecallStartup } from './recall-startup';
 import { recall, type RecallOutcome, type RecallQuery } from './recall';
 import { writeNodes, type Warning, type WriteEdge, type WriteItem, type WriteListener, type WriteResult } from './write';
 
@@ -56,6 +59,8 @@ export interface MemoryRuntime {
   services: MemoryServices;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The recall index's start-up: loading, catching up after a snapshot, or ready (GET /health). */
+  readiness(): Readiness;
 }
 
 const BACKGROUND_CATCH_UP_MS = 1000;
@@ -95,7 +100,8 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
     async (items, mark) => {
       const unknown = items.filter((i) => index.seqOf(i.id, i.tenant_id, i.scope) !== i.seq).map((i) => i.id);
       const raced: number[] = [];
-      for (const n of await store.byIds(unknown)) {
+      // Only the fields the index reads (a node's slots and extraction are most of its bytes).
+      for (const n of await store.byIds(unknown, INDEX_PROJECTION)) {
         if (index.applyRemote(n, mark) === 'raced') raced.push(n.seq);
       }
       return raced;
@@ -116,6 +122,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   let encoderStatus: EncoderStatus = { provider: deps.config.embeddings.provider, status: 'off', model: deps.config.embeddings.model };
   let queue: EmbeddingQueue | null = null;
   let vectorCache: { store: VectorCache; model: string } | null = null;
+  let startup: RecallStartup | null = null;
 
   const services: MemoryServices = {
     store,
@@ -167,15 +174,17 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         queue = q;
         index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }
-      // Build the index from the store in creation order (sequence context uses write order).
-      // Nothing local yet: applyRemote never answers 'raced'.
-      index.beginBulkLoad();
-      try {
-        await catchUp.initFromScan(await store.currentSeq(), store.scanForIndex(), (n) => index.applyRemote(n, 0));
-      } finally {
-        index.endBulkLoad();
-        loading = false;
-      }
+      startup = await startRecallIndex({
+        config: deps.config,
+        db: deps.db,
+        store,
+        index,
+        catchUp,
+        queue,
+        encoder: vectorCache?.model ?? embedder?.id ?? null,
+        log,
+        loaded: () => (loading = false),
+      });
       // A light pass every second keeps the backlog small between reads (worker writes, other
       // processes), so a read rarely has more than its own round trip to wait for.
       let backgroundBusy = false; // one background pass at a time (and one warning per failed pass)
@@ -191,7 +200,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       }, BACKGROUND_CATCH_UP_MS);
       background.unref();
       log.info(
-        `recall index: ${index.size} nodes loaded in ${Date.now() - t0} ms (embeddings: ${encoderStatus.provider} ${encoderStatus.status}${embedder ? `, ${embedder.id}` : ''})`,
+        `recall index: ${index.size} nodes ready to serve in ${Date.now() - t0} ms (embeddings: ${encoderStatus.provider} ${encoderStatus.status}${embedder ? `, ${embedder.id}` : ''})`,
       );
       // Access counts another process logged and did not fold (it stopped or died) are folded here.
       access.foldLater();
@@ -201,7 +210,9 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
       index.onTextChanged = null;
       await access.stop();
       await queue?.stop();
+      await startup?.stop();
     },
+    readiness: () => startup?.readiness() ?? { status: 'building', detail: 'not started' },
   };
 }
 

@@ -24,7 +24,8 @@ type In<K extends keyof typeof sessionsRoutes> = RouteInput<(typeof sessionsRout
  */
 export async function appendEvent(m: MemoryServices, clock: Clock, ref: ScopeRef, input: In<'sessions.appendEvent'>, actor: string) {
   const nodes = m.nodes(ref);
-  let session = await loadSession(m, ref, input.session_id);
+  // The session's id and counters are what an append needs, not its access statistics.
+  let session = await loadSession(m, ref, input.session_id, { access: false });
   const eventId = input.event_id ?? uuidv7(clock.now().getTime());
   const key = eventKey(input.session_id, eventId);
   const text = input.input_text ?? input.text ?? input.event_text ?? '';

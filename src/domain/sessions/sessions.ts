@@ -1,7 +1,7 @@
 import { notFound } from '../../contract/errors';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { RouteInput } from '../../contract/route';
-import type { StoredNode } from '../../store/memory/nodes';
+import type { ReadOpts, StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
@@ -52,8 +52,8 @@ export function sessionItem(sessionId: string, f: SessionFields): WriteItem {
 }
 
 /** The session node, or not_found when there is none (or the key holds another kind). */
-export async function loadSession(m: MemoryServices, ref: ScopeRef, sessionId: string): Promise<StoredNode> {
-  const n = await m.nodes(ref).getByClientId(sessionKey(sessionId));
+export async function loadSession(m: MemoryServices, ref: ScopeRef, sessionId: string, opts?: ReadOpts): Promise<StoredNode> {
+  const n = await m.nodes(ref).getByClientId(sessionKey(sessionId), opts);
   if (!n || n.kind !== 'session') throw notFound('session', sessionId, ref.scope, { session_id: sessionId });
   return n;
 }

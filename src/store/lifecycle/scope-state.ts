@@ -32,6 +32,8 @@ export interface ScopeStateDoc {
   first_seen_at: string;
   /** Where the next run resumes (last node id examined), null to start from the beginning. */
   cursor: string | null;
+  /** Where the operator's next look for hook noise resumes (docs/forgetting.md, "Hook noise"); absent or null: the window's start. */
+  noise_cursor?: string | null;
   last_run: LastRun | null;
   rehydration_mode_counts: Record<RehydrationModeKey, number>;
   activations: number;
@@ -79,6 +81,11 @@ export class ScopeStates {
   async recordRun(ref: ScopeRef, cursor: string | null, lastRun: LastRun, at: string): Promise<void> {
     await this.ensure(ref, at);
     await this.coll(ref).updateOne(this.byId(ref), { $set: { cursor, last_run: lastRun } });
+  }
+
+  /** Where the next look for hook noise starts (null: from the beginning of its window). */
+  async setNoiseCursor(ref: ScopeRef, cursor: string | null): Promise<void> {
+    await this.coll(ref).updateOne(this.byId(ref), { $set: { noise_cursor: cursor } });
   }
 
   /** The registered scopes after `after` (a scope id), in id order: the sweep's pages. */

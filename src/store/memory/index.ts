@@ -1,6 +1,7 @@
 import type { CollectionSpec } from '../database';
 import { accessCollection, accessLogCollection } from './access';
 import { countersCollection } from './sequence';
+import { metaCollection } from './store-identity';
 import { edgesCollection, nodesCollection, revisionsCollection } from './nodes';
 import { vectorCacheCollection } from './vector-cache';
 
@@ -13,4 +14,5 @@ export const memoryCollections: CollectionSpec[] = [
   accessCollection,
   accessLogCollection,
   vectorCacheCollection,
+  metaCollection,
 ];

@@ -185,6 +185,17 @@ export class ScopedNodes {
     return this.withAccess(docs.map(toNode), opts);
   }
 
+  /**
+   * Recorded events (kind session_event) not archived, with ids in (after, before), in id order, at
+   * most `limit`, with their access statistics: where the forgetting operator looks for hook noise
+   * first. Served by the (tenant_id, scope, kind, _id) index; the tier is checked on the documents
+   * of that id range only.
+   */
+  async eventsBetween(after: string, before: string, limit: number): Promise<StoredNode[]> {
+    const docs = await this.nodes.find({ kind: 'session_event', _id: { $gt: after, $lt: before }, tier: { $ne: 'archive' } } as Filter<NodeDoc>, { sort: { _id: 1 }, limit });
+    return this.withAccess(docs.map(toNode));
+  }
+
   async count(filter: NodeFilter = {}): Promise<number> {
     return this.nodes.count(toMongoFilter(filter));
   }

@@ -210,6 +210,31 @@ final class LoreCollection extends H2Collection {
 
     // --- queries --------------------------------------------------------------------------------
 
+    /**
+     * A count of a query that is exactly equalities on an index's leading fields (learning counts a
+     * scope's session events: {tenant_id, scope, kind}) counts the index entries of that prefix; it
+     * reads no document. Upstream loaded every matching document to test it: at a million nodes
+     * such a count read ~900 000 documents from the file for minutes, on a network thread, long
+     * enough for the driver's monitor on that thread to give up and fail every request in flight.
+     * Anything else is counted as before (the planner narrows, the documents are tested).
+     */
+    @Override
+    public int count(Document query, int skip, int limit) {
+        QueryPlanner.Plan plan = QueryPlanner.plan(getIndexes(), query, null, 0);
+        if (plan == null || !plan.exact()) {
+            return super.count(query, skip, limit);
+        }
+        long n = 0;
+        for (Object ignored : plan.positions()) {
+            n++;
+        }
+        n = Math.max(0, n - Math.max(skip, 0));
+        if (limit > 0) {
+            n = Math.min(n, limit);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                          Document fieldSelector) {

@@ -43,6 +43,11 @@ final class QueryPlanner {
         Iterable<Object> positions();
 
         boolean providesOrder();
+
+        /** Every position the plan yields matches the query: a count needs no document. */
+        default boolean exact() {
+            return false;
+        }
     }
 
     /** An upstream unique index answers the query exactly (its fields = the query's fields). */
@@ -136,10 +141,17 @@ final class QueryPlanner {
         boolean order;
         boolean reverse;
         int score;
+        /** The query is exactly equalities on the index's leading fields (and the index is not multikey). */
+        boolean exact;
 
         @Override
         public boolean providesOrder() {
             return order;
+        }
+
+        @Override
+        public boolean exact() {
+            return exact;
         }
 
         @Override
@@ -277,6 +289,7 @@ final class QueryPlanner {
             }
         }
         c.score = equalities * 10 + (narrowing ? 5 : 0) + (c.order ? 3 : 0);
+        c.exact = !narrowing && !index.isMultikey() && equalities > 0 && equalities == query.size();
         return c;
     }
 
