@@ -6,7 +6,7 @@ import { TIER_BANDS } from '../../src/domain/lifecycle/policy';
 import { retentionScore } from '../../src/domain/lifecycle/score';
 import { classify } from '../../src/domain/lifecycle/slots';
 import { buildSummary, recommendedAction } from '../../src/domain/lifecycle/summary';
-import { ScopeTally } from '../../src/domain/lifecycle/view';
+import { ScopeTally } from '../../src/domain/lifecycle/forgetting-view';
 
 /** The forgetting policy without servers: scores, decisions, payload modes, the summary sentence. */
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LifecycleCtx } from '../../src/domain/lifecycle/context';
 import { createLifecycleServices } from '../../src/domain/lifecycle/services';
-import { ScopeTally } from '../../src/domain/lifecycle/view';
+import { ScopeTally } from '../../src/domain/lifecycle/forgetting-view';
 import { scopeRef } from '../../src/store/scope';
 import type { StoredNode } from '../../src/store/memory/nodes';
 

@@ -9,7 +9,7 @@ import { loadDefinition, storesFor, type AutomationCtx } from './context';
 import type { Graph } from '../../model/automation/graph';
 import { checkPlaybooks } from './playbooks';
 import type { DefinitionDoc, DefinitionStatus } from '../../model/automation/records';
-import { toDefinitionWire } from './wire';
+import { toDefinitionWire } from './views';
 import { validateGraph, type GraphCheck } from './validate-graph';
 
 type Routes = typeof automationRoutes;

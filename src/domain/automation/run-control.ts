@@ -6,7 +6,7 @@ import { uuidv7 } from '../../model/ids';
 import { loadRun, pollUntil, storesFor, type AutomationCtx } from './context';
 import { isTerminalRun } from '../../model/automation/graph';
 import type { RunDoc } from '../../model/automation/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 import { reconcile } from './run-reads';
 import { RESUME_SIGNAL, type ResumeSignal } from './run-types';
 

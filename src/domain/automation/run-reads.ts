@@ -9,7 +9,7 @@ import { versionOf, type Until } from '../runs/wait';
 import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
 import { runKeyOfChild } from './playbook-node';
 import type { NodeDoc, RunDoc } from '../../model/automation/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 
 type Routes = typeof automationRoutes;
 

@@ -7,7 +7,7 @@ import { automationWorkflowId, loadDefinition, loadRun, storesFor, type Automati
 import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
 import { emptyCounts, nodeDocId, type NodeDoc, type RunDoc } from '../../model/automation/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 import { AUTOMATION_WORKFLOW, type AutomationRunInput } from './run-types';
 import type { Graph } from '../../model/automation/graph';
 import { topologicalOrder } from './graph-order';

@@ -1,7 +1,7 @@
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { recoverHandoff } from './recover';
 import { storeHandoff } from './store';
 

@@ -2,7 +2,7 @@ import { notFound } from '../../contract/errors';
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { handoffKey, handoffView, historyView } from './views';
 
 /** The handoff of an anchor (or by id), with its earlier revisions when asked. */

@@ -1,7 +1,7 @@
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { executionState } from '../memory/packet';
 import { writeResultView } from '../memory/views';
 import { HANDOFF_SLOT, handoffKey, handoffView } from './views';

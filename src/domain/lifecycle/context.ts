@@ -5,7 +5,7 @@ import type { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { Clock } from '../../model/clock';
 import type { MemoryServices } from '../memory/module';
 import type { FeedbackRuns } from './feedback-runs';
-import type { ForgettingView } from './view';
+import type { ForgettingView } from './forgetting-view';
 
 /** What the lifecycle family's operations use (built once in module.ts). */
 export interface LifecycleCtx {

@@ -2,7 +2,7 @@ import type { Log } from '../../log';
 import type { CountHistory, CountSample } from '../../store/lifecycle/count-history';
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
-import type { ForgettingView, ScopeTally } from './view';
+import type { ForgettingView, ScopeTally } from './forgetting-view';
 
 /**
  * Node counts by tier and lifecycle state over time (the inspector's chart; docs/inspector.md).

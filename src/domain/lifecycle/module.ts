@@ -13,7 +13,7 @@ import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
 import { HistoryRecorder } from './history';
 import { createLifecycleServices, type LifecycleServices } from './services';
-import { ForgettingView } from './view';
+import { ForgettingView } from './forgetting-view';
 
 export type { LifecycleServices, RehydrationCandidate, ReviewCandidate } from './services';
 

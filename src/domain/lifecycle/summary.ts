@@ -1,6 +1,6 @@
 import type { ForgettingSummary } from '../../contract/shapes/forgetting';
 import type { ScopeStateDoc } from '../../store/lifecycle/scope-state';
-import type { ScopeTally } from './view';
+import type { ScopeTally } from './forgetting-view';
 
 /**
  * The forgetting summary of one scope (contract.md §4) from the in-process tallies and the

@@ -3,7 +3,7 @@ import type { memoryRoutes } from '../../contract/families/memory';
 import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
 import type { StoredNode } from '../../store/memory/nodes';
-import type { MemoryServices } from './services';
+import type { MemoryServices } from './context';
 import { parseUri } from './uri';
 import { edgeView, nodeView, revisionView } from './views';
 import { decodeCursor, encodeCursor } from './cursor';

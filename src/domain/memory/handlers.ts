@@ -3,7 +3,7 @@ import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
 import { findNodes, resolveNode } from './find-resolve';
 import { recallText } from './recall-text';
-import type { MemoryServices } from './services';
+import type { MemoryServices } from './context';
 import { writeNodes } from './write-nodes';
 
 const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);

@@ -2,9 +2,9 @@ import type { AppDeps } from '../app-deps';
 import type { FamilyModule } from '../family-module';
 import type { memoryRoutes } from '../../contract/families/memory';
 import { createMemoryHandlers } from './handlers';
-import { createMemoryRuntime, type MemoryServices } from './services';
+import { createMemoryRuntime, type MemoryServices } from './context';
 
-export type { MemoryServices } from './services';
+export type { MemoryServices } from './context';
 
 /**
  * The memory core. start() loads the in-process recall index from its snapshot (or builds it from

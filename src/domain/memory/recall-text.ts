@@ -1,7 +1,7 @@
 import type { memoryRoutes } from '../../contract/families/memory';
 import type { RouteInput } from '../../contract/route';
 import type { ScopeRef } from '../../store/scope';
-import type { MemoryServices } from './services';
+import type { MemoryServices } from './context';
 import { nodeUri } from './uri';
 
 type In<K extends keyof typeof memoryRoutes> = RouteInput<(typeof memoryRoutes)[K]>;

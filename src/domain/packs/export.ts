@@ -5,7 +5,7 @@ import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import type { MemoryEdge, NodeRevision } from '../../model/memory/node';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { exportAutomations, exportColdPayloads, exportPlaybooks } from './continuation';
 import { PACK_FORMAT, PACK_VERSION, contentHash, noExtras, toPackNode, type Pack, type PackNode } from './format';
 

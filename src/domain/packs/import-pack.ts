@@ -8,7 +8,7 @@ import { type PackImportStore, emptyCounts, type ImportRecord } from '../../stor
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { chunkPack } from './apply';
 
 /**

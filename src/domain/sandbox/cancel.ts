@@ -3,7 +3,7 @@ import type { ScopeRef } from '../../store/scope';
 import { loadRun, storesFor, type SandboxCtx } from './context';
 import { waitForEnd } from './execute';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 
 /** How long cancel waits for the process tree to be gone before answering. */
 const CANCEL_WAIT_MS = 10_000;

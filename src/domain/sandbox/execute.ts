@@ -9,7 +9,7 @@ import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } f
 import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 import { reconcile } from './reconcile';
 import { assertSandboxRunnable } from './status';
 

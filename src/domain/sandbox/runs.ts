@@ -6,7 +6,7 @@ import { loadRun, storesFor, type SandboxCtx } from './context';
 import { versionOf, type Until } from '../runs/wait';
 import { readRunRecordWithWait } from '../runs/index';
 import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
-import { toRunWire } from './wire';
+import { toRunWire } from './views';
 import { reconcile } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 

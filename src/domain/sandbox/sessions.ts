@@ -9,7 +9,7 @@ import { storesFor, type SandboxCtx } from './context';
 import { limitCaps, resolveLimits } from './limits';
 import { profileInfo } from './profiles';
 import type { SessionDoc } from '../../model/sandbox/records';
-import { toSessionWire } from './wire';
+import { toSessionWire } from './views';
 import { awaitHostReport, isolationFromReport, workspaceFromReport } from './status';
 import { optionalWorkspace, type Workspace } from './workspace';
 

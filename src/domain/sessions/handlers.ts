@@ -2,7 +2,7 @@ import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { Handlers } from '../../contract/handlers';
 import { scopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { appendEvent, listEvents } from './events';
 import { createSession, getSession, listSessions } from './sessions';
 

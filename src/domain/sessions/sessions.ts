@@ -6,7 +6,7 @@ import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import type { MemoryServices } from '../memory/services';
+import type { MemoryServices } from '../memory/context';
 import { executionState } from '../memory/packet';
 import type { WriteItem } from '../memory/write';
 import { SESSION_SLOT, SESSION_STATS_SLOT, sessionKey } from './keys';
