@@ -10,3 +10,6 @@ export interface ScopeRef {
 export const scopeRef = (tenant_id: string, scope: string): ScopeRef => Object.freeze({ tenant_id, scope });
 
 export const scopeKey = (ref: ScopeRef) => `${ref.tenant_id}\u0000${ref.scope}`;
+
+/** The handle of anything that names its tenant and scope: a handler's call context, an activity's input. */
+export const refOf = (of: { readonly tenant_id: string; readonly scope: string }): ScopeRef => scopeRef(of.tenant_id, of.scope);

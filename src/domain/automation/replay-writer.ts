@@ -1,5 +1,5 @@
 import type { Database } from '../../store/database';
-import { scopeRef } from '../../store/scope';
+import { refOf } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { endRun, startRun } from '../replay/record-run';
 import { stepAfter, stepBefore } from '../replay/record-step';
@@ -11,12 +11,12 @@ import type { ReplayRecordFinish, ReplayRecordStart } from './replay-record';
  * idempotent for the same content, so activity retries are safe.
  */
 export async function recordReplayStart(store: { db: Database; clock: Clock }, input: ReplayRecordStart): Promise<string> {
-  const r = await startRun(store, scopeRef(input.tenant_id, input.scope), { run_id: input.replay_run_id, goal: input.goal, metadata: input.metadata }, input.actor);
+  const r = await startRun(store, refOf(input), { run_id: input.replay_run_id, goal: input.goal, metadata: input.metadata }, input.actor);
   return r.run_id;
 }
 
 export async function recordReplayFinish(store: { db: Database; clock: Clock }, input: ReplayRecordFinish): Promise<void> {
-  const ref = scopeRef(input.tenant_id, input.scope);
+  const ref = refOf(input);
   for (const s of input.steps) {
     await stepBefore(store, ref, { run_id: input.replay_run_id, step_index: s.step_index, tool_name: s.tool_name, tool_input: s.tool_input }, input.actor);
     await stepAfter(

@@ -9,5 +9,5 @@ import { createDelegationHandlers } from './handlers';
 export type DelegationServices = Record<string, never>;
 
 export function createDelegationModule(deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof delegationRoutes, DelegationServices> {
-  return { handlers: createDelegationHandlers(new DelegationStore(deps.db), deps.clock), services: {} };
+  return { handlers: createDelegationHandlers({ store: new DelegationStore(deps.db), clock: deps.clock }), services: {} };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LoreError, invalidState } from '../../contract/errors';
-import type { DELEGATION_STATUSES, delegationRoutes } from '../../contract/families/delegation';
+import type { delegationRoutes } from '../../contract/families/delegation';
 import type { RouteInput } from '../../contract/route';
 import type { DelegationRecord, DelegationStore } from '../../store/delegation/records';
 import type { ScopeRef } from '../../store/scope';
@@ -9,16 +9,11 @@ import { uuidv7 } from '../../model/ids';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { canonical } from '../packs/format';
 import { normaliseDelegation } from './records-v1';
+import { toRecordWire } from './views';
 
 type In<K extends keyof typeof delegationRoutes> = RouteInput<(typeof delegationRoutes)[K]>;
 
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
-
-/** The record as the API shows it (the store's internal id and content hash stay inside). */
-const view = (r: DelegationRecord) => {
-  const { id: _id, content_hash: _h, ...rest } = r;
-  return { ...rest, status: r.status as (typeof DELEGATION_STATUSES)[number] };
-};
 
 /** Creates or revises a delegation record; an unchanged write is deduplicated, a final status cannot change. */
 export async function writeRecord(store: DelegationStore, clock: Clock, ref: ScopeRef, input: In<'delegation.write'>, actor: string) {
@@ -54,10 +49,10 @@ export async function writeRecord(store: DelegationStore, clock: Clock, ref: Sco
         created_at: at,
         updated_at: at,
       };
-      if ((await store.insert(ref, fresh)) === 'created') return { record: view(fresh), outcome: 'created' as const };
+      if ((await store.insert(ref, fresh)) === 'created') return { record: toRecordWire(fresh), outcome: 'created' as const };
       continue; // created concurrently: treat as an update
     }
-    if (existing.content_hash === hash) return { record: view(existing), outcome: 'deduplicated' as const };
+    if (existing.content_hash === hash) return { record: toRecordWire(existing), outcome: 'deduplicated' as const };
     if (FINAL.has(existing.status) && existing.status !== content.status) {
       throw invalidState(`delegation record '${recordId}' is ${existing.status}; its status cannot change to ${content.status}`, existing.status, { record_id: recordId });
     }
@@ -73,7 +68,7 @@ export async function writeRecord(store: DelegationStore, clock: Clock, ref: Sco
         at,
       },
     );
-    if (updated) return { record: view(updated), outcome: 'updated' as const };
+    if (updated) return { record: toRecordWire(updated), outcome: 'updated' as const };
   }
   throw new LoreError('conflict', `delegation record '${recordId}' is being changed concurrently; retry`, { record_id: recordId }, true);
 }
@@ -96,5 +91,5 @@ export async function findRecords(store: DelegationStore, ref: ScopeRef, input: 
   );
   const more = page.length > input.limit;
   const shown = more ? page.slice(0, input.limit) : page;
-  return { records: shown.map(view), next_cursor: more ? encodeCursor('delegation.find', shown[shown.length - 1]!.id) : null };
+  return { records: shown.map(toRecordWire), next_cursor: more ? encodeCursor('delegation.find', shown[shown.length - 1]!.id) : null };
 }

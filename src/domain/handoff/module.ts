@@ -8,5 +8,5 @@ import { createHandoffHandlers } from './handlers';
 export type HandoffServices = Record<string, never>;
 
 export function createHandoffModule(_deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof handoffRoutes, HandoffServices> {
-  return { handlers: createHandoffHandlers(upstream.memory), services: {} };
+  return { handlers: createHandoffHandlers({ memory: upstream.memory }), services: {} };
 }

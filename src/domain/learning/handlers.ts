@@ -1,7 +1,7 @@
 import type { learningRoutes } from '../../contract/families/learning';
 import type { Handlers } from '../../contract/handlers';
-import { scopeRef } from '../../store/scope';
-import type { LearningCtx } from './runtime';
+import { refOf } from '../../store/scope';
+import type { LearningCtx } from './context';
 import { agentHandoffPack, agentInspect, agentResumePack, agentReviewPack } from './surfaces/agent';
 import { assembleContext } from './surfaces/assemble';
 import { rationaleOf, workflowLists } from './surfaces/compat';
@@ -19,10 +19,9 @@ import { toolsFeedback, toolsSelect } from './surfaces/tools';
 
 /** HTTP handlers of the learning family: each parses nothing itself (the contract did) and formats one surface. */
 export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learningRoutes> {
-  const ref = (c: { tenant_id: string; scope: string }) => scopeRef(c.tenant_id, c.scope);
   return {
     'learning.kickoffRecommendation': async (input, c) => {
-      const { state, request, plan } = await planFor(ctx, ref(c), input);
+      const { state, request, plan } = await planFor(ctx, refOf(c), input);
       return {
         summary_version: 'kickoff_recommendation_v1' as const,
         query_text: request.text ?? request.goal ?? '',
@@ -34,33 +33,33 @@ export function createLearningHandlers(ctx: LearningCtx): Handlers<typeof learni
         task_family: taskFamilyView(state, request),
       };
     },
-    'learning.planningContext': (input, c) => planningContext(ctx, ref(c), input),
-    'learning.contextAssemble': (input, c) => assembleContext(ctx, ref(c), input),
-    'learning.actionRetrieval': (input, c) => actionRetrieval(ctx, ref(c), input),
-    'learning.experienceIntelligence': (input, c) => experienceIntelligence(ctx, ref(c), input),
+    'learning.planningContext': (input, c) => planningContext(ctx, refOf(c), input),
+    'learning.contextAssemble': (input, c) => assembleContext(ctx, refOf(c), input),
+    'learning.actionRetrieval': (input, c) => actionRetrieval(ctx, refOf(c), input),
+    'learning.experienceIntelligence': (input, c) => experienceIntelligence(ctx, refOf(c), input),
     'learning.executionIntrospect': async (input, c) => {
-      const r = await executionIntrospect(ctx, ref(c), { limit: input.limit });
+      const r = await executionIntrospect(ctx, refOf(c), { limit: input.limit });
       return { ...r, ...workflowLists(r.demo_surface.sections.workflows) };
     },
-    'learning.toolsSelect': (input, c) => toolsSelect(ctx, ref(c), input, c.actor),
-    'learning.toolsFeedback': (input, c) => toolsFeedback(ctx, ref(c), input, c.actor),
-    'learning.patternsSuppress': (input, c) => setSuppressed(ctx, ref(c), input, c.actor, true),
-    'learning.patternsUnsuppress': (input, c) => setSuppressed(ctx, ref(c), input, c.actor, false),
-    'learning.policiesGovernanceApply': (input, c) => applyGovernance(ctx, ref(c), input, c.actor),
-    'learning.rulesState': (input, c) => setRuleState(ctx, ref(c), input, c.actor),
-    'learning.rulesEvaluate': (input, c) => evaluateRulesFor(ctx, ref(c), input),
+    'learning.toolsSelect': (input, c) => toolsSelect(ctx, refOf(c), input, c.actor),
+    'learning.toolsFeedback': (input, c) => toolsFeedback(ctx, refOf(c), input, c.actor),
+    'learning.patternsSuppress': (input, c) => setSuppressed(ctx, refOf(c), input, c.actor, true),
+    'learning.patternsUnsuppress': (input, c) => setSuppressed(ctx, refOf(c), input, c.actor, false),
+    'learning.policiesGovernanceApply': (input, c) => applyGovernance(ctx, refOf(c), input, c.actor),
+    'learning.rulesState': (input, c) => setRuleState(ctx, refOf(c), input, c.actor),
+    'learning.rulesEvaluate': (input, c) => evaluateRulesFor(ctx, refOf(c), input),
     'learning.evolutionReviewPack': async (input, c) => {
-      const r = await evolutionReviewPack(ctx, ref(c), input, c.actor);
+      const r = await evolutionReviewPack(ctx, refOf(c), input, c.actor);
       return { ...r, evolution_inspect: r.evolution_review_pack.evolution_inspect };
     },
-    'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, ref(c), input.anchor),
-    'learning.agentInspect': (input, c) => agentInspect(ctx, ref(c), input, c.actor),
-    'learning.agentReviewPack': (input, c) => agentReviewPack(ctx, ref(c), input, c.actor),
-    'learning.agentResumePack': (input, c) => agentResumePack(ctx, ref(c), input, c.actor),
-    'learning.agentHandoffPack': (input, c) => agentHandoffPack(ctx, ref(c), input, c.actor),
-    'learning.workflows.list': (input, c) => listWorkflows(ctx, ref(c), input),
-    'learning.workflows.get': (input, c) => getWorkflow(ctx, ref(c), input),
-    'learning.patterns.list': (input, c) => listPatterns(ctx, ref(c), input),
-    'learning.policies.list': (input, c) => listPolicies(ctx, ref(c), input),
+    'learning.continuityReviewPack': (input, c) => continuityReviewPack(ctx, refOf(c), input.anchor),
+    'learning.agentInspect': (input, c) => agentInspect(ctx, refOf(c), input, c.actor),
+    'learning.agentReviewPack': (input, c) => agentReviewPack(ctx, refOf(c), input, c.actor),
+    'learning.agentResumePack': (input, c) => agentResumePack(ctx, refOf(c), input, c.actor),
+    'learning.agentHandoffPack': (input, c) => agentHandoffPack(ctx, refOf(c), input, c.actor),
+    'learning.workflows.list': (input, c) => listWorkflows(ctx, refOf(c), input),
+    'learning.workflows.get': (input, c) => getWorkflow(ctx, refOf(c), input),
+    'learning.patterns.list': (input, c) => listPatterns(ctx, refOf(c), input),
+    'learning.policies.list': (input, c) => listPolicies(ctx, refOf(c), input),
   };
 }

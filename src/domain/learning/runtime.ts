@@ -19,11 +19,12 @@ import { RemoteFollower } from './remote';
 import { replayObservation, replaySourceId, type ReplayEpisode } from './replay';
 import { RULE_SLOT } from './rule-model';
 import type { ScopeLearning } from './scope-state';
-import { ScopeRegistry, storeSource, type ScopeView } from './scopes';
+import { ScopeRegistry, storeSource } from './scopes';
 import { GoalVectors } from './vectors';
 import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
 import type { Attempt } from './types';
+import type { LearningCtx } from './context';
 
 /**
  * The learning family's runtime: per-scope learning state, the write listener that learns on
@@ -85,24 +86,6 @@ class Slots {
       this.waiting.shift()?.();
     }
   }
-}
-
-export interface LearningCtx {
-  memory: MemoryServices;
-  lifecycle: LifecycleServices;
-  db: Database;
-  clock: Clock;
-  log: Log;
-  persist: Persist;
-  vectors: GoalVectors | null;
-  /** The scope's whole learning state, after catching up with other processes' writes: for routes that change it or list it. */
-  scope(ref: ScopeRef): Promise<ScopeLearning>;
-  /**
-   * The scope's learning state for a task start: whole, or, while the scope is still loading after
-   * a start and does not finish within LORE_BUILD_WAIT, as far as it has loaded.
-   */
-  scopeForReading(ref: ScopeRef): Promise<ScopeView>;
-  distillDeps: DistillDeps;
 }
 
 export interface LearningRuntime {

@@ -1,6 +1,6 @@
 import type { Readiness } from '../family-module';
 import type { Log } from '../../log';
-import { scopeRef, type ScopeRef } from '../../store/scope';
+import { refOf, type ScopeRef } from '../../store/scope';
 import type { MemoryServices } from '../memory/module';
 import type { NodeKind } from '../../model/memory/node';
 import { plan } from './planner';
@@ -70,7 +70,7 @@ export class Warmup {
     for (const r of refs) {
       if (this.stopped) return;
       this.state = { status: 'building', detail: `${checked} of ${refs.length} scopes checked, ${loaded} with learned state loaded` };
-      const ref = scopeRef(r.tenant_id, r.scope);
+      const ref = refOf(r);
       checked += 1;
       if (scopes.peek(ref)) continue;
       if (!(await hasLearned(memory, ref))) continue;

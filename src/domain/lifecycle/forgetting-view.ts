@@ -6,7 +6,7 @@ import { storeIdentity } from '../../store/memory/store-identity';
 import { child, col, nest, type Frozen } from '../../retrieval/frozen';
 import { nodeStatesAt, nodeStatesSince, scanNodeStates, type NodeState } from '../../store/lifecycle/node-states';
 import type { Database } from '../../store/database';
-import { scopeKey, scopeRef, type ScopeRef } from '../../store/scope';
+import { refOf, scopeKey, type ScopeRef } from '../../store/scope';
 import { CatchUp } from '../memory/catch-up';
 import { growInt32, growUint16, growUint32, IdTable } from '../../retrieval/arena';
 import { TIERS, type NodeKind, type Tier } from '../../model/memory/node';
@@ -303,7 +303,7 @@ export class ForgettingView {
     let s = this.scopes.get(key);
     if (s === undefined) {
       s = this.tallies.length;
-      const t = new ScopeTally(scopeRef(ref.tenant_id, ref.scope));
+      const t = new ScopeTally(refOf(ref));
       this.tallies.push(t);
       this.scopes.set(key, s);
       this.deps.onNewScope(t.ref);
@@ -495,7 +495,7 @@ export class ForgettingView {
     const order = col(f, 'archiveOrder', Int32Array);
     let at = 0;
     for (const sc of f.meta.scopes as { tenant_id: string; scope: string; review: number[]; archiveOrder: number }[]) {
-      const s = this.scopeOf(scopeRef(sc.tenant_id, sc.scope));
+      const s = this.scopeOf(refOf(sc));
       const t = this.tallies[s]!;
       t.archiveOrder = order.slice(at, at + sc.archiveOrder);
       t.archiveOrderLength = sc.archiveOrder;

@@ -1,6 +1,6 @@
 import { coldKey, type ColdReceipt, type ColdStore } from '../../store/lifecycle/cold-store';
 import type { NodeStore, StoredNode } from '../../store/memory/nodes';
-import { scopeRef } from '../../store/scope';
+import { refOf } from '../../store/scope';
 import { decide, type Decision } from './decide';
 import { codePoints } from './payload-text';
 import { MAX_NODES_PER_NODES_RUN, NOISE, POLICY_VERSION, SCORE_EPSILON } from './policy';
@@ -191,7 +191,7 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
  * batch, then write each node conditionally on the revision and feedback counters read.
  */
 async function decideBatch(deps: OperatorDeps, input: BatchInput, batch: StoredNode[]): Promise<{ counts: RunCounts; decisions: DecisionView[] }> {
-  const ref = scopeRef(input.tenant_id, input.scope);
+  const ref = refOf(input);
   const now = new Date(input.decided_at);
   const at = new Date(input.decided_at);
   const results: DecisionView[] = new Array(batch.length);
@@ -293,7 +293,7 @@ export function idFloor(ms: number): string {
  */
 async function noiseCandidates(deps: OperatorDeps, input: PageInput): Promise<StoredNode[]> {
   if (!deps.states) return [];
-  const ref = scopeRef(input.tenant_id, input.scope);
+  const ref = refOf(input);
   const now = Date.parse(input.decided_at);
   const from = idFloor(now - NOISE_WINDOW_MS);
   const to = idFloor(now - NOISE.archiveMinAgeMs);
@@ -305,7 +305,7 @@ async function noiseCandidates(deps: OperatorDeps, input: PageInput): Promise<St
 }
 
 export async function processPage(deps: OperatorDeps, input: PageInput): Promise<PageResult> {
-  const ref = scopeRef(input.tenant_id, input.scope);
+  const ref = refOf(input);
   // Access counts still in the log are folded first, so the page's reads find them in one place.
   await deps.nodes.in(ref).foldAccess({ progress: deps.progress });
   // Hook noise first, then the page in id order (a node in both is decided once: the second time it carries this run's decision).
@@ -334,7 +334,7 @@ export async function processPage(deps: OperatorDeps, input: PageInput): Promise
  */
 export async function processNodes(deps: OperatorDeps, input: NodesInput): Promise<NodesResult> {
   const ids = [...new Set(input.node_ids)].slice(0, MAX_NODES_PER_NODES_RUN);
-  const found = await deps.nodes.in(scopeRef(input.tenant_id, input.scope)).getMany(ids);
+  const found = await deps.nodes.in(refOf(input)).getMany(ids);
   const { counts, decisions } = await decideBatch(deps, { ...input, dry_run: false }, found);
   return { examined: found.length, missing: ids.length - found.length, counts, decisions };
 }

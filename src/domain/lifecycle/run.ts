@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
 import type { LifecycleCtx } from './context';
 import { DEFAULT_MAX_NODES_PER_RUN } from './policy';
-import { SCOPE_WORKFLOW, emptyRunCounts, scopeWorkflowId, type ScopeRunInput, type ScopeRunResult } from './run-types';
+import { SCOPE_WORKFLOW, scopeWorkflowId, type ScopeRunInput, type ScopeRunResult } from './run-types';
 
 /**
  * POST /v1/memory/lifecycle/run: starts the scope's operator workflow and waits for it. The
@@ -58,5 +58,3 @@ export async function runLifecycle(c: LifecycleCtx, ref: ScopeRef, input: { dry_
     throw err;
   }
 }
-
-export const emptyRunResultFields = () => ({ decided_at: null, examined: 0, complete: false, cursor: null, counts: emptyRunCounts(), decisions: [], decisions_truncated: false });

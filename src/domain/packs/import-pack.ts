@@ -1,51 +1,21 @@
 import { notFound } from '../../contract/errors';
 import type { packsRoutes } from '../../contract/families/packs';
 import type { RouteInput } from '../../contract/route';
-import { WaitTimeout, type Engine } from '../../engine/engine';
-import type { Log } from '../../log';
+import { WaitTimeout } from '../../engine/engine';
 import { idsHeldElsewhere } from '../../store/memory/pack-io';
-import { type PackImportStore, emptyCounts, type ImportRecord } from '../../store/packs/imports';
+import { emptyCounts, type ImportRecord, type PackImportStore } from '../../store/packs/imports';
 import type { ScopeRef } from '../../store/scope';
-import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
 import type { MemoryServices } from '../memory/context';
 import { chunkPack } from './apply';
+import type { PacksCtx } from './context';
+import { toImportWire } from './views';
 
 /**
  * packs/import stores the uploaded pack in chunks, starts the pack_import workflow and waits up
  * to wait_ms for it; packs/import/status reads the import record the workflow's activities keep
  * current.
  */
-
-export interface PackImportDeps {
-  memory: MemoryServices;
-  engine: Engine;
-  clock: Clock;
-  imports: PackImportStore;
-  log: Log;
-}
-
-const view = (r: ImportRecord) => ({
-  import_id: r.import_id,
-  workflow_id: r.workflow_id,
-  status: r.status,
-  remap_ids: r.remap_ids,
-  source: r.source,
-  content_hash: r.content_hash,
-  // Records of imports made before packs carried payloads, playbooks and automations lack these counters.
-  totals: { cold_payloads: 0, playbook_versions: 0, automations: 0, ...r.totals },
-  progress: { chunks_total: r.chunks_total, chunks_done: r.chunks_done },
-  counts: { ...emptyCounts(), ...r.counts },
-  conflicts: r.conflicts.map((c) => ({
-    id: c.id,
-    client_id: c.client_id,
-    kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation',
-    reason: c.reason ?? null,
-  })),
-  error: r.error,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
 
 async function mustGet(imports: PackImportStore, ref: ScopeRef, importId: string): Promise<ImportRecord> {
   const r = await imports.get(ref, importId);
@@ -61,7 +31,7 @@ async function needsRemap(memory: MemoryServices, ref: ScopeRef, ids: string[]):
   return false;
 }
 
-export async function startImport(deps: PackImportDeps, ref: ScopeRef, input: RouteInput<(typeof packsRoutes)['packs.import']>, actor: string) {
+export async function startImport(deps: PacksCtx, ref: ScopeRef, input: RouteInput<(typeof packsRoutes)['packs.import']>, actor: string) {
   const { memory, engine, clock, imports, log } = deps;
   const pack = input.pack;
   const now = clock.now();
@@ -119,9 +89,9 @@ export async function startImport(deps: PackImportDeps, ref: ScopeRef, input: Ro
       }
     }
   }
-  return view(await mustGet(imports, ref, importId));
+  return toImportWire(await mustGet(imports, ref, importId));
 }
 
 export async function getImportStatus(imports: PackImportStore, ref: ScopeRef, input: RouteInput<(typeof packsRoutes)['packs.importStatus']>) {
-  return view(await mustGet(imports, ref, input.import_id));
+  return toImportWire(await mustGet(imports, ref, input.import_id));
 }

@@ -1,6 +1,6 @@
 import type { Handlers } from '../../contract/handlers';
 import type { replayRoutes } from '../../contract/families/replay';
-import { scopeRef } from '../../store/scope';
+import { refOf } from '../../store/scope';
 import { evaluateCandidate } from './candidate';
 import { compileFromRun } from './compile';
 import type { ReplayCtx } from './context';
@@ -13,8 +13,6 @@ import { endRun, startRun } from './record-run';
 import { stepAfter, stepBefore } from './record-step';
 import { repairPlaybook } from './repair';
 import { reviewRepair } from './review';
-
-const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);
 
 /** One handler per replay route; each is a thin call into the operation's module. */
 export function createReplayHandlers(c: ReplayCtx, feed: LearningFeed): Handlers<typeof replayRoutes> {

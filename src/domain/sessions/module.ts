@@ -8,5 +8,5 @@ import { createSessionsHandlers } from './handlers';
 export type SessionsServices = Record<string, never>;
 
 export function createSessionsModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
-  return { handlers: createSessionsHandlers(upstream.memory, deps.clock), services: {} };
+  return { handlers: createSessionsHandlers({ memory: upstream.memory, clock: deps.clock }), services: {} };
 }

@@ -1,7 +1,7 @@
 import { LoreError } from '../../../contract/errors';
 import type { ScopeRef } from '../../../store/scope';
 import type { RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { continuityReviewPack } from './continuity';
 import { derivedPolicy } from './experience';
 import { evolutionReview } from './evolution';

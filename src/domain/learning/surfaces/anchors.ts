@@ -1,6 +1,6 @@
 import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { Entry } from './packet';
 
 /**

@@ -1,6 +1,6 @@
 import type { ScopeRef } from '../../../store/scope';
 import { taskRequest, taskText, type RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { planFor } from './common';
 import { operatorProjection } from './gate';
 import { plannerPacket, startPacketReads, type Entry } from './packet';

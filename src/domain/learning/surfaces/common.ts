@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import { findFamily } from '../family';
 import { plan, type Plan } from '../planner';
 import { taskRequest, taskText, type RawTaskRequest, type TaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { ScopeLearning } from '../scope-state';
 
 /** What every planning surface starts from: the scope's state, the parsed task and the plan. */

@@ -6,7 +6,7 @@ import type { StoredNode } from '../../../store/memory/nodes';
 import { ReplayRuns, ReplaySteps } from '../../../store/replay';
 import type { ScopeRef } from '../../../store/scope';
 import { executionOf } from '../observe';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 
 /**
  * What exists about an anchor's task, for the continuity review pack (docs/learning.md,

@@ -2,7 +2,7 @@ import { notFound } from '../../../contract/errors';
 import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
 import { anchorEvidence, latestHandoffEvidence, latestTerminal, type AnchorEvidence } from './continuity-evidence';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 
 /**
  * continuity/review-pack (interface spec, "Review packs"): can the task behind an anchor resume

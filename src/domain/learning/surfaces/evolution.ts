@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import { canGovern, GOVERNANCE_TRANSITIONS, REVALIDATE_RUNS, type GovernanceAction } from '../policy-model';
 import type { Plan } from '../planner';
 import type { RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { Learned, ScopeLearning } from '../scope-state';
 import type { PolicySlot } from '../policy-model';
 import { patternClass } from '../pattern-model';

@@ -2,7 +2,7 @@ import type { ScopeRef } from '../../../store/scope';
 import type { PolicyMatch } from '../matches';
 import type { Plan } from '../planner';
 import type { RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { ScopeLearning } from '../scope-state';
 import { policyContractOf, policyMemoryView, workflowView } from '../views';
 import { planFor, taskFamilyView } from './common';

@@ -6,7 +6,7 @@ import { governPolicy, POLICY_SLOT, type GovernanceAction } from '../policy-mode
 import { renderPattern, renderPolicy, renderRule } from '../render';
 import { evaluateRules, newRule, RULE_SLOT, transitionRule, type RuleConditions, type RuleEffect, type RuleState } from '../rule-model';
 import { taskRequest, type RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { patternView, policyContractOf, policyMemoryView, ruleView } from '../views';
 
 /**

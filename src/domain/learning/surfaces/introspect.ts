@@ -1,6 +1,6 @@
 import type { ScopeRef } from '../../../store/scope';
 import { patternClass } from '../pattern-model';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { CarrierMeta, Learned, ScopeLearning } from '../scope-state';
 import { emptyOriginCounts } from '../types';
 import { patternView, policyLine, policyMemoryView, workflowView } from '../views';

@@ -2,7 +2,7 @@ import { notFound } from '../../../contract/errors';
 import type { ScopeRef } from '../../../store/scope';
 import { decodeCursor, encodeCursor } from '../../memory/cursor';
 import { patternClass } from '../pattern-model';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { Learned, ScopeLearning } from '../scope-state';
 import { patternView, policyMemoryView, workflowView } from '../views';
 import { countsOf } from './introspect';

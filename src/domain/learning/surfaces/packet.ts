@@ -4,7 +4,7 @@ import type { RehydrationCandidate } from '../../lifecycle/module';
 import type { RecallOutcome } from '../../memory/recall';
 import type { Plan } from '../planner';
 import { taskText } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { patternView, policyLine, policyMemoryView, workflowView } from '../views';
 
 /**

@@ -1,6 +1,6 @@
 import type { ScopeRef } from '../../../store/scope';
 import { taskRequest, taskText, type RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { patternView, signalView, workflowView } from '../views';
 import { planFor } from './common';
 import { operatorProjection } from './gate';

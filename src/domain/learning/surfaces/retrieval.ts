@@ -1,6 +1,6 @@
 import type { ScopeRef } from '../../../store/scope';
 import type { RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { planFor } from './common';
 import { pastTaskWhy, rationaleOf, toolView } from './compat';
 

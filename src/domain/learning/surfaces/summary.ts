@@ -1,5 +1,5 @@
 import type { ScopeRef } from '../../../store/scope';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import type { Plan } from '../planner';
 import type { ScopeLearning } from '../scope-state';
 import type { WorkflowHead } from '../workflow-model';

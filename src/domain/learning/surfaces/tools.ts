@@ -6,7 +6,7 @@ import { findFamily, resolveFamily } from '../family';
 import { recordFeedback } from '../feedback';
 import type { FeedbackOutcome } from '../pattern-model';
 import { taskRequest, type RawTaskRequest } from '../request';
-import type { LearningCtx } from '../runtime';
+import type { LearningCtx } from '../context';
 import { patternView, policyMemoryView } from '../views';
 import { planFor } from './common';
 
