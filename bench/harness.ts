@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { assembleApi } from '../src/app/assemble';
-import type { AppDeps } from '../src/domain/app-deps';
+import type { AppDeps } from '../src/app/deps';
 import type { Modules } from '../src/app/modules';
 import { loadConfig, type Config } from '../src/config';
 import { systemClock, type Clock } from '../src/model/clock';

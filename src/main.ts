@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { workerChildCommand } from './local/node-flags';
 import { join } from 'node:path';
 import { assembleApi } from './app/assemble';
-import type { AppDeps, RuntimeInfo } from './domain/app-deps';
+import type { AppDeps, RuntimeInfo } from './app/deps';
 import type { Config, Role } from './config';
 import { systemClock } from './model/clock';
 import { ensureLifecycleSchedule } from './domain/lifecycle/schedule';

@@ -6,7 +6,7 @@ import { buildOpenApi } from '../contract/openapi';
 import { buildApp } from '../http/app';
 import { registerInspector } from '../inspector/serve';
 import type { Metrics } from '../http/metrics';
-import type { AppDeps } from '../domain/app-deps';
+import type { AppDeps } from './deps';
 import type { Log } from '../log';
 import type { ApiKey } from '../model/api-key';
 import { ensureInstallToken, installTokenPath } from '../model/install-token';

@@ -1,6 +1,6 @@
 import type { Routes } from '../contract';
 import type { Handlers } from '../contract/handlers';
-import type { AppDeps } from '../domain/app-deps';
+import type { AppDeps } from './deps';
 import { createSystemHandlers } from './health';
 import type { Modules } from './modules';
 

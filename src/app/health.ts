@@ -3,7 +3,7 @@ import type { HealthOutput } from '../contract/families/system';
 import type { systemRoutes } from '../contract/families/system';
 import type { Handlers } from '../contract/handlers';
 import type { EncoderStatus } from '../retrieval/embedders/resolve';
-import type { AppDeps } from '../domain/app-deps';
+import type { AppDeps } from './deps';
 
 const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);

@@ -1,5 +1,24 @@
 import type { Handlers } from '../contract/handlers';
 import type { RouteDef } from '../contract/route';
+import type { Engine } from '../engine/engine';
+import type { Log } from '../log';
+import type { Clock } from '../model/clock';
+import type { Database } from '../store/database';
+import type { UiLink } from './temporal-ui';
+
+/**
+ * What the app hands every family's module (src/app/modules.ts): the services the process shares.
+ * Never the whole Config: a family that reads settings declares them, narrow, in its context.ts
+ * (`MemorySettings`, `SandboxSettings`, ...) and gets them from the app (src/app/settings.ts).
+ */
+export interface FamilyDeps {
+  db: Database;
+  engine: Engine;
+  clock: Clock;
+  log: Log;
+  /** A run's page in the Temporal UI (null when this process does not know where the UI is). */
+  uiLink: UiLink;
+}
 
 /**
  * A route family's runtime piece: its handlers plus optional start/stop (e.g. loading an

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { assembleApi } from '../../src/app/assemble';
-import type { AppDeps } from '../../src/domain/app-deps';
+import type { AppDeps } from '../../src/app/deps';
 import type { Modules } from '../../src/app/modules';
 import { loadConfig, type Config } from '../../src/config';
 import { ManualClock } from '../../src/model/clock';

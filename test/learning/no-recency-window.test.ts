@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';
+import { familyDeps } from '../../src/app/modules';
+import { familySettings } from '../../src/app/settings';
 import { createLearningModule } from '../../src/domain/learning/module';
 import { ok, writeExecution } from './helpers';
 
@@ -74,7 +76,7 @@ describe('10,000 unrelated writes do not hide what was learned', () => {
     assert.ok(edit.source_kinds.includes('trusted_pattern'), JSON.stringify(edit));
 
     // A fresh learning module (as after a restart: state loaded from the store) finds them too.
-    const fresh = createLearningModule(api.deps, { memory: api.modules.memory.services, lifecycle: api.modules.lifecycle.services });
+    const fresh = createLearningModule(familyDeps(api.deps), { memory: api.modules.memory.services, lifecycle: api.modules.lifecycle.services }, familySettings(api.deps.config).learning);
     await fresh.start?.();
     try {
       const ctx = { tenant_id: id.tenant_id, scope: id.scope, actor: 't', requestId: 'r', signal: new AbortController().signal };

@@ -1,8 +1,7 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { automationRoutes } from '../../contract/families/automation';
 import { RunWaiter } from '../runs/wait';
-import { temporalUiLink } from '../temporal-ui';
 import type { ReplayServices } from '../replay/module';
 import type { SandboxServices } from '../sandbox/module';
 import type { AutomationCtx } from './context';
@@ -17,7 +16,7 @@ export type AutomationServices = Record<string, never>;
  * workflow each; runs/get and runs/list answer from the store the workflow mirrors into).
  * Sandbox work reaches it through playbook nodes (child workflows), not through SandboxServices.
  */
-export function createAutomationModule(deps: AppDeps, upstream: { replay: ReplayServices; sandbox: SandboxServices }): FamilyModule<typeof automationRoutes, AutomationServices> {
+export function createAutomationModule(deps: FamilyDeps, upstream: { replay: ReplayServices; sandbox: SandboxServices }): FamilyModule<typeof automationRoutes, AutomationServices> {
   const c: AutomationCtx = {
     db: deps.db,
     engine: deps.engine,
@@ -25,7 +24,7 @@ export function createAutomationModule(deps: AppDeps, upstream: { replay: Replay
     log: deps.log.child('automation'),
     playbooks: playbookCatalogFrom(upstream.replay),
     waiter: new RunWaiter(deps.log.child('automation')),
-    uiLink: temporalUiLink(deps.runtime.temporal),
+    uiLink: deps.uiLink,
   };
   return { services: {}, handlers: createAutomationHandlers(c) };
 }

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { delegationRoutes } from '../../contract/families/delegation';
 import { DelegationStore } from '../../store/delegation/records';
@@ -8,6 +8,6 @@ import { createDelegationHandlers } from './handlers';
 /** What the delegation family offers other families. */
 export type DelegationServices = Record<string, never>;
 
-export function createDelegationModule(deps: AppDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof delegationRoutes, DelegationServices> {
+export function createDelegationModule(deps: FamilyDeps, _upstream: { memory: MemoryServices }): FamilyModule<typeof delegationRoutes, DelegationServices> {
   return { handlers: createDelegationHandlers({ store: new DelegationStore(deps.db), clock: deps.clock }), services: {} };
 }

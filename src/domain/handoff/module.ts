@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { handoffRoutes } from '../../contract/families/handoff';
 import type { MemoryServices } from '../memory/module';
@@ -7,6 +7,6 @@ import { createHandoffHandlers } from './handlers';
 /** What the handoff family offers other families. */
 export type HandoffServices = Record<string, never>;
 
-export function createHandoffModule(_deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof handoffRoutes, HandoffServices> {
+export function createHandoffModule(_deps: FamilyDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof handoffRoutes, HandoffServices> {
   return { handlers: createHandoffHandlers({ memory: upstream.memory }), services: {} };
 }

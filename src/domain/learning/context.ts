@@ -10,6 +10,14 @@ import type { ScopeLearning } from './scope-state';
 import type { ScopeView } from './scopes';
 import type { GoalVectors } from './vectors';
 
+/** The settings the learning family reads (docs/configuration.md), handed in by the app (src/app/settings.ts). */
+export interface LearningSettings {
+  /** LORE_BUILD_WAIT: how long a task start or a write waits for its scope's learned state to load. */
+  readonly buildWaitMs: number;
+  /** Which encoder memory was configured with, and whether on purpose (then an unusable one is an error). */
+  readonly embeddings: { readonly provider: string; readonly explicit: boolean };
+}
+
 /** What the learning family's operations use (built once by createLearningRuntime, runtime.ts). */
 export interface LearningCtx {
   memory: MemoryServices;

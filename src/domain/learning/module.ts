@@ -1,9 +1,10 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { learningRoutes } from '../../contract/families/learning';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
 import { createLearningHandlers } from './handlers';
+import type { LearningSettings } from './context';
 import { createLearningRuntime, type LearningServices } from './runtime';
 
 export type { LearningServices } from './runtime';
@@ -15,8 +16,8 @@ export type { ReplayEpisode } from './replay';
  * memory's write path, starts following other processes' writes, and loads every scope that has
  * learned something in the background (a scope asked for first loads on that request).
  */
-export function createLearningModule(deps: AppDeps, upstream: { memory: MemoryServices; lifecycle: LifecycleServices }): FamilyModule<typeof learningRoutes, LearningServices> {
-  const runtime = createLearningRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log, memory: upstream.memory, lifecycle: upstream.lifecycle });
+export function createLearningModule(deps: FamilyDeps, upstream: { memory: MemoryServices; lifecycle: LifecycleServices }, settings: LearningSettings): FamilyModule<typeof learningRoutes, LearningServices> {
+  const runtime = createLearningRuntime({ settings, db: deps.db, clock: deps.clock, log: deps.log, memory: upstream.memory, lifecycle: upstream.lifecycle });
   return {
     handlers: createLearningHandlers(runtime.ctx),
     services: runtime.services,

@@ -1,4 +1,3 @@
-import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { LOCAL_EMBEDDINGS_MISSING } from '../../retrieval/embedders/resolve';
 import type { Database } from '../../store/database';
@@ -24,7 +23,7 @@ import { GoalVectors } from './vectors';
 import { Warmup } from './warm';
 import { WorkflowWriter } from './workflow-writer';
 import type { Attempt } from './types';
-import type { LearningCtx } from './context';
+import type { LearningCtx, LearningSettings } from './context';
 
 /**
  * The learning family's runtime: per-scope learning state, the write listener that learns on
@@ -110,10 +109,10 @@ class SeenSources {
   }
 }
 
-export function createLearningRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
+export function createLearningRuntime(deps: { settings: LearningSettings; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
   const { memory, db, clock } = deps;
   const log = deps.log.child('learning');
-  const buildWaitMs = deps.config.buildWaitMs;
+  const buildWaitMs = deps.settings.buildWaitMs;
   let vectors: GoalVectors | null = null;
   // Goal embeddings of a scope's workflows are queued once, when the scope has loaded.
   const scopes = new ScopeRegistry(storeSource(memory, db), (ref, s) => vectors?.enqueueAll(ref, s));
@@ -287,7 +286,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       await vectors?.idle();
     },
     similarity() {
-      return { dense: vectors !== null, provider: deps.config.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
+      return { dense: vectors !== null, provider: deps.settings.embeddings.provider, problem: embeddingsProblem ?? vectors?.lastError ?? null };
     },
     stats() {
       return { scopes_loaded: scopes.loadedCount, follower: follower ? follower.statsOf() : null, goal_vectors: vectors ? vectors.stats() : null };
@@ -326,7 +325,7 @@ export function createLearningRuntime(deps: { config: Config; db: Database; cloc
       else if (encoder.status.status === 'unavailable') {
         // Configured but unusable: say so once, with the fix (memory's log says it too); learning stays lexical.
         embeddingsProblem = encoder.status.detail ?? 'embeddings unavailable';
-        if (deps.config.embeddings.explicit) log.error(`learning: ${embeddingsProblem}`);
+        if (deps.settings.embeddings.explicit) log.error(`learning: ${embeddingsProblem}`);
       }
       // After the encoder: warmed scopes queue their workflows' goal embeddings.
       warmup.start();

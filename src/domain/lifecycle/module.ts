@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
 import { ColdStore } from '../../store/lifecycle/cold-store';
@@ -7,7 +7,7 @@ import { CountHistory } from '../../store/lifecycle/count-history';
 import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
 import { scopeKey, type ScopeRef } from '../../store/scope';
-import type { LifecycleCtx } from './context';
+import type { LifecycleCtx, LifecycleSettings } from './context';
 import { decideNow } from './decide-now';
 import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
@@ -22,7 +22,7 @@ export type { LifecycleServices, RehydrationCandidate, ReviewCandidate } from '.
  * in-process forgetting view in the background (a summary asked for before it is ready waits
  * LORE_BUILD_WAIT at most, then says the counts are being built); the operator itself runs in the worker (activities/lifecycle.ts).
  */
-export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
+export function createLifecycleModule(deps: FamilyDeps, upstream: { memory: MemoryServices }, settings: LifecycleSettings): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
   const log = deps.log.child('lifecycle');
   const states = new ScopeStates(deps.db);
   // The scope registry the scheduled sweep walks: every scope a Lore process has seen a node of,
@@ -44,7 +44,7 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     db: deps.db,
     log,
     onNewScope: (ref) => void register(ref),
-    snapshotDir: deps.config.indexSnapshots ? join(deps.config.dataDir, 'index', 'forgetting', deps.db.db.databaseName) : null,
+    snapshotDir: settings.indexSnapshots ? join(settings.dataDir, 'index', 'forgetting', deps.db.db.databaseName) : null,
   });
   const feedback = new FeedbackRuns({ engine: deps.engine, clock: deps.clock, log });
   // Writes through this process register their scope at once (the view would within 15 s). New
@@ -67,7 +67,7 @@ export function createLifecycleModule(deps: AppDeps, upstream: { memory: MemoryS
     engine: deps.engine,
     clock: deps.clock,
     log,
-    buildWaitMs: deps.config.buildWaitMs,
+    buildWaitMs: settings.buildWaitMs,
   };
   // Samples of the scopes' counts over time (the inspector's chart).
   const history = new HistoryRecorder({ view, store: new CountHistory(deps.db), clock: deps.clock, log });

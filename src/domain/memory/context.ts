@@ -1,7 +1,6 @@
-import type { Config } from '../../config';
 import type { Log } from '../../log';
 import type { Embedder } from '../../retrieval';
-import { resolveEncoder, type EncoderStatus } from '../../retrieval/embedders/resolve';
+import { resolveEncoder, type EncoderSettings, type EncoderStatus } from '../../retrieval/embedders/resolve';
 import { NodeStore, type ScopedNodes, type SeqRef, type StoredNode } from '../../store/memory/nodes';
 import { INDEX_PROJECTION } from '../../store/memory/change-feed';
 import { VectorCacheStore } from '../../store/memory/vector-cache';
@@ -16,6 +15,15 @@ import { RecallIndex, embeddingText, indexFields } from './recall-index';
 import { startRecallIndex, type RecallStartup } from './recall-startup';
 import { recall, type RecallOutcome, type RecallQuery } from './recall';
 import { writeNodes, type Warning, type WriteEdge, type WriteItem, type WriteListener, type WriteResult } from './write';
+
+/** The settings the memory family reads (docs/configuration.md), handed in by the app (src/app/settings.ts). */
+export interface MemorySettings {
+  /** LORE_EMBEDDINGS and its companions: the encoder recall's vectors come from. */
+  readonly embeddings: EncoderSettings;
+  /** LORE_INDEX_SNAPSHOTS: the recall index's snapshots, under `<dataDir>/index/recall/`. */
+  readonly indexSnapshots: boolean;
+  readonly dataDir: string;
+}
 
 /**
  * What the memory family offers the families built on it (sessions, handoff, packs, learning,
@@ -80,7 +88,7 @@ export function withBacklog(status: EncoderStatus, pending: number, lagMs: numbe
   };
 }
 
-export function createMemoryRuntime(deps: { config: Config; db: Database; clock: Clock; log: Log }): MemoryRuntime {
+export function createMemoryRuntime(deps: { settings: MemorySettings; db: Database; clock: Clock; log: Log }): MemoryRuntime {
   const log = deps.log.child('memory');
   const store = new NodeStore(deps.db);
   const index = new RecallIndex();
@@ -119,7 +127,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
   };
   let background: NodeJS.Timeout | null = null;
   let embedder: Embedder | null = null;
-  let encoderStatus: EncoderStatus = { provider: deps.config.embeddings.provider, status: 'off', model: deps.config.embeddings.model };
+  let encoderStatus: EncoderStatus = { provider: deps.settings.embeddings.provider, status: 'off', model: deps.settings.embeddings.model };
   let queue: EmbeddingQueue | null = null;
   let vectorCache: { store: VectorCache; model: string } | null = null;
   let startup: RecallStartup | null = null;
@@ -154,12 +162,12 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
     async start() {
       // Wall time, not the injected clock: load time for the log, and how often the background catch-up really runs.
       const t0 = Date.now();
-      const resolved = await resolveEncoder(deps.config.embeddings);
+      const resolved = await resolveEncoder(deps.settings.embeddings);
       embedder = resolved.embedder;
       encoderStatus = resolved.status;
       if (resolved.status.status === 'unavailable') {
         // Configured on purpose: an error. The default (onnx where it can run): a warning.
-        const say = deps.config.embeddings.explicit ? log.error.bind(log) : log.warn.bind(log);
+        const say = deps.settings.embeddings.explicit ? log.error.bind(log) : log.warn.bind(log);
         say(`embeddings (${resolved.status.provider}) unavailable: ${resolved.status.detail}`);
       }
       // Nodes loaded now wait in the backlog lane (their vectors mostly come back from the vector
@@ -175,7 +183,7 @@ export function createMemoryRuntime(deps: { config: Config; db: Database; clock:
         index.onTextChanged = (id, text, key, ref) => q.enqueue(id, text, key, ref, loading ? 'backlog' : 'fresh');
       }
       startup = await startRecallIndex({
-        config: deps.config,
+        settings: deps.settings,
         db: deps.db,
         store,
         index,

@@ -1,8 +1,8 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { memoryRoutes } from '../../contract/families/memory';
 import { createMemoryHandlers } from './handlers';
-import { createMemoryRuntime, type MemoryServices } from './context';
+import { createMemoryRuntime, type MemorySettings, type MemoryServices } from './context';
 
 export type { MemoryServices } from './context';
 
@@ -12,8 +12,8 @@ export type { MemoryServices } from './context';
  * snapshot in the background; stop() flushes pending access statistics, stops the embedding queue
  * and writes a last snapshot.
  */
-export function createMemoryModule(deps: AppDeps, _upstream: Record<string, never>): FamilyModule<typeof memoryRoutes, MemoryServices> {
-  const runtime = createMemoryRuntime({ config: deps.config, db: deps.db, clock: deps.clock, log: deps.log });
+export function createMemoryModule(deps: FamilyDeps, _upstream: Record<string, never>, settings: MemorySettings): FamilyModule<typeof memoryRoutes, MemoryServices> {
+  const runtime = createMemoryRuntime({ settings, db: deps.db, clock: deps.clock, log: deps.log });
   return {
     handlers: createMemoryHandlers(runtime.services),
     services: runtime.services,

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { INDEX_PROJECTION } from '../../store/memory/change-feed';
 import type { NodeStore, SeqRef } from '../../store/memory/nodes';
@@ -36,7 +35,8 @@ export interface RecallStartup {
  * from every node before this returns (then a snapshot of it). Then snapshots as changes accrue.
  */
 export async function startRecallIndex(deps: {
-  config: Config;
+  /** Whether snapshots are kept (LORE_INDEX_SNAPSHOTS), under `<dataDir>/index/recall/`. */
+  settings: { readonly indexSnapshots: boolean; readonly dataDir: string };
   db: Database;
   store: NodeStore;
   index: RecallIndex;
@@ -55,9 +55,9 @@ export async function startRecallIndex(deps: {
   let firstPendingAt = 0;
   let startupCatchUp: Promise<void> | null = null;
   const database = deps.db.db.databaseName;
-  const snapshots = deps.config.indexSnapshots
+  const snapshots = deps.settings.indexSnapshots
     ? new RecallSnapshots({
-        dir: join(deps.config.dataDir, 'index', 'recall', database),
+        dir: join(deps.settings.dataDir, 'index', 'recall', database),
         index,
         position: () => ({ watermark: catchUp.watermark, holes: catchUp.holeSeqs() }),
         store: { id: await storeIdentity(deps.db), database },

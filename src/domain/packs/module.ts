@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { packsRoutes } from '../../contract/families/packs';
 import { PackImportStore } from '../../store/packs/imports';
@@ -8,7 +8,7 @@ import { createPacksHandlers } from './handlers';
 /** What the packs family offers other families. */
 export type PacksServices = Record<string, never>;
 
-export function createPacksModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof packsRoutes, PacksServices> {
+export function createPacksModule(deps: FamilyDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof packsRoutes, PacksServices> {
   const imports = new PackImportStore(deps.db);
   return {
     handlers: createPacksHandlers({ memory: upstream.memory, engine: deps.engine, clock: deps.clock, imports, log: deps.log }),

@@ -1,4 +1,3 @@
-import type { Config } from '../../config';
 import type { RunWaiter } from '../runs/wait';
 import type { UiLink } from '../temporal-ui';
 import { notFound } from '../../contract/errors';
@@ -11,6 +10,7 @@ import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
 import type { PlaybookDoc, RunDoc } from '../../model/replay/types';
 import { loadRunRecord } from '../runs/index';
+import type { SandboxSettings } from '../sandbox/context';
 
 /** What the replay code that also runs in activities needs: the store and the clock. */
 export interface ReplayStoreCtx {
@@ -18,9 +18,19 @@ export interface ReplayStoreCtx {
   clock: Clock;
 }
 
+/**
+ * The settings the replay family reads, handed in by the app (src/app/settings.ts) or the worker:
+ * the sandbox's (command steps run there, in a workspace it allows), and how long a guided run
+ * waits for a host step (LORE_PLAYBOOK_HOST_STEP_TIMEOUT).
+ */
+export interface ReplaySettings extends SandboxSettings {
+  readonly replay: { readonly hostStepTimeoutMs: number };
+}
+
 /** What the replay routes use (the API process). */
 export interface ReplayCtx extends ReplayStoreCtx {
-  config: Config;
+  /** The replay family's settings (named `config` where the worker's activities build a context). */
+  config: ReplaySettings;
   engine: Engine;
   log: Log;
   learning: LearningServices;

@@ -1,12 +1,11 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import { RunWaiter } from '../runs/wait';
-import { temporalUiLink } from '../temporal-ui';
 import type { FamilyModule } from '../family-module';
 import type { replayRoutes } from '../../contract/families/replay';
 import type { LearningServices } from '../learning/module';
 import type { MemoryServices } from '../memory/module';
 import type { SandboxServices } from '../sandbox/module';
-import type { ReplayCtx } from './context';
+import type { ReplayCtx, ReplaySettings } from './context';
 import { createReplayHandlers } from './handlers';
 import { LearningFeed } from './learning-feed';
 import { createReplayServices, type ReplayServices } from './services';
@@ -24,19 +23,20 @@ export { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId } from './workflow-types';
  * services, because they run inside our workflow.
  */
 export function createReplayModule(
-  deps: AppDeps,
+  deps: FamilyDeps,
   upstream: { memory: MemoryServices; sandbox: SandboxServices; learning: LearningServices },
+  settings: ReplaySettings,
 ): FamilyModule<typeof replayRoutes, ReplayServices> {
   const log = deps.log.child('replay');
   const c: ReplayCtx = {
-    config: deps.config,
+    config: settings,
     db: deps.db,
     engine: deps.engine,
     clock: deps.clock,
     log,
     learning: upstream.learning,
     waiter: new RunWaiter(log),
-    uiLink: temporalUiLink(deps.runtime.temporal),
+    uiLink: deps.uiLink,
   };
   const feed = new LearningFeed({ db: deps.db, clock: deps.clock, log: c.log, learning: upstream.learning });
   return {

@@ -1,7 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../config';
 import type { Log } from '../../log';
 import {
   configureBwrap,
@@ -14,6 +13,10 @@ import {
 } from '../../sandbox/isolation/index';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
+import type { SandboxSettings } from './context';
+
+/** What the worker's sandbox set-up reads: the sandbox's settings, and where Lore's own helper binaries are (the overlay helper). */
+export type HostSettings = SandboxSettings & { readonly binDir: string };
 
 /**
  * The worker's side of sandbox set-up: claim the configured uid range, probe isolation once, check
@@ -66,14 +69,14 @@ export function isolationUnavailable(setting: 'auto' | 'bubblewrap' | 'none', re
  * The overlay helper workspaces are mounted with (built once into LORE_BIN_DIR), or why there is
  * none: no workspace may be named here, the operator chose copies, or it cannot be built.
  */
-async function overlayHelperFor(config: Config, log: Log): Promise<OverlayHelper> {
+async function overlayHelperFor(config: HostSettings, log: Log): Promise<OverlayHelper> {
   const sb = config.sandbox;
   if (sb.workspaceRoots.length === 0) return { path: null, problem: 'no workspace may be named on this worker (LORE_SANDBOX_WORKSPACE_ROOTS is unset)' };
   if (sb.workspaceView === 'copy') return { path: null, problem: 'LORE_SANDBOX_WORKSPACE_VIEW=copy' };
   return ensureOverlayHelper(config.binDir, (msg) => log.info(msg));
 }
 
-export async function startSandboxHost(deps: { config: Config; db: Database; log: Log }): Promise<SandboxHost> {
+export async function startSandboxHost(deps: { config: HostSettings; db: Database; log: Log }): Promise<SandboxHost> {
   const { config, log } = deps;
   const sb = config.sandbox;
   const base = {

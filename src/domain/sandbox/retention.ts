@@ -1,6 +1,5 @@
 import { type Dirent, promises as fsp } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config';
 import type { Log } from '../../log';
 import { ownersMarkerPath, withWorkdirLock } from '../../sandbox/isolation/workdir';
 import { workspaceManifestPath } from '../../sandbox/isolation/workspace';
@@ -8,6 +7,7 @@ import { forgetLayerHashes, removeOverlayLayer } from '../../sandbox/isolation/i
 import type { Database } from '../../store/database';
 import { hasOpenRun, SandboxSessionsOnHost } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
+import type { SandboxSettings } from './context';
 
 /**
  * Workdir retention (LORE_SANDBOX_WORKDIR_TTL, default 7 days; docs/sandbox.md). Session
@@ -30,7 +30,7 @@ const FIRST_SWEEP_MS = 5 * 60_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
 export interface SweepDeps {
-  config: Config;
+  config: Pick<SandboxSettings, 'sandbox'>;
   db: Database;
   clock: Clock;
   log: Log;

@@ -1,15 +1,25 @@
-import type { SandboxStatus } from '../app-deps';
-import type { Config } from '../../config';
 import { LoreError } from '../../contract/errors';
 import type { Database } from '../../store/database';
 import { SandboxHosts, type SandboxHostReport } from '../../store/sandbox/index';
 import type { SessionIsolation, SessionWorkspace } from '../../model/sandbox/records';
+import type { SandboxSettings } from './context';
+
+/** What GET /health says of the sandbox. */
+export interface SandboxStatus {
+  enabled: boolean;
+  /** Commands can run: isolated, or unisolated by the operator's explicit choice. null: no worker has said yet. */
+  available: boolean | null;
+  isolation: string;
+  detail?: string;
+  /** How a workspace session's commands see the project: through an overlay, a copy, or not at all (no roots). */
+  workspaces?: { view: 'overlay' | 'copy' | 'off'; detail?: string };
+}
 
 /**
  * The API's view of sandbox isolation: what the worker of this task queue reported (see host.ts).
  * The API never probes itself, so it never touches the worker's uid range.
  */
-export function sandboxStatusReader(config: Config, db: Database): () => Promise<SandboxStatus> {
+export function sandboxStatusReader(config: SandboxSettings, db: Database): () => Promise<SandboxStatus> {
   const hosts = new SandboxHosts(db);
   return async () => {
     if (!config.sandbox.enabled) {
@@ -29,7 +39,7 @@ export function sandboxStatusReader(config: Config, db: Database): () => Promise
   };
 }
 
-function workspacesStatus(config: Config, r: SandboxHostReport): NonNullable<SandboxStatus['workspaces']> {
+function workspacesStatus(config: SandboxSettings, r: SandboxHostReport): NonNullable<SandboxStatus['workspaces']> {
   if (config.sandbox.workspaceRoots.length === 0) return { view: 'off', detail: 'no workspace may be named: LORE_SANDBOX_WORKSPACE_ROOTS is unset' };
   const view = r.workspace_view ?? 'copy';
   const detail = view === 'copy' ? (r.workspace_detail ?? 'the worker predates workspace overlays') : null;
@@ -76,7 +86,7 @@ export function isolationFromReport(r: SandboxHostReport): SessionIsolation {
  * either. No report yet is not a refusal here: the run waits in the queue for a worker, whose
  * activity checks again.
  */
-export async function assertSandboxRunnable(config: Config, db: Database): Promise<void> {
+export async function assertSandboxRunnable(config: SandboxSettings, db: Database): Promise<void> {
   const r = await new SandboxHosts(db).get(config.temporal.taskQueue);
   if (r && r.enabled && r.in_force === 'unavailable') {
     throw new LoreError('sandbox_disabled', r.detail ?? 'sandbox isolation is unavailable on the worker', {
@@ -93,7 +103,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * The worker report sessions are created from. A worker that is just starting gets a few seconds
  * to report; none at all is `overloaded` (retryable), an unusable setting is `sandbox_disabled`.
  */
-export async function awaitHostReport(config: Config, db: Database, waitMs = 10_000): Promise<SandboxHostReport> {
+export async function awaitHostReport(config: SandboxSettings, db: Database, waitMs = 10_000): Promise<SandboxHostReport> {
   const hosts = new SandboxHosts(db);
   // Wall time, not the injected clock: a real wait for the worker to report.
   const deadline = Date.now() + waitMs;

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config';
+import type { SandboxSettings } from './context';
 import { LoreError } from '../../contract/errors';
 
 /**
@@ -28,7 +28,7 @@ function realOrNull(p: string): string | null {
 }
 
 /** The resolved workspace, or invalid_request saying why it cannot be used. */
-export function resolveWorkspace(config: Pick<Config, 'sandbox'>, given: { path: string }): Workspace {
+export function resolveWorkspace(config: Pick<SandboxSettings, 'sandbox'>, given: { path: string }): Workspace {
   const roots = config.sandbox.workspaceRoots;
   if (roots.length === 0) {
     throw bad('workspaces are off: no directory may be named until LORE_SANDBOX_WORKSPACE_ROOTS lists the directories that hold projects', { allowed_roots: [] });
@@ -54,5 +54,5 @@ export function resolveWorkspace(config: Pick<Config, 'sandbox'>, given: { path:
 }
 
 /** resolveWorkspace for optional request fields. */
-export const optionalWorkspace = (config: Pick<Config, 'sandbox'>, given: { path: string } | null | undefined): Workspace | null =>
+export const optionalWorkspace = (config: Pick<SandboxSettings, 'sandbox'>, given: { path: string } | null | undefined): Workspace | null =>
   given ? resolveWorkspace(config, given) : null;

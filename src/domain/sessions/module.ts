@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app-deps';
+import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { MemoryServices } from '../memory/module';
@@ -7,6 +7,6 @@ import { createSessionsHandlers } from './handlers';
 /** What the sessions family offers other families. */
 export type SessionsServices = Record<string, never>;
 
-export function createSessionsModule(deps: AppDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
+export function createSessionsModule(deps: FamilyDeps, upstream: { memory: MemoryServices }): FamilyModule<typeof sessionsRoutes, SessionsServices> {
   return { handlers: createSessionsHandlers({ memory: upstream.memory, clock: deps.clock }), services: {} };
 }

@@ -1,4 +1,5 @@
 import type { Config, Role } from '../config';
+import type { SandboxStatus } from '../domain/sandbox/status';
 import type { Clock } from '../model/clock';
 import type { Engine } from '../engine/engine';
 import type { Log } from '../log';
@@ -20,17 +21,10 @@ export interface EngineProbe {
   pollerCount(): Promise<number>;
 }
 
-export interface SandboxStatus {
-  enabled: boolean;
-  /** Commands can run: isolated, or unisolated by the operator's explicit choice. null: no worker has said yet. */
-  available: boolean | null;
-  isolation: string;
-  detail?: string;
-  /** How a workspace session's commands see the project: through an overlay, a copy, or not at all (no roots). */
-  workspaces?: { view: 'overlay' | 'copy' | 'off'; detail?: string };
-}
-
-/** Everything handlers may use. Built once per process by main.ts (or by a test). */
+/**
+ * What the API process is assembled from. Built once per process by main.ts (or by a test). The
+ * families get a part of it: FamilyDeps and their own settings (src/app/modules.ts).
+ */
 export interface AppDeps {
   config: Config;
   log: Log;
