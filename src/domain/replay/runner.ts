@@ -1,16 +1,15 @@
 import path from 'node:path';
-import type { Config } from '../../config';
 import { LoreError } from '../../contract/errors';
 import type { Log } from '../../log';
 import { LearningOutbox, stepId } from '../../store/replay/index';
-import { scopeRef, type ScopeRef } from '../../store/scope';
+import { refOf, type ScopeRef } from '../../store/scope';
 import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
 import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { probeArtifacts } from './artifact-probe';
-import { nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { nowIso, storesFor, type ReplaySettings, type ReplayStoreCtx } from './context';
 import { planIssues, planOf, type Plan } from './plan';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
@@ -38,14 +37,12 @@ import {
  */
 
 export interface RunnerCtx extends ReplayStoreCtx {
-  config: Config;
+  config: ReplaySettings;
   log: Log;
 }
 
 /** Output read back for matching (the sandbox keeps all of it in its log entries). */
 const MATCH_OUTPUT_BYTES = 1024 * 1024;
-
-const refOf = (i: { tenant_id: string; scope: string }) => scopeRef(i.tenant_id, i.scope);
 
 /**
  * Resolves the version and the parameters, creates the run record (unless the API did) and the
