@@ -24,8 +24,10 @@ const LAYERS = {
   engine: { path: '^src/engine/', may: ['model', 'contract', 'log'] },
   // the store tracer hook is how spans reach database calls
   telemetry: { path: '^src/telemetry/', may: ['model', 'config', 'log', 'store'] },
-  domain: { path: '^src/domain/', may: ['model', 'contract', 'store', 'engine', 'retrieval', 'sandbox', 'config', 'log', 'telemetry'] },
-  http: { path: '^src/http/', may: ['model', 'contract', 'domain', 'telemetry', 'log', 'config'] },
+  // families get the few settings they read handed in (src/app/settings.ts), never config.ts
+  domain: { path: '^src/domain/', may: ['model', 'contract', 'store', 'engine', 'retrieval', 'sandbox', 'log', 'telemetry'] },
+  // the transport serves the contract's routes with the handlers it is given; it knows no family
+  http: { path: '^src/http/', may: ['model', 'contract', 'telemetry', 'log', 'config'] },
   inspector: { path: '^src/inspector/', may: ['model', 'contract', 'log'] },
   agents: { path: '^src/agents/', may: ['model', 'contract', 'sdk', 'http', 'config', 'log'] },
   local: { path: '^src/local/', may: ['model', 'config', 'log', 'retrieval'] },

@@ -111,6 +111,11 @@ describe('import boundaries', () => {
       // the engine importing workflow code
       write('src/engine/engine.ts', "import { SA } from '../../workflows/attributes';\nexport const sa = SA;\n");
       write('workflows/attributes.ts', 'export const SA = 1;\n');
+      // the domain reading the whole Config instead of the settings it is handed
+      write('src/config.ts', 'export interface Config { dataDir: string }\n');
+      write('src/domain/settings.ts', "import type { Config } from '../config';\nexport type S = Pick<Config, 'dataDir'>;\n");
+      // the HTTP layer reaching into a family
+      write('src/http/app.ts', "import type { R } from '../domain/read';\nexport type H = R;\n");
       // a good import, for contrast: the domain may use the store
       write('src/domain/read.ts', "import type { Stored } from '../store/nodes';\nexport type R = Stored;\n");
 
@@ -119,7 +124,9 @@ describe('import boundaries', () => {
         found.filter((v) => !v.startsWith('no-circular')),
         [
           'layer-contract: src/contract/memory.ts → src/domain/tiers.ts',
+          'layer-domain: src/domain/settings.ts → src/config.ts',
           'layer-engine: src/engine/engine.ts → workflows/attributes.ts',
+          'layer-http: src/http/app.ts → src/domain/read.ts',
           'layer-model: src/model/node.ts → src/store/nodes.ts',
         ],
       );

@@ -16,7 +16,10 @@ export type AutomationServices = Record<string, never>;
  * workflow each; runs/get and runs/list answer from the store the workflow mirrors into).
  * Sandbox work reaches it through playbook nodes (child workflows), not through SandboxServices.
  */
-export function createAutomationModule(deps: FamilyDeps, upstream: { replay: ReplayServices; sandbox: SandboxServices }): FamilyModule<typeof automationRoutes, AutomationServices> {
+export function createAutomationModule(
+  deps: FamilyDeps,
+  upstream: { replay: ReplayServices; sandbox: SandboxServices },
+): FamilyModule<typeof automationRoutes, AutomationServices> {
   const c: AutomationCtx = {
     db: deps.db,
     engine: deps.engine,

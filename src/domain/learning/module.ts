@@ -16,7 +16,11 @@ export type { ReplayEpisode } from './replay';
  * memory's write path, starts following other processes' writes, and loads every scope that has
  * learned something in the background (a scope asked for first loads on that request).
  */
-export function createLearningModule(deps: FamilyDeps, upstream: { memory: MemoryServices; lifecycle: LifecycleServices }, settings: LearningSettings): FamilyModule<typeof learningRoutes, LearningServices> {
+export function createLearningModule(
+  deps: FamilyDeps,
+  upstream: { memory: MemoryServices; lifecycle: LifecycleServices },
+  settings: LearningSettings,
+): FamilyModule<typeof learningRoutes, LearningServices> {
   const runtime = createLearningRuntime({ settings, db: deps.db, clock: deps.clock, log: deps.log, memory: upstream.memory, lifecycle: upstream.lifecycle });
   return {
     handlers: createLearningHandlers(runtime.ctx),

@@ -109,7 +109,14 @@ class SeenSources {
   }
 }
 
-export function createLearningRuntime(deps: { settings: LearningSettings; db: Database; clock: Clock; log: Log; memory: MemoryServices; lifecycle: LifecycleServices }): LearningRuntime {
+export function createLearningRuntime(deps: {
+  settings: LearningSettings;
+  db: Database;
+  clock: Clock;
+  log: Log;
+  memory: MemoryServices;
+  lifecycle: LifecycleServices;
+}): LearningRuntime {
   const { memory, db, clock } = deps;
   const log = deps.log.child('learning');
   const buildWaitMs = deps.settings.buildWaitMs;

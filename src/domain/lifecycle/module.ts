@@ -22,7 +22,11 @@ export type { LifecycleServices, RehydrationCandidate, ReviewCandidate } from '.
  * in-process forgetting view in the background (a summary asked for before it is ready waits
  * LORE_BUILD_WAIT at most, then says the counts are being built); the operator itself runs in the worker (activities/lifecycle.ts).
  */
-export function createLifecycleModule(deps: FamilyDeps, upstream: { memory: MemoryServices }, settings: LifecycleSettings): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
+export function createLifecycleModule(
+  deps: FamilyDeps,
+  upstream: { memory: MemoryServices },
+  settings: LifecycleSettings,
+): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
   const log = deps.log.child('lifecycle');
   const states = new ScopeStates(deps.db);
   // The scope registry the scheduled sweep walks: every scope a Lore process has seen a node of,

@@ -9,7 +9,11 @@ import { SWEEP_WORKFLOW, sweepScheduleId, type SweepInput } from './run-types';
  * API process at start (idempotent); `off` pauses an existing schedule with a note, so the
  * Temporal UI says why it stopped.
  */
-export async function ensureLifecycleSchedule(engine: Engine, config: { readonly lifecycleIntervalMs: number; readonly temporal: { readonly taskQueue: string } }, log: Log): Promise<string> {
+export async function ensureLifecycleSchedule(
+  engine: Engine,
+  config: { readonly lifecycleIntervalMs: number; readonly temporal: { readonly taskQueue: string } },
+  log: Log,
+): Promise<string> {
   const scheduleId = sweepScheduleId(config.temporal.taskQueue);
   if (config.lifecycleIntervalMs <= 0) {
     await engine.pauseSchedule(scheduleId, 'LORE_LIFECYCLE_INTERVAL=off');
