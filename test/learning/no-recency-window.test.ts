@@ -76,7 +76,11 @@ describe('10,000 unrelated writes do not hide what was learned', () => {
     assert.ok(edit.source_kinds.includes('trusted_pattern'), JSON.stringify(edit));
 
     // A fresh learning module (as after a restart: state loaded from the store) finds them too.
-    const fresh = createLearningModule(familyDeps(api.deps), { memory: api.modules.memory.services, lifecycle: api.modules.lifecycle.services }, familySettings(api.deps.config).learning);
+    const fresh = createLearningModule(
+      familyDeps(api.deps),
+      { memory: api.modules.memory.services, lifecycle: api.modules.lifecycle.services },
+      familySettings(api.deps.config).learning,
+    );
     await fresh.start?.();
     try {
       const ctx = { tenant_id: id.tenant_id, scope: id.scope, actor: 't', requestId: 'r', signal: new AbortController().signal };

@@ -5,9 +5,10 @@ import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';
 import { createLearningHandlers } from './handlers';
 import type { LearningSettings } from './context';
-import { createLearningRuntime, type LearningServices } from './runtime';
+import { createLearningRuntime } from './runtime';
+import type { LearningServices } from './services';
 
-export type { LearningServices } from './runtime';
+export type { LearningServices } from './services';
 export type { ReplayEpisode } from './replay';
 
 /**
