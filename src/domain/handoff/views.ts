@@ -1,6 +1,7 @@
 import { nodeUri } from '../memory/uri';
 import type { StoredNode } from '../../store/memory/nodes';
 import type { NodeRevision } from '../../model/memory/node';
+import { asObject } from '../values';
 
 /**
  * Handoffs as nodes of kind `handoff`, one per anchor (runtime key ~handoff:<anchor>). The node's
@@ -11,12 +12,11 @@ import type { NodeRevision } from '../../model/memory/node';
 export const HANDOFF_SLOT = 'handoff_v1';
 export const handoffKey = (anchor: string) => `~handoff:${anchor}`;
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function fieldsOf(slots: Record<string, unknown>) {
-  const h = obj(slots[HANDOFF_SLOT]);
+  const h = asObject(slots[HANDOFF_SLOT]);
   return {
     anchor: String(h.anchor ?? ''),
     handoff_text: String(h.handoff_text ?? ''),

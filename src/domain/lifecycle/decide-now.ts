@@ -8,6 +8,7 @@ import { MAX_NODES_PER_NODES_RUN, POLICY_VERSION } from './policy';
 import type { DecisionView } from './run-types';
 import { retentionScore } from './score';
 import { SEMANTIC_SLOT, basisOf, decisionHistory, feedbackState, readSemantic, type SemanticForgettingV1 } from './slots';
+import { asObject } from '../values';
 
 /**
  * Feedback is decided before its answer (docs/forgetting.md, "Feedback acts when it is given"):
@@ -22,15 +23,14 @@ import { SEMANTIC_SLOT, basisOf, decisionHistory, feedbackState, readSemantic, t
  * are the detail behind it: they cool one tier with it, at once (coolPayloads).
  */
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const colder = (t: Tier): Tier => TIERS[Math.min(TIERS.indexOf(t) + 1, TIERS.length - 2)]!; // never into the archive tier this way
 const MAX_PAYLOAD_REFS = 50;
 
 /** The payload nodes an anchor names. */
 export function payloadRefs(n: Pick<StoredNode, 'slots'>): string[] {
-  const a = obj(n.slots.anchor_v1);
-  const refs = obj(a.payload_refs).node_ids;
-  const source = obj(a.source).node_id;
+  const a = asObject(n.slots.anchor_v1);
+  const refs = asObject(a.payload_refs).node_ids;
+  const source = asObject(a.source).node_id;
   const ids = [...(Array.isArray(refs) ? refs : []), source].filter((x): x is string => typeof x === 'string' && x !== '');
   return [...new Set(ids)].slice(0, MAX_PAYLOAD_REFS);
 }

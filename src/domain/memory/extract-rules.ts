@@ -1,3 +1,5 @@
+import { escapeRegExp } from '../values';
+
 /**
  * The text rules behind execution_native_v1 (see extract.ts and docs/memory.md). Plain regular
  * expressions, chosen to be precise rather than exhaustive: a false signal would teach the
@@ -104,7 +106,6 @@ export const AGENT_TOOLS: readonly string[] = (
 /** A name that is also an ordinary English word needs a tool context to count. */
 const isDistinctive = (name: string) => /[_\-.\d]/.test(name) || name === 'bash' || name === 'grep';
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Text between two positions crosses a clause boundary (sentence end, ";", newline). */
 const CLAUSE_BREAK = /[;\n]|[.!?](?=\s|$)/;
 
@@ -132,7 +133,7 @@ export function extractToolMentions(text: string, commands: FoundCommand[], know
   const names = [...new Set([...AGENT_TOOLS, ...[...known].map((k) => k.trim().toLowerCase())])].filter((n) => /^[a-z][\w.-]{0,40}$/.test(n));
   for (const name of names) {
     const anywhere = isDistinctive(name);
-    const re = new RegExp(String.raw`(?<![\w./-])(\`?)${escapeRe(name)}\1(?![\w/-]|\.\w)`, 'gi');
+    const re = new RegExp(String.raw`(?<![\w./-])(\`?)${escapeRegExp(name)}\1(?![\w/-]|\.\w)`, 'gi');
     for (const m of text.matchAll(re)) {
       const before = text.slice(Math.max(0, m.index! - 16), m.index!);
       const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 6);

@@ -1,5 +1,6 @@
 import type { Issue } from '../../contract/errors';
 import type { Json, PlaybookParameter } from '../../model/replay/types';
+import { escapeRegExp } from '../values';
 
 /**
  * Playbook parameters (docs/replay.md, "Parameters"). A placeholder is `{{name}}` inside any
@@ -48,8 +49,6 @@ export function substitute<T>(value: T, values: Record<string, unknown>): T {
   }) as T;
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Compile-time templating: every occurrence of a parameter's literal value becomes `{{name}}`. A
  * string equal to the value is replaced whole; inside longer strings only whole-word occurrences
@@ -62,7 +61,7 @@ export function templateLiterals<T>(value: T, literals: Record<string, string | 
   let out: unknown = value;
   for (const [name, literal] of entries) {
     const text = String(literal);
-    const word = new RegExp(`(?<![A-Za-z0-9_])${escapeRe(text)}(?![A-Za-z0-9_])`, 'g');
+    const word = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(text)}(?![A-Za-z0-9_])`, 'g');
     out = mapWithWhole(
       out,
       literal,

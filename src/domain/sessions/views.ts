@@ -2,12 +2,11 @@ import type { StoredNode } from '../../store/memory/nodes';
 import type { ScopeRef } from '../../store/scope';
 import { nodeUri } from '../memory/uri';
 import { EVENT_SLOT, SESSION_SLOT, SESSION_STATS_SLOT } from './keys';
-
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+import { asObject } from '../values';
 
 export function sessionView(n: StoredNode, ref: ScopeRef) {
-  const s = obj(n.slots[SESSION_SLOT]);
-  const stats = obj(n.slots[SESSION_STATS_SLOT]);
+  const s = asObject(n.slots[SESSION_SLOT]);
+  const stats = asObject(n.slots[SESSION_STATS_SLOT]);
   return {
     session_id: String(s.session_id ?? ''),
     node_id: n.id,
@@ -16,7 +15,7 @@ export function sessionView(n: StoredNode, ref: ScopeRef) {
     summary: n.summary,
     text: n.text,
     tags: n.tags,
-    metadata: obj(s.metadata),
+    metadata: asObject(s.metadata),
     event_count: typeof stats.event_count === 'number' ? stats.event_count : 0,
     last_event_at: typeof stats.last_event_at === 'string' ? stats.last_event_at : null,
     revision: n.revision,
@@ -27,7 +26,7 @@ export function sessionView(n: StoredNode, ref: ScopeRef) {
 }
 
 export function eventView(n: StoredNode, ref: ScopeRef) {
-  const e = obj(n.slots[EVENT_SLOT]);
+  const e = asObject(n.slots[EVENT_SLOT]);
   return {
     event_id: String(e.event_id ?? ''),
     node_id: n.id,

@@ -2,6 +2,7 @@ import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
 import type { LearningCtx } from '../context';
 import type { Entry } from './packet';
+import { asObject } from '../../values';
 
 /**
  * Workflow anchors the caller declared (nodes of kind `workflow_anchor`: written with
@@ -15,14 +16,13 @@ import type { Entry } from './packet';
  * reads as archived where it is listed.
  */
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.map(str).filter((x): x is string => x !== null) : []);
 const int = (v: unknown, dflt: number): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : dflt);
 
 function anchorEntry(n: StoredNode): Entry {
-  const a = obj(n.slots.anchor_v1);
-  const promo = obj(a.workflow_promotion);
+  const a = asObject(n.slots.anchor_v1);
+  const promo = asObject(a.workflow_promotion);
   const stable = promo.promotion_state === 'stable';
   const goal = str(a.summary) ?? n.title ?? n.summary;
   const file = str(a.file_path) ?? strs(a.target_files)[0] ?? null;

@@ -7,6 +7,7 @@ import { ReplayRuns, ReplaySteps } from '../../../store/replay';
 import type { ScopeRef } from '../../../store/scope';
 import { executionOf } from '../observe';
 import type { LearningCtx } from '../context';
+import { asObject } from '../../values';
 
 /**
  * What exists about an anchor's task, for the continuity review pack (docs/learning.md,
@@ -67,7 +68,7 @@ export function handoffSegments(text: string): { next_action: string | null; rol
 function readsAsHandoff(n: StoredNode): boolean {
   if (n.kind === 'handoff') return true;
   if (str(n.slots.summary_kind) === 'handoff') return true;
-  const event = str(obj(n.slots.session_event_v1).event_type);
+  const event = str(asObject(n.slots.session_event_v1).event_type);
   if (event && /hand.?(?:off|over)/i.test(event)) return true;
   return [n.title, n.summary, n.text].some((t) => !!t && HANDOFF_RE.test(t));
 }
@@ -80,7 +81,6 @@ const MAX_EVIDENCE = 50;
 const LEARNED_KINDS = new Set(['workflow', 'pattern', 'policy_memory']);
 const FILE_KEYS = ['file_path', 'path', 'file', 'filename', 'target_file'];
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -93,8 +93,8 @@ export function namesAnchor(text: string | null | undefined, anchor: string): bo
 function nodeNamesAnchor(n: StoredNode, anchor: string): boolean {
   const ex = executionOf(n);
   if (ex?.run_id === anchor) return true;
-  if (str(obj(n.slots.session_event_v1).session_id) === anchor) return true;
-  if (str(obj(n.slots.handoff_v1).anchor) === anchor) return true;
+  if (str(asObject(n.slots.session_event_v1).session_id) === anchor) return true;
+  if (str(asObject(n.slots.handoff_v1).anchor) === anchor) return true;
   return [n.title, n.text, n.summary, n.client_id, n.tags.join(' ')].some((t) => namesAnchor(t, anchor));
 }
 
@@ -121,7 +121,7 @@ function nodeEvidence(n: StoredNode): AnchorEvidence {
 }
 
 function handoffOfNode(n: StoredNode, extracted: string | null): { next_action: string | null; rollback_notes: string[] } {
-  const h = obj(n.slots.handoff_v1);
+  const h = asObject(n.slots.handoff_v1);
   if (n.kind === 'handoff') {
     const notes = Array.isArray(h.rollback_notes) ? h.rollback_notes.filter((x): x is string => typeof x === 'string') : [];
     return { next_action: str(h.next_action) ?? extracted, rollback_notes: notes };
@@ -131,7 +131,7 @@ function handoffOfNode(n: StoredNode, extracted: string | null): { next_action: 
 }
 
 function fileOf(input: Json | null): string | null {
-  const o = obj(input);
+  const o = asObject(input);
   for (const k of FILE_KEYS) if (typeof o[k] === 'string' && (o[k] as string).trim() !== '') return (o[k] as string).trim();
   return null;
 }

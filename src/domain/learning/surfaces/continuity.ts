@@ -3,6 +3,7 @@ import type { StoredNode } from '../../../store/memory/nodes';
 import type { ScopeRef } from '../../../store/scope';
 import { anchorEvidence, latestHandoffEvidence, latestTerminal, type AnchorEvidence } from './continuity-evidence';
 import type { LearningCtx } from '../context';
+import { asObject } from '../../values';
 
 /**
  * continuity/review-pack (interface spec, "Review packs"): can the task behind an anchor resume
@@ -13,12 +14,11 @@ import type { LearningCtx } from '../context';
  * says resuming is not known to be safe. An anchor nothing names is not_found.
  */
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 function handoffFields(n: StoredNode) {
-  const h = obj(n.slots.handoff_v1);
+  const h = asObject(n.slots.handoff_v1);
   return {
     handoff_id: n.id,
     anchor: str(h.anchor),
@@ -57,7 +57,7 @@ async function sessionEvents(ctx: LearningCtx, ref: ScopeRef, sessionId: string)
 }
 
 function eventType(n: StoredNode): string {
-  const e = obj(n.slots.session_event_v1);
+  const e = asObject(n.slots.session_event_v1);
   return typeof e.event_type === 'string' ? e.event_type : 'note';
 }
 
