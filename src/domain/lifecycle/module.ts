@@ -6,12 +6,12 @@ import { ColdStore } from '../../store/lifecycle/cold-store';
 import { CountHistory } from '../../store/lifecycle/count-history';
 import { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { MemoryServices } from '../memory/module';
-import { scopeKey, type ScopeRef } from '../../store/scope';
 import type { LifecycleCtx, LifecycleSettings } from './context';
 import { decideNow } from './decide-now';
 import { FeedbackRuns } from './feedback-runs';
 import { createLifecycleHandlers } from './handlers';
 import { HistoryRecorder } from './history';
+import { scopeRegistrar } from './registry';
 import { createLifecycleServices, type LifecycleServices } from './services';
 import { ForgettingView } from './forgetting-view';
 
@@ -29,20 +29,7 @@ export function createLifecycleModule(
 ): FamilyModule<typeof lifecycleRoutes, LifecycleServices> {
   const log = deps.log.child('lifecycle');
   const states = new ScopeStates(deps.db);
-  // The scope registry the scheduled sweep walks: every scope a Lore process has seen a node of,
-  // registered once per process (an insert-once; failures are retried at the next sighting).
-  const registered = new Set<string>();
-  const register = async (ref: ScopeRef) => {
-    const key = scopeKey(ref);
-    if (registered.has(key)) return;
-    registered.add(key);
-    try {
-      await states.ensure(ref, deps.clock.now().toISOString());
-    } catch (err) {
-      registered.delete(key);
-      log.warn(`could not register scope ${ref.tenant_id}/${ref.scope}: ${(err as Error).message}`);
-    }
-  };
+  const register = scopeRegistrar(states, deps.clock, log);
   const view = new ForgettingView({
     store: upstream.memory.store,
     db: deps.db,

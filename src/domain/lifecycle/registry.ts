@@ -1,4 +1,7 @@
+import type { Log } from '../../log';
 import type { ScopeStates } from '../../store/lifecycle/scope-state';
+import { scopeKey, type ScopeRef } from '../../store/scope';
+import type { Clock } from '../../model/clock';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
 /**
@@ -6,6 +9,25 @@ import { decodeCursor, encodeCursor } from '../memory/cursor';
  * every tenant+scope a Lore process has seen a node of. Pages in the registry's id order
  * (`<tenant>/<scope>`); the cursor carries the last name of the previous page.
  */
+
+/**
+ * Registers the scopes this process sees into the registry the scheduled sweep walks: each once per
+ * process (an insert-once; a failure is logged and retried at the next sighting).
+ */
+export function scopeRegistrar(states: ScopeStates, clock: Clock, log: Log): (ref: ScopeRef) => Promise<void> {
+  const registered = new Set<string>();
+  return async (ref) => {
+    const key = scopeKey(ref);
+    if (registered.has(key)) return;
+    registered.add(key);
+    try {
+      await states.ensure(ref, clock.now().toISOString());
+    } catch (err) {
+      registered.delete(key);
+      log.warn(`could not register scope ${ref.tenant_id}/${ref.scope}: ${(err as Error).message}`);
+    }
+  };
+}
 
 export async function listScopes(states: ScopeStates, tenantId: string, input: { limit: number; cursor?: string | undefined }) {
   const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'memory.scopes.list') : null;
