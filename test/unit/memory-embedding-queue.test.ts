@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EmbeddingQueue, type VectorCache } from '../../src/domain/memory/embedding-queue';
-import { withBacklog } from '../../src/domain/memory/context';
+import { withBacklog } from '../../src/domain/memory/runtime';
 import { vectorKey } from '../../src/domain/memory/vector-key';
 import { silentLog } from '../../src/log';
 import type { Embedder } from '../../src/retrieval';

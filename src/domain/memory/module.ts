@@ -2,7 +2,8 @@ import type { FamilyDeps } from '../family-module';
 import type { FamilyModule } from '../family-module';
 import type { memoryRoutes } from '../../contract/families/memory';
 import { createMemoryHandlers } from './handlers';
-import { createMemoryRuntime, type MemorySettings, type MemoryServices } from './context';
+import type { MemorySettings, MemoryServices } from './context';
+import { createMemoryRuntime } from './runtime';
 
 export type { MemoryServices } from './context';
 
