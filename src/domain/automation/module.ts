@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { automationRoutes } from '../../contract/families/automation';
 import { RunWaiter } from '../runs/wait';
 import type { ReplayServices } from '../replay/module';

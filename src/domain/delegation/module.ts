@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { delegationRoutes } from '../../contract/families/delegation';
 import { DelegationStore } from '../../store/delegation/records';
 import type { MemoryServices } from '../memory/module';

@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { learningRoutes } from '../../contract/families/learning';
 import type { LifecycleServices } from '../lifecycle/module';
 import type { MemoryServices } from '../memory/module';

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { lifecycleRoutes } from '../../contract/families/lifecycle';
 import { ColdStore } from '../../store/lifecycle/cold-store';
 import { CountHistory } from '../../store/lifecycle/count-history';

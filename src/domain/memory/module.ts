@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { memoryRoutes } from '../../contract/families/memory';
 import { createMemoryHandlers } from './handlers';
 import type { MemorySettings, MemoryServices } from './context';

@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { packsRoutes } from '../../contract/families/packs';
 import { PackImportStore } from '../../store/packs/imports';
 import type { MemoryServices } from '../memory/module';

@@ -1,6 +1,5 @@
-import type { FamilyDeps } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import { RunWaiter } from '../runs/wait';
-import type { FamilyModule } from '../family-module';
 import type { replayRoutes } from '../../contract/families/replay';
 import type { LearningServices } from '../learning/module';
 import type { MemoryServices } from '../memory/module';

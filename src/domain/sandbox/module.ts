@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { RunWaiter } from '../runs/wait';
 import type { SandboxCtx, SandboxSettings } from './context';

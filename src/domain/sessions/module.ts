@@ -1,5 +1,4 @@
-import type { FamilyDeps } from '../family-module';
-import type { FamilyModule } from '../family-module';
+import type { FamilyDeps, FamilyModule } from '../family-module';
 import type { sessionsRoutes } from '../../contract/families/sessions';
 import type { MemoryServices } from '../memory/module';
 import { createSessionsHandlers } from './handlers';
