@@ -4,19 +4,16 @@ import { LoreError } from '../../contract/errors';
 import type { Log } from '../../log';
 import { LearningOutbox, stepId } from '../../store/replay/index';
 import { scopeRef, type ScopeRef } from '../../store/scope';
-import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
+import { storesFor as sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
-import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { probeArtifacts } from './artifact-probe';
 import { nowIso, storesFor, type ReplayStoreCtx } from './context';
-import { planIssues, planOf, type Plan } from './plan';
-import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
+import { insertPlaybookRun, newPlaybookRunDoc, recordPlaybookRun, resolvePlaybookRun, resultOf, summarize, type ResolvedPlaybookRun } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
-import type { Json, PlaybookDoc, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
-import { validationFailed } from './validate';
+import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
 import {
   playbookRunWorkflowId,
   runSessionId,
@@ -89,30 +86,17 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
       learning: notEligible('the run did not start', at),
     });
   };
-  let resolved: { doc: PlaybookDoc; active: boolean; plan: Plan; workspace: Workspace | null };
+  let resolved: ResolvedPlaybookRun;
   try {
-    const { doc, active } = await runnableVersion(c, ref, input.playbook_id, run?.playbook?.version ?? input.version);
-    const plan = planOf(doc, input.params);
-    // Shadow validation skips host steps rather than refusing them.
-    const issues = planIssues(plan, input.purpose === 'shadow_validation' ? 'guided' : input.mode);
-    if (issues.length > 0)
-      throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${input.mode} mode`, issues, {
-        playbook_id: doc.playbook_id,
-        version: doc.version,
-      });
-    if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
-    // Checked against this worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
-    const workspace = optionalWorkspace(c.config, input.workspace);
-    resolved = { doc, active, plan, workspace };
+    // The version the record names (the API resolved it), else the input's; on this worker's
+    // LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
+    resolved = await resolvePlaybookRun(c, ref, { ...input, version: run?.playbook?.version ?? input.version });
   } catch (err) {
     await fail(err);
     throw err;
   }
   const { doc, active, plan, workspace } = resolved;
-  if (!run) {
-    const goal = await goalOf(c, ref, doc.source_run_id, doc.name, input.goal);
-    run = (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal))).run;
-  }
+  if (!run) run = (await recordPlaybookRun(c, ref, input, { doc, active }, workflowId)).run;
   const runKey = run._id;
   let sessionId: string | null = null;
   if (plan.steps.some((s) => s.kind === 'command')) {

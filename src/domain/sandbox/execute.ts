@@ -3,6 +3,7 @@ import { LoreError, notFound } from '../../contract/errors';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
+import { startWorkflowRun } from '../runs/index';
 import type { SandboxRuns } from '../../store/sandbox/index';
 import { uuidv7 } from '../../model/ids';
 import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } from './context';
@@ -28,29 +29,20 @@ const MAX_DEFAULT_WAIT_MS = 300_000;
 export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
   const { runs } = storesFor(c.db, ref);
   await assertSandboxRunnable(c.config, c.db);
-  const { run, created } = await createRunRecord(c, ref, input, actor);
-  if (created) {
-    const { argv } = input.action;
-    const wf: SandboxRunInput = { tenant_id: ref.tenant_id, scope: ref.scope, run_id: run.run_id, wall_ms: run.limits.wall_ms };
-    try {
-      await c.engine.start({
-        workflowType: SANDBOX_WORKFLOW,
-        workflowId: run.workflow_id,
-        args: [wf],
-        labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
-        summary: `sandbox: ${argv.join(' ').slice(0, 200)}`,
-      });
-    } catch (err) {
-      // Never leave a queued run that nothing will pick up.
-      await runs.finish(run.run_id, {
-        status: 'failed',
-        reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`,
-        finished_at: c.clock.now().toISOString(),
-        updated_at: c.clock.now().toISOString(),
-      });
-      throw err;
-    }
-  }
+  const { run } = await startWorkflowRun<RunDoc>(c.engine, {
+    record: () => createRunRecord(c, ref, input, actor),
+    workflow: (r) => ({
+      workflowType: SANDBOX_WORKFLOW,
+      workflowId: r.workflow_id,
+      args: [{ tenant_id: ref.tenant_id, scope: ref.scope, run_id: r.run_id, wall_ms: r.limits.wall_ms } satisfies SandboxRunInput],
+      labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
+      summary: `sandbox: ${input.action.argv.join(' ').slice(0, 200)}`,
+    }),
+    compensate: async (r, reason) => {
+      const at = c.clock.now().toISOString();
+      await runs.finish(r.run_id, { status: 'failed', reason, finished_at: at, updated_at: at });
+    },
+  });
 
   if (input.mode === 'async' || isTerminal(run.status)) return answer(c, run);
   const waitMs = input.wait_ms ?? Math.min(run.limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
