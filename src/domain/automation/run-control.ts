@@ -3,7 +3,7 @@ import { LoreError, invalidState, notFound } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, pollUntil, storesFor, type AutomationCtx } from './context';
+import { loadRun, pollUntil, automationStores, type AutomationCtx } from './context';
 import { isTerminalRun } from '../../model/automation/graph';
 import type { RunDoc } from '../../model/automation/records';
 import { toRunWire } from './wire';
@@ -26,7 +26,7 @@ const ended = (run: RunDoc) =>
  * process trees), then the workflow records the run `cancelled`.
  */
 export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.cancel']>) {
-  const { runs, nodes } = storesFor(c.db, ref);
+  const { runs, nodes } = automationStores(c.db, ref);
   const run = await loadRun(runs, input.run_id);
   if (isTerminalRun(run.status)) throw ended(run);
   const now = () => c.clock.now().toISOString();
@@ -63,7 +63,7 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
  * rejection fails the node (approval_rejected), which follows stop_on_failure.
  */
 export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.resume']>, actor: string) {
-  const { runs, nodes } = storesFor(c.db, ref);
+  const { runs, nodes } = automationStores(c.db, ref);
   const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
   if (run.status !== 'paused') {
     throw invalidState(`automation run '${run.run_id}' is ${run.status}, not paused; only a paused run can be resumed`, run.status, { run_id: run.run_id });

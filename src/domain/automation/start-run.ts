@@ -5,7 +5,7 @@ import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { startWorkflowRun } from '../runs/index';
 import { uuidv7 } from '../../model/ids';
-import { automationWorkflowId, loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
+import { automationWorkflowId, loadDefinition, loadRun, automationStores, type AutomationCtx } from './context';
 import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
 import { emptyCounts, nodeDocId, type NodeDoc, type RunDoc } from '../../model/automation/records';
@@ -21,7 +21,7 @@ type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
  * at once. A draft may run (to try it before activating it); a disabled automation may not.
  */
 export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
-  const { definitions, runs, nodes } = storesFor(c.db, ref);
+  const { definitions, runs, nodes } = automationStores(c.db, ref);
   const def = await loadDefinition(definitions, input.automation_id);
   if (def.status === 'disabled') {
     throw invalidState(`automation '${def.automation_id}' is disabled; activate it with /v1/automations/status to run it`, def.status, { automation_id: def.automation_id });

@@ -2,7 +2,7 @@ import { LoreError } from '../../contract/errors';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { nowIso, storesFor, type ReplayCtx } from './context';
+import { nowIso, replayStores, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { planIssues, planOf, planView, type Plan } from './plan';
 import { startWorkflowRun } from '../runs/index';
@@ -95,7 +95,7 @@ export async function startPlaybookRun(
     }),
     compensate: async (r, reason) => {
       const at = nowIso(c);
-      await storesFor(c.db, ref).runs.end(r._id, {
+      await replayStores(c.db, ref).runs.end(r._id, {
         status: 'failure',
         summary: `failure: ${reason}`,
         ended_at: at,
@@ -109,7 +109,7 @@ export async function startPlaybookRun(
 }
 
 async function answerOf(c: ReplayCtx, ref: ScopeRef, s: Started, result: PlaybookRunResult | null, message?: string) {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(s.run._id)) ?? s.run;
   const all = await steps.list(run._id);
   const r = result ?? resultOf(run, all);
@@ -147,7 +147,7 @@ async function resultOrHostWait(
   waitMs: number,
 ): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
   if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   // Wall time, not the injected clock: a real wait for the workflow's result.
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -186,7 +186,7 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
     if (!(err instanceof LoreError)) throw err;
     // The workflow failed (e.g. the version was rejected between our check and its start): the
     // run record says so; answer with it unless nothing was recorded.
-    const run = await storesFor(c.db, ref).runs.getByKey(started.run._id);
+    const run = await replayStores(c.db, ref).runs.getByKey(started.run._id);
     if (!run || run.state === 'open') throw err;
   }
   await feed.feedRun(ref, started.run._id).catch(() => null);
@@ -196,7 +196,7 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
 export async function dispatchPlaybook(c: ReplayCtx, ref: ScopeRef, req: RunRequest, actor: string) {
   if (req.mode === 'simulate') return { ...(await simulate(c, ref, req)), dispatched: false };
   const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'dispatch', actor);
-  const { steps } = storesFor(c.db, ref);
+  const { steps } = replayStores(c.db, ref);
   return {
     run_id: started.run.run_id,
     workflow_id: started.workflowId,

@@ -2,7 +2,7 @@ import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { requireEnabled } from '../sandbox/context';
 import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
-import { nowIso, storesFor, type ReplayCtx, type ReplayStoreCtx } from './context';
+import { nowIso, replayStores, type ReplayCtx, type ReplayStoreCtx } from './context';
 import { planIssues, planOf, type Plan } from './plan';
 import { validationFailed } from './validate';
 import { sameJson } from './json';
@@ -56,7 +56,7 @@ export function newPlaybookRunDoc(
  * playbook, version, mode and params (an idempotent retry), else conflict.
  */
 export async function insertPlaybookRun(c: ReplayStoreCtx, ref: ScopeRef, doc: RunDoc): Promise<{ run: RunDoc; created: boolean }> {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = replayStores(c.db, ref);
   const inserted = await runs.insert(doc);
   if (inserted) return { run: inserted, created: true };
   const existing = await runs.get(doc.run_id);
@@ -92,7 +92,7 @@ export async function runnableVersion(
   version: number | null | undefined,
   opts: { latestWhenNoActive?: boolean } = {},
 ): Promise<{ doc: PlaybookDoc; active: boolean }> {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const pointer = await active.get(playbookId);
   let doc: PlaybookDoc | null;
   if (version === null || version === undefined) {
@@ -178,7 +178,7 @@ export async function recordPlaybookRun(
 /** The goal of a playbook run: the caller's, else its playbook's source run goal, else the playbook name. */
 export async function goalOf(c: ReplayStoreCtx, ref: ScopeRef, sourceRunId: string | null, name: string, given: string | null | undefined): Promise<string> {
   if (given) return given;
-  const source = sourceRunId ? await storesFor(c.db, ref).runs.get(sourceRunId) : null;
+  const source = sourceRunId ? await replayStores(c.db, ref).runs.get(sourceRunId) : null;
   return source?.goal ?? name;
 }
 

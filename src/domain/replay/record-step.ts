@@ -1,7 +1,7 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import { stepId } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { assertOpen, assertRecorded } from './record-run';
 import type { Json, StepDoc } from '../../model/replay/types';
@@ -23,7 +23,7 @@ export interface StepBeforeInput {
 }
 
 export async function stepBefore(c: ReplayStoreCtx, ref: ScopeRef, input: StepBeforeInput, actor: string) {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = await loadRun(runs, input.run_id);
   assertRecorded(run);
   assertOpen(run);
@@ -73,7 +73,7 @@ export interface StepAfterInput {
 }
 
 export async function stepAfter(c: ReplayStoreCtx, ref: ScopeRef, input: StepAfterInput, _actor: string) {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = await loadRun(runs, input.run_id);
   assertRecorded(run);
   assertOpen(run);

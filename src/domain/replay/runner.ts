@@ -4,12 +4,12 @@ import { LoreError } from '../../contract/errors';
 import type { Log } from '../../log';
 import { LearningOutbox, stepId } from '../../store/replay/index';
 import { scopeRef, type ScopeRef } from '../../store/scope';
-import { storesFor as sandboxStores } from '../sandbox/context';
+import { sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
 import { probeArtifacts } from './artifact-probe';
-import { nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { insertPlaybookRun, newPlaybookRunDoc, recordPlaybookRun, resolvePlaybookRun, resultOf, summarize, type ResolvedPlaybookRun } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
@@ -52,7 +52,7 @@ const refOf = (i: { tenant_id: string; scope: string }) => scopeRef(i.tenant_id,
  */
 export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<BeginResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   let run = await runs.getByKey(input.run_key);
   if (run && run.state === 'ended') {
     return {
@@ -161,13 +161,13 @@ const notEligible = (reason: string, at: string) => ({ state: 'not_eligible' as 
 /** Marks a host step that shadow validation cannot run. */
 export async function skipStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number; reason: string }): Promise<void> {
   const at = nowIso(c);
-  await storesFor(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], { status: 'skipped', error: input.reason, ended_at: at, updated_at: at });
+  await replayStores(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], { status: 'skipped', error: input.reason, ended_at: at, updated_at: at });
 }
 
 /** Stores the sandbox run of one attempt of a command step (queued; the workflow starts it as a child). */
 export async function prepareStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number; attempt: number }): Promise<PrepareStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = await runs.getByKey(input.run_key);
   const step = await steps.get(input.run_key, input.step_index);
   if (!run || !step) throw new LoreError('not_found', `step ${input.step_index} of playbook run '${input.run_key}' does not exist`, { run_key: input.run_key }, false);
@@ -239,7 +239,7 @@ export async function completeStep(
   input: { tenant_id: string; scope: string; run_key: string; step_index: number; attempt: number; sandbox_run_id: string; last_attempt: boolean },
 ): Promise<CompleteStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(input.run_key))!;
   const step = (await steps.get(input.run_key, input.step_index))!;
   const outcome = await outcomeOf(c, ref, input.sandbox_run_id);
@@ -265,7 +265,7 @@ export async function completeStep(
 /** A guided run reached a host step: it is `pending` (runs/get shows it as pending_step) until the host reports. */
 export async function awaitHostStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number }): Promise<void> {
   const at = nowIso(c);
-  await storesFor(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], {
+  await replayStores(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], {
     status: 'pending',
     waiting_since: at,
     host_report: null,
@@ -298,7 +298,7 @@ export async function completeHostStep(
   input: { tenant_id: string; scope: string; run_key: string; step_index: number; report: HostStepReport | null; timeout_ms: number },
 ): Promise<CompleteStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(input.run_key))!;
   const step = (await steps.get(input.run_key, input.step_index))!;
   if (step.status !== 'pending') return { matched: step.status === 'success', status: step.status, reasons: step.error ? [step.error] : [] };
@@ -333,7 +333,7 @@ export async function completeHostStep(
  */
 export async function finishRun(c: RunnerCtx, input: FinishInput): Promise<PlaybookRunResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   let run = (await runs.getByKey(input.run_key))!;
   if (run.state === 'open') {
     const at = nowIso(c);
@@ -382,6 +382,6 @@ export async function recordShadowValidation(
 ): Promise<ShadowValidation> {
   const at = nowIso(c);
   const validation = { ...input.validation, finished_at: input.validation.finished_at ?? at };
-  await storesFor(c.db, refOf(input)).playbooks.update(input.playbook_id, input.version, { shadow_validation: validation, updated_at: at });
+  await replayStores(c.db, refOf(input)).playbooks.update(input.playbook_id, input.version, { shadow_validation: validation, updated_at: at });
   return validation;
 }

@@ -1,6 +1,6 @@
 import { LoreError, type Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { storesFor, type ReplayCtx } from './context';
+import { replayStores, type ReplayCtx } from './context';
 import { pendingStepOf } from './views';
 import { startPlaybookRun } from './execute';
 import type { LearningFeed } from './learning-feed';
@@ -82,7 +82,7 @@ export function createReplayServices(c: ReplayCtx, feed: LearningFeed): ReplaySe
       return (await getRun(c, feed, ref, { run_id: runId, include_steps: true })).run;
     },
     async pendingHostStep(ref, runKey) {
-      const { runs, steps } = storesFor(c.db, ref);
+      const { runs, steps } = replayStores(c.db, ref);
       const run = await runs.getByKey(runKey);
       if (!run || run.state !== 'open') return null;
       const p = pendingStepOf(run, await steps.list(run._id));

@@ -1,7 +1,7 @@
 import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, storesFor, type SandboxCtx } from './context';
+import { loadRun, sandboxStores, type SandboxCtx } from './context';
 import { isTerminal, type ArtifactDoc } from '../../model/sandbox/records';
 import { reconcile } from './reconcile';
 
@@ -27,7 +27,7 @@ export function encodeContent(bytes: Uint8Array): { encoding: 'utf8' | 'base64';
 }
 
 export async function runArtifact(c: SandboxCtx, ref: ScopeRef, input: ArtifactInput) {
-  const { runs, logs, artifacts } = storesFor(c.db, ref);
+  const { runs, logs, artifacts } = sandboxStores(c.db, ref);
   const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
   const out: Record<string, unknown> = { run_id: run.run_id, status: run.status, complete: isTerminal(run.status) };
 

@@ -1,6 +1,6 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, storesFor, type SandboxCtx } from './context';
+import { loadRun, sandboxStores, type SandboxCtx } from './context';
 import { waitForEnd } from './execute';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './wire';
@@ -18,7 +18,7 @@ const alreadyEnded = (run: RunDoc) =>
  * cancellation with the next heartbeat, within about a second) and records `cancelled`.
  */
 export async function cancelRun(c: SandboxCtx, ref: ScopeRef, runId: string, reason: string | undefined) {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = sandboxStores(c.db, ref);
   const run = await loadRun(runs, runId);
   if (isTerminal(run.status)) throw alreadyEnded(run);
   const now = () => c.clock.now().toISOString();

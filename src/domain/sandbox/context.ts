@@ -3,7 +3,7 @@ import { LoreError } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { Database } from '../../store/database';
-import type { ScopeRef } from '../../store/scope';
+import { familyStores } from '../../store/family-stores';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
 import type { RunWaiter } from '../runs/wait';
@@ -28,14 +28,8 @@ export const SANDBOX_WORKFLOW = 'sandboxRunWorkflow';
 /** One workflow per run, named by the run's server id (caller run_ids may repeat across scopes). */
 export const workflowIdOf = (runKey: string) => `sandbox-run-${runKey}`;
 
-export function storesFor(db: Database, ref: ScopeRef) {
-  return {
-    sessions: new SandboxSessions(db, ref),
-    runs: new SandboxRuns(db, ref),
-    logs: new SandboxLogs(db, ref),
-    artifacts: new SandboxArtifacts(db, ref),
-  };
-}
+/** The sandbox stores of one tenant+scope. */
+export const sandboxStores = familyStores({ sessions: SandboxSessions, runs: SandboxRuns, logs: SandboxLogs, artifacts: SandboxArtifacts });
 
 /** Every sandbox route starts here: the spec says configuration is the first thing to check. */
 export function requireEnabled(config: Config): void {

@@ -6,7 +6,7 @@ import type { ScopeRef } from '../../store/scope';
 import { startWorkflowRun } from '../runs/index';
 import type { SandboxRuns } from '../../store/sandbox/index';
 import { uuidv7 } from '../../model/ids';
-import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } from './context';
+import { SANDBOX_WORKFLOW, loadRun, sandboxStores, workflowIdOf, type SandboxCtx } from './context';
 import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
@@ -27,7 +27,7 @@ export interface SandboxRunInput {
 const MAX_DEFAULT_WAIT_MS = 300_000;
 
 export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = sandboxStores(c.db, ref);
   await assertSandboxRunnable(c.config, c.db);
   const { run } = await startWorkflowRun<RunDoc>(c.engine, {
     record: () => createRunRecord(c, ref, input, actor),
@@ -60,7 +60,7 @@ export async function createRunRecord(
   input: Pick<ExecuteInput, 'session_id' | 'mode' | 'action' | 'run_id' | 'limits' | 'timeout_ms'>,
   actor: string,
 ): Promise<{ run: RunDoc; created: boolean }> {
-  const { sessions, runs } = storesFor(c.db, ref);
+  const { sessions, runs } = sandboxStores(c.db, ref);
   const session = await sessions.get(input.session_id);
   if (!session) throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
   const { argv, env } = input.action;

@@ -4,7 +4,7 @@ import { IsolationUnavailableError, SandboxSpecError, prepareWorkdir, runIsolate
 import type { RunPatch } from '../../store/sandbox/index';
 import { scopeRef } from '../../store/scope';
 import { collectArtifacts } from './collect-artifacts';
-import { storesFor, type SandboxCtx } from './context';
+import { sandboxStores, type SandboxCtx } from './context';
 import type { SandboxRunInput } from './execute';
 import type { SandboxHost } from './host';
 import { toRunnerLimits } from './limits';
@@ -90,7 +90,7 @@ export async function runSandboxCommand(c: CommandRunCtx, input: SandboxRunInput
   const now = () => clock.now().toISOString();
   const ended = (r: RunDoc) => ({ summary: runSummary(r), cancelled: false });
   const ref = scopeRef(input.tenant_id, input.scope);
-  const { runs, sessions, logs, artifacts } = storesFor(db, ref);
+  const { runs, sessions, logs, artifacts } = sandboxStores(db, ref);
   const run = await runs.get(input.run_id);
   if (!run) throw new LoreError('not_found', `sandbox run '${input.run_id}' does not exist`, { run_id: input.run_id }, false);
   const end = async (patch: RunPatch & { status: RunStatus }) =>
@@ -262,7 +262,7 @@ export async function runSandboxCommand(c: CommandRunCtx, input: SandboxRunInput
  * `not_started`: the activity was lost before the command started, so trying again is safe.
  */
 export async function settleSandboxRun(c: Pick<SandboxCtx, 'db' | 'clock'>, input: SandboxSettleInput): Promise<{ state: 'settled' | 'not_started'; summary: SandboxRunSummary }> {
-  const { runs } = storesFor(c.db, scopeRef(input.tenant_id, input.scope));
+  const { runs } = sandboxStores(c.db, scopeRef(input.tenant_id, input.scope));
   const run = await runs.get(input.run_id);
   if (!run) return { state: 'settled', summary: { run_id: input.run_id, status: 'failed' } };
   if (isTerminal(run.status)) return { state: 'settled', summary: runSummary(run) };
