@@ -46,7 +46,7 @@ export async function loadDefinition(defs: AutomationDefinitions, automationId: 
   return d;
 }
 
-export function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
+export function loadAutomationRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'automation run', runId);
 }
 

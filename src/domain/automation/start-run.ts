@@ -5,7 +5,7 @@ import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { startWorkflowRun } from '../runs/index';
 import { uuidv7 } from '../../model/ids';
-import { automationWorkflowId, loadDefinition, loadRun, automationStores, type AutomationCtx } from './context';
+import { automationWorkflowId, loadDefinition, loadAutomationRun, automationStores, type AutomationCtx } from './context';
 import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
 import { emptyCounts, nodeDocId, type NodeDoc, type RunDoc } from '../../model/automation/records';
@@ -20,7 +20,7 @@ type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
  * Starts a run: stores it queued with every node pending, then hands it to the engine and returns
  * at once. A draft may run (to try it before activating it); a disabled automation may not.
  */
-export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
+export async function startAutomationRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
   const { definitions, runs, nodes } = automationStores(c.db, ref);
   const def = await loadDefinition(definitions, input.automation_id);
   if (def.status === 'disabled') {
@@ -160,7 +160,7 @@ function runDetails(name: string, automationId: string, runId: string, actor: st
 
 /** The same run_id again: the existing run when automation and options agree (a retried call), else conflict. */
 async function repeatOf(runs: AutomationRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
-  const existing = await loadRun(runs, runId);
+  const existing = await loadAutomationRun(runs, runId);
   if (existing.automation_id !== wanted.automation_id || canonicalJson(existing.options) !== canonicalJson(wanted.options)) {
     throw new LoreError('conflict', `automation run '${runId}' exists for another automation or with other options`, {
       run_id: runId,

@@ -34,7 +34,7 @@ export const replayStores = familyStores({ runs: ReplayRuns, steps: ReplaySteps,
 
 export const nowIso = (c: ReplayStoreCtx) => c.clock.now().toISOString();
 
-export function loadRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
+export function loadReplayRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'replay run', runId);
 }
 

@@ -1,5 +1,5 @@
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, nowIso, replayStores, type ReplayCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { versionOf, type Until, type WaitSource } from '../runs/wait';
 import { readWithWait, reconcileRun, scopedWaitSource } from '../runs/index';
@@ -42,14 +42,14 @@ function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
  * with the reason, so no run stays open forever. A run whose learning feed is pending is fed now.
  * With wait_ms, the answer comes once `until` holds or at the deadline.
  */
-export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
+export async function getReplayRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs, steps } = replayStores(c.db, ref);
   const { doc: r, wait } = await readWithWait(
     c.waiter,
     input,
     {
       read: async (): Promise<RunWithSteps> => {
-        const run = await reconcile(c, ref, await loadRun(runs, input.run_id));
+        const run = await reconcilePlaybookRun(c, ref, await loadReplayRun(runs, input.run_id));
         return { run, steps: await steps.list(run._id) };
       },
       idOf: (d) => d.run.run_id,
@@ -76,7 +76,7 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, in
  * run whose workflow is gone or closed without recording the end is ended `failure` (or
  * `cancelled`), its open steps settled.
  */
-export function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
+export function reconcilePlaybookRun(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
   return reconcileRun(c.engine, {
     run,
     open: run.state === 'open',

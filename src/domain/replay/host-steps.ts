@@ -1,7 +1,7 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, nowIso, replayStores, type ReplayCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayCtx } from './context';
 import type { HostReportDoc, Json, RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView, stepView } from './views';
 import { HOST_STEP_SIGNAL, playbookRunWorkflowId, type HostStepReport } from './workflow-types';
@@ -45,7 +45,7 @@ function refuse(run: RunDoc, stepIndex: number, steps: StepDoc[]): LoreError {
 
 export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostStepInput, actor: string) {
   const { runs, steps } = replayStores(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const run = await loadReplayRun(runs, input.run_id);
   if (run.source !== 'playbook' || !run.playbook) {
     throw invalidState(
       `replay run '${run.run_id}' is ${run.source === 'recorded' ? 'a recorded run' : 'a shadow validation'}; only guided playbook runs wait for host steps`,

@@ -2,14 +2,14 @@ import { LoreError, invalidState } from '../../contract/errors';
 import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import type { Json, RunDoc, RunEndStatus, RunLearning } from '../../model/replay/types';
 import { runView } from './views';
 
 /** run/start and run/end of a recorded run (contract.md §6: open → ended). */
 
-export async function startRun(
+export async function startRecordedRun(
   c: ReplayStoreCtx,
   ref: ScopeRef,
   input: { run_id?: string | undefined; goal: string; metadata?: Json | undefined; learn?: boolean | undefined },
@@ -40,7 +40,7 @@ export async function startRun(
   const inserted = await runs.insert(doc);
   if (inserted) return { run_id: inserted.run_id, created: true, run: runView(inserted, []) };
   // The same run_id again: the same run when the goal agrees (a retried start), else conflict.
-  const existing = await loadRun(runs, doc.run_id);
+  const existing = await loadReplayRun(runs, doc.run_id);
   if (existing.source !== 'recorded' || existing.goal !== input.goal) {
     throw new LoreError('conflict', `replay run '${doc.run_id}' exists with a different goal or origin`, { run_id: doc.run_id, goal: existing.goal, source: existing.source });
   }
@@ -90,7 +90,7 @@ export async function endRun(
   feed?: LearningFeed,
 ): Promise<{ run_id: string; run: ReturnType<typeof runView> }> {
   const { runs, steps } = replayStores(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const run = await loadReplayRun(runs, input.run_id);
   assertRecorded(run);
   const summary = input.summary ?? null;
   if (run.state === 'ended') {

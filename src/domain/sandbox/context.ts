@@ -41,6 +41,6 @@ export function requireEnabled(config: Config): void {
   }
 }
 
-export function loadRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
+export function loadSandboxRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'sandbox run', runId);
 }

@@ -6,12 +6,12 @@ import type { ScopeRef } from '../../store/scope';
 import { startWorkflowRun } from '../runs/index';
 import type { SandboxRuns } from '../../store/sandbox/index';
 import { uuidv7 } from '../../model/ids';
-import { SANDBOX_WORKFLOW, loadRun, sandboxStores, workflowIdOf, type SandboxCtx } from './context';
+import { SANDBOX_WORKFLOW, loadSandboxRun, sandboxStores, workflowIdOf, type SandboxCtx } from './context';
 import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './wire';
-import { reconcile } from './reconcile';
+import { reconcileSandboxRun } from './reconcile';
 import { assertSandboxRunnable } from './status';
 
 type ExecuteInput = RouteInput<(typeof sandboxRoutes)['sandbox.execute']>;
@@ -118,7 +118,7 @@ export async function createRunRecord(
 
 /** The same run_id again: the same run when the command agrees (idempotent retry), else conflict. */
 async function repeatOf(runs: SandboxRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
-  const existing = await loadRun(runs, runId);
+  const existing = await loadSandboxRun(runs, runId);
   const same =
     existing.session_id === wanted.session_id && JSON.stringify(existing.argv) === JSON.stringify(wanted.argv) && JSON.stringify(existing.env) === JSON.stringify(wanted.env);
   if (!same) {
@@ -140,7 +140,7 @@ export async function waitForEnd(c: SandboxCtx, runs: SandboxRuns, run: RunDoc, 
       if (!(err instanceof WaitTimeout)) c.log.debug({ err, run_id: run.run_id }, 'sandbox run workflow ended with an error');
     }
   }
-  return reconcile(c, runs, await loadRun(runs, run.run_id));
+  return reconcileSandboxRun(c, runs, await loadSandboxRun(runs, run.run_id));
 }
 
 function answer(c: SandboxCtx, run: RunDoc, waitedMs?: number) {

@@ -9,7 +9,7 @@ import { runArtifact } from './artifact';
 import { cancelRun } from './cancel';
 import { requireEnabled, type SandboxCtx } from './context';
 import { execute } from './execute';
-import { getRun, listRuns, runLogs } from './runs';
+import { getSandboxRun, listRuns, runLogs } from './runs';
 import { createSession, getSession } from './sessions';
 import { sessionDiff } from './workspace-diff';
 
@@ -19,7 +19,7 @@ type Routes = typeof sandboxRoutes;
 export interface SandboxServices {
   createSession(ref: ScopeRef, input: RouteInput<Routes['sandbox.createSession']>, actor: string): ReturnType<typeof createSession>;
   execute(ref: ScopeRef, input: RouteInput<Routes['sandbox.execute']>, actor: string): ReturnType<typeof execute>;
-  getRun(ref: ScopeRef, input: Parameters<typeof getRun>[2], signal?: AbortSignal): ReturnType<typeof getRun>;
+  getRun(ref: ScopeRef, input: Parameters<typeof getSandboxRun>[2], signal?: AbortSignal): ReturnType<typeof getSandboxRun>;
   cancelRun(ref: ScopeRef, runId: string, reason?: string): ReturnType<typeof cancelRun>;
 }
 
@@ -44,7 +44,7 @@ export function createSandboxModule(deps: AppDeps, _upstream: Record<string, nev
   const services: SandboxServices = {
     createSession: gate((ref, input, actor) => createSession(c, ref, input, actor)),
     execute: gate((ref, input, actor) => execute(c, ref, input, actor)),
-    getRun: gate((ref, input, signal) => getRun(c, ref, input, signal)),
+    getRun: gate((ref, input, signal) => getSandboxRun(c, ref, input, signal)),
     cancelRun: gate((ref, runId, reason) => cancelRun(c, ref, runId, reason)),
   };
   const refOf = (ctx: { tenant_id: string; scope: string }) => scopeRef(ctx.tenant_id, ctx.scope);

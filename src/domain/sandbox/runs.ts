@@ -2,12 +2,12 @@ import type { RouteInput } from '../../contract';
 import { notFound } from '../../contract/errors';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, sandboxStores, type SandboxCtx } from './context';
+import { loadSandboxRun, sandboxStores, type SandboxCtx } from './context';
 import { versionOf, type Until } from '../runs/wait';
 import { readRunRecordWithWait } from '../runs/index';
 import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './wire';
-import { reconcile } from './reconcile';
+import { reconcileSandboxRun } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
 type LogsInput = RouteInput<(typeof sandboxRoutes)['sandbox.runLogs']>;
@@ -34,9 +34,9 @@ export function runHolds(until: Until, run: RunDoc): boolean {
 }
 
 /** runs/get; with wait_ms, once `until` holds or at the deadline (docs/sandbox.md, "Waiting for a run"). */
-export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
+export async function getSandboxRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
   const { runs } = sandboxStores(c.db, ref);
-  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+  const read = async () => reconcileSandboxRun(c, runs, await loadSandboxRun(runs, input.run_id));
   const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'sandbox', ref, runs }, read, runHolds, signal);
   return { run: toRunWire(run, c.uiLink), version: versionOf(run), ...(wait ? { wait } : {}) };
 }
@@ -47,7 +47,7 @@ export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, sign
  */
 export async function runLogs(c: SandboxCtx, ref: ScopeRef, input: LogsInput) {
   const { runs, logs } = sandboxStores(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  const run = await reconcileSandboxRun(c, runs, await loadSandboxRun(runs, input.run_id));
   // The cursor is the seq of the next entry wanted.
   const from = input.cursor !== undefined ? Number(input.cursor) : 0;
   // One extra tells whether more entries are stored beyond this page.
