@@ -45,10 +45,11 @@ const MATCH_OUTPUT_BYTES = 1024 * 1024;
 const refOf = (i: { tenant_id: string; scope: string }) => scopeRef(i.tenant_id, i.scope);
 
 /**
- * Resolves the version and the parameters, creates the run record (unless the API did) and the
- * run's sandbox session, and writes every planned step `queued` with its resolved input. A
- * request that cannot run (no such playbook, a rejected version, a missing parameter) ends the
- * run `failure` with the reason and fails the activity without retry.
+ * Resolves the version and the parameters (resolvePlaybookRun, as the API did), records the run
+ * unless the API did (recordPlaybookRun), creates the run's sandbox session, and writes every
+ * planned step `queued` with its resolved input. A request that cannot run (no such playbook, a
+ * rejected version, a missing parameter) ends the run `failure` with the reason and fails the
+ * activity without retry.
  */
 export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<BeginResult> {
   const ref = refOf(input);
@@ -88,8 +89,9 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
   };
   let resolved: ResolvedPlaybookRun;
   try {
-    // The version the record names (the API resolved it), else the input's; on this worker's
-    // LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
+    // The version the record names (the API resolved which one), else the input's, checked again
+    // (a version rejected since the API's check does not run); the workspace against this
+    // worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
     resolved = await resolvePlaybookRun(c, ref, { ...input, version: run?.playbook?.version ?? input.version });
   } catch (err) {
     await fail(err);
