@@ -12,7 +12,7 @@ import { runDoctor } from '../../src/cli/doctor';
 import { loadConfig } from '../../src/config';
 import { uuidv7 } from '../../src/model/ids';
 import { createRunRecord } from '../../src/domain/sandbox/execute';
-import { SANDBOX_WORKFLOW, storesFor } from '../../src/domain/sandbox/context';
+import { SANDBOX_WORKFLOW, sandboxStores } from '../../src/domain/sandbox/context';
 import type { SessionDoc } from '../../src/model/sandbox/records';
 import { LIMIT_DEFAULTS } from '../../src/contract/families/sandbox';
 import { createLog, type Log } from '../../src/log';
@@ -87,7 +87,7 @@ describe('LORE_SANDBOX_ISOLATION=auto without working bubblewrap: refused', () =
       actor: 'test',
       created_at: new Date().toISOString(),
     };
-    await storesFor(api.db, ref).sessions.create(doc);
+    await sandboxStores(api.db, ref).sessions.create(doc);
     assertRefusal(await api.post('/v1/memory/sandbox/execute', { ...who, session_id: 'made-before', action: { kind: 'command', argv: ['echo', 'must not run'] } }));
     // The worker refuses as well: a run that reaches it (queued before, or started by a playbook step) ends failed, unrun.
     const c = { db: api.db, clock: api.clock };

@@ -3,6 +3,7 @@ import { notFound } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { Database } from '../../store/database';
+import { familyStores } from '../../store/family-stores';
 import type { ScopeRef } from '../../store/scope';
 import { AutomationDefinitions, AutomationRunNodes, AutomationRuns } from '../../store/automation/index';
 import type { Clock } from '../../model/clock';
@@ -25,9 +26,8 @@ export interface AutomationCtx {
   uiLink: UiLink;
 }
 
-export function storesFor(db: Database, ref: ScopeRef) {
-  return { definitions: new AutomationDefinitions(db, ref), runs: new AutomationRuns(db, ref), nodes: new AutomationRunNodes(db, ref) };
-}
+/** The automation stores of one tenant+scope. */
+export const automationStores = familyStores({ definitions: AutomationDefinitions, runs: AutomationRuns, nodes: AutomationRunNodes });
 
 /**
  * One workflow per run, named from tenant, scope and run_id so an operator can find it in the
@@ -46,7 +46,7 @@ export async function loadDefinition(defs: AutomationDefinitions, automationId: 
   return d;
 }
 
-export function loadRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
+export function loadAutomationRun(runs: AutomationRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'automation run', runId);
 }
 

@@ -5,7 +5,7 @@ import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 import { uuidv7 } from '../../model/ids';
-import { loadDefinition, storesFor, type AutomationCtx } from './context';
+import { loadDefinition, automationStores, type AutomationCtx } from './context';
 import type { Graph } from '../../model/automation/graph';
 import { checkPlaybooks } from './playbooks';
 import type { DefinitionDoc, DefinitionStatus } from '../../model/automation/records';
@@ -55,7 +55,7 @@ export async function validate(c: AutomationCtx, ref: ScopeRef, input: RouteInpu
 export async function create(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.create']>, actor: string) {
   const check = await checkGraph(c, ref, input.graph);
   if (check.issues.length > 0) throw validationFailed(check.issues);
-  const { definitions } = storesFor(c.db, ref);
+  const { definitions } = automationStores(c.db, ref);
   const name = input.name ?? input.automation_id;
   const description = input.description ?? null;
   const graph: Graph = check.graph;
@@ -90,12 +90,12 @@ export async function create(c: AutomationCtx, ref: ScopeRef, input: RouteInput<
 }
 
 export async function get(c: AutomationCtx, ref: ScopeRef, automationId: string) {
-  return { automation: toDefinitionWire(await loadDefinition(storesFor(c.db, ref).definitions, automationId)) };
+  return { automation: toDefinitionWire(await loadDefinition(automationStores(c.db, ref).definitions, automationId)) };
 }
 
 export async function list(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.list']>) {
   const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'automations.list') : undefined;
-  const docs = await storesFor(c.db, ref).definitions.list({ ...(input.status ? { status: input.status } : {}), ...(after ? { after } : {}), limit: input.limit + 1 });
+  const docs = await automationStores(c.db, ref).definitions.list({ ...(input.status ? { status: input.status } : {}), ...(after ? { after } : {}), limit: input.limit + 1 });
   const shown = docs.slice(0, input.limit);
   return {
     automations: shown.map((d) => toDefinitionWire(d, input.include_graph)),
@@ -107,7 +107,7 @@ export async function list(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Ro
 const ALLOWED: Record<DefinitionStatus, readonly DefinitionStatus[]> = { draft: ['active', 'disabled'], active: ['disabled'], disabled: ['active'] };
 
 export async function setStatus(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.setStatus']>, actor: string) {
-  const { definitions } = storesFor(c.db, ref);
+  const { definitions } = automationStores(c.db, ref);
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = await loadDefinition(definitions, input.automation_id);
     if (current.status === input.status) return { automation: toDefinitionWire(current), changed: false };

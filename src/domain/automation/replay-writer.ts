@@ -1,7 +1,7 @@
 import type { Database } from '../../store/database';
 import { refOf } from '../../store/scope';
 import type { Clock } from '../../model/clock';
-import { endRun, startRun } from '../replay/record-run';
+import { endRun, startRecordedRun } from '../replay/record-run';
 import { stepAfter, stepBefore } from '../replay/record-step';
 import type { ReplayRecordFinish, ReplayRecordStart } from './replay-record';
 
@@ -11,7 +11,7 @@ import type { ReplayRecordFinish, ReplayRecordStart } from './replay-record';
  * idempotent for the same content, so activity retries are safe.
  */
 export async function recordReplayStart(store: { db: Database; clock: Clock }, input: ReplayRecordStart): Promise<string> {
-  const r = await startRun(store, refOf(input), { run_id: input.replay_run_id, goal: input.goal, metadata: input.metadata }, input.actor);
+  const r = await startRecordedRun(store, refOf(input), { run_id: input.replay_run_id, goal: input.goal, metadata: input.metadata }, input.actor);
   return r.run_id;
 }
 

@@ -3,11 +3,11 @@ import { LoreError, invalidState, notFound } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, pollUntil, storesFor, type AutomationCtx } from './context';
+import { loadAutomationRun, pollUntil, automationStores, type AutomationCtx } from './context';
 import { isTerminalRun } from '../../model/automation/graph';
 import type { RunDoc } from '../../model/automation/records';
 import { toRunWire } from './views';
-import { reconcile } from './run-reads';
+import { reconcileAutomationRun } from './run-reads';
 import { RESUME_SIGNAL, type ResumeSignal } from './run-types';
 
 type Routes = typeof automationRoutes;
@@ -26,18 +26,18 @@ const ended = (run: RunDoc) =>
  * process trees), then the workflow records the run `cancelled`.
  */
 export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.cancel']>) {
-  const { runs, nodes } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, nodes } = automationStores(c.db, ref);
+  const run = await loadAutomationRun(runs, input.run_id);
   if (isTerminalRun(run.status)) throw ended(run);
   const now = () => c.clock.now().toISOString();
   const flagged = await runs.requestCancel(run.run_id, input.reason ?? null, now());
-  if (!flagged) throw ended(await loadRun(runs, run.run_id));
+  if (!flagged) throw ended(await loadAutomationRun(runs, run.run_id));
   try {
     await c.engine.cancel(run.workflow_id);
   } catch (err) {
     if (!(err instanceof LoreError && err.code === 'not_found')) throw err;
     // The workflow is not running: it never started, or it ended just now.
-    const current = await loadRun(runs, run.run_id);
+    const current = await loadAutomationRun(runs, run.run_id);
     if (isTerminalRun(current.status)) throw ended(current);
     const at = now();
     if (await runs.settle(run.run_id, { status: 'cancelled', reason: 'cancelled; its workflow was not running', paused_nodes: [], finished_at: at, updated_at: at })) {
@@ -45,7 +45,7 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
     }
   }
   const after = await pollUntil(
-    () => loadRun(runs, run.run_id),
+    () => loadAutomationRun(runs, run.run_id),
     (r) => isTerminalRun(r.status),
     CANCEL_WAIT_MS,
     150,
@@ -63,8 +63,8 @@ export async function cancelRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
  * rejection fails the node (approval_rejected), which follows stop_on_failure.
  */
 export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.resume']>, actor: string) {
-  const { runs, nodes } = storesFor(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { runs, nodes } = automationStores(c.db, ref);
+  const run = await reconcileAutomationRun(c, runs, await loadAutomationRun(runs, input.run_id));
   if (run.status !== 'paused') {
     throw invalidState(`automation run '${run.run_id}' is ${run.status}, not paused; only a paused run can be resumed`, run.status, { run_id: run.run_id });
   }
@@ -99,13 +99,13 @@ export async function resumeRun(c: AutomationCtx, ref: ScopeRef, input: RouteInp
     await c.engine.signal(run.workflow_id, RESUME_SIGNAL, signal);
   } catch (err) {
     if (!(err instanceof LoreError && err.code === 'not_found')) throw err;
-    const current = await reconcile(c, runs, { ...run, enqueued_wall_ms: 0 });
+    const current = await reconcileAutomationRun(c, runs, { ...run, enqueued_wall_ms: 0 });
     throw invalidState(`automation run '${run.run_id}' is no longer running (${current.status})`, current.status, { run_id: run.run_id });
   }
   // The run record is written after its nodes: once it no longer lists them, both show the resume.
   const ids = new Set(signal.node_ids);
   const after = await pollUntil(
-    () => loadRun(runs, run.run_id),
+    () => loadAutomationRun(runs, run.run_id),
     (r) => !r.paused_nodes.some((id) => ids.has(id)),
     RESUME_WAIT_MS,
     100,

@@ -3,7 +3,7 @@ import type { automationRoutes } from '../../contract/families/automation';
 import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import { loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
+import { loadDefinition, loadAutomationRun, automationStores, type AutomationCtx } from './context';
 import { isTerminalRun, type RunStatus } from '../../model/automation/graph';
 import { versionOf, type Until } from '../runs/wait';
 import { NEVER_STARTED, readRunRecordWithWait, reconcileRun } from '../runs/index';
@@ -19,7 +19,7 @@ export { NEVER_STARTED };
  * A read of an open run double-checks it against the engine (../runs/reconcile.ts): a run whose
  * workflow is gone or closed without recording the outcome is settled, its open nodes with it.
  */
-export function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): Promise<RunDoc> {
+export function reconcileAutomationRun(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): Promise<RunDoc> {
   return reconcileRun(c.engine, {
     run,
     open: !isTerminalRun(run.status),
@@ -37,7 +37,7 @@ export function reconcile(c: AutomationCtx, runs: AutomationRuns, run: RunDoc): 
               reason: `the run's workflow ${wf.state === 'completed' ? 'completed' : `was ${wf.state}`} without recording its outcome (e.g. terminated by an operator)`,
             };
       const settled = await runs.settle(run.run_id, { ...ending, paused_nodes: [], finished_at: now, updated_at: now });
-      if (settled) await storesFor(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
+      if (settled) await automationStores(c.db, runs.ref).nodes.settleOpen(run._id, now, ending.reason);
       return settled ?? (await runs.get(run.run_id)) ?? run;
     },
   });
@@ -55,9 +55,9 @@ export function runHolds(until: Until, run: RunDoc): boolean {
  * runs/get: the run from the store; with wait_ms, once `until` holds or at the deadline, whichever
  * comes first (a run that is gone ends the wait too: the read then says not_found).
  */
-export async function getRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
-  const { runs, nodes } = storesFor(c.db, ref);
-  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+export async function getAutomationRun(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.get']>, signal?: AbortSignal) {
+  const { runs, nodes } = automationStores(c.db, ref);
+  const read = async () => reconcileAutomationRun(c, runs, await loadAutomationRun(runs, input.run_id));
   const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'automation', ref, runs }, read, runHolds, signal);
   const all = input.include_nodes || !isTerminalRun(run.status) ? await nodes.list(run._id) : [];
   const waits = isTerminalRun(run.status) ? [] : await hostWaits(c, ref, all);
@@ -92,9 +92,9 @@ async function hostWaits(c: AutomationCtx, ref: ScopeRef, nodes: NodeDoc[]) {
 export async function listRuns(c: AutomationCtx, ref: ScopeRef, input: RouteInput<Routes['automations.runs.list']>) {
   const before = input.cursor !== undefined ? decodeCursor(input.cursor, 'automations.runs.list') : undefined;
   // The runs of an automation that does not exist: not_found, not an empty page (a mistyped id would look like "no runs").
-  if (input.automation_id) await loadDefinition(storesFor(c.db, ref).definitions, input.automation_id);
+  if (input.automation_id) await loadDefinition(automationStores(c.db, ref).definitions, input.automation_id);
   const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? [...new Set(input.status)] : [input.status];
-  const docs = await storesFor(c.db, ref).runs.list({
+  const docs = await automationStores(c.db, ref).runs.list({
     ...(input.automation_id ? { automation_id: input.automation_id } : {}),
     ...(statuses ? { statuses } : {}),
     ...(before ? { before } : {}),

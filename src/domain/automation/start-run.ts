@@ -1,9 +1,11 @@
 import type { RouteInput } from '../../contract';
 import { LoreError, invalidState } from '../../contract/errors';
 import type { automationRoutes } from '../../contract/families/automation';
+import type { AutomationRuns } from '../../store/automation/index';
 import type { ScopeRef } from '../../store/scope';
+import { startWorkflowRun } from '../runs/index';
 import { uuidv7 } from '../../model/ids';
-import { automationWorkflowId, loadDefinition, loadRun, storesFor, type AutomationCtx } from './context';
+import { automationWorkflowId, loadDefinition, loadAutomationRun, automationStores, type AutomationCtx } from './context';
 import { canonicalJson, validationFailed } from './definitions';
 import { checkPlaybooks } from './playbooks';
 import { emptyCounts, nodeDocId, type NodeDoc, type RunDoc } from '../../model/automation/records';
@@ -18,8 +20,8 @@ type RunInput = RouteInput<(typeof automationRoutes)['automations.run']>;
  * Starts a run: stores it queued with every node pending, then hands it to the engine and returns
  * at once. A draft may run (to try it before activating it); a disabled automation may not.
  */
-export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
-  const { definitions, runs, nodes } = storesFor(c.db, ref);
+export async function startAutomationRun(c: AutomationCtx, ref: ScopeRef, input: RunInput, actor: string) {
+  const { definitions, runs, nodes } = automationStores(c.db, ref);
   const def = await loadDefinition(definitions, input.automation_id);
   if (def.status === 'disabled') {
     throw invalidState(`automation '${def.automation_id}' is disabled; activate it with /v1/automations/status to run it`, def.status, { automation_id: def.automation_id });
@@ -97,14 +99,6 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     updated_at: at,
   }));
 
-  // Nodes first (under the fresh key): a run record never exists without its nodes.
-  await nodes.insertMany(nodeDocs);
-  const stored = await runs.insert(doc);
-  if (!stored) {
-    await nodes.deleteRun(key);
-    return repeatOf(c, ref, runId, doc);
-  }
-
   const wf: AutomationRunInput = {
     tenant_id: ref.tenant_id,
     scope: ref.scope,
@@ -116,8 +110,15 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
     graph: def.graph,
     order,
   };
-  try {
-    await c.engine.start({
+  const { run, created } = await startWorkflowRun<RunDoc>(c.engine, {
+    record: async () => {
+      // Nodes first (under the fresh key): a run record never exists without its nodes.
+      await nodes.insertMany(nodeDocs);
+      if (await runs.insert(doc)) return { run: doc, created: true };
+      await nodes.deleteRun(key);
+      return { run: await repeatOf(runs, runId, doc), created: false };
+    },
+    workflow: () => ({
       workflowType: AUTOMATION_WORKFLOW,
       workflowId: doc.workflow_id,
       args: [wf],
@@ -125,15 +126,14 @@ export async function startRun(c: AutomationCtx, ref: ScopeRef, input: RunInput,
       summary: `automation ${def.name === def.automation_id ? def.automation_id : `${def.name} (${def.automation_id})`}: run ${runId}`.slice(0, 400),
       details: runDetails(def.name, def.automation_id, runId, actor, input.options, def.graph),
       rejectDuplicate: true,
-    });
-  } catch (err) {
-    // Never leave a queued run that nothing will pick up.
-    const end = c.clock.now().toISOString();
-    await runs.settle(runId, { status: 'failed', reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`, finished_at: end, updated_at: end });
-    await nodes.settleOpen(key, end, 'the run never started');
-    throw err;
-  }
-  return { run_id: runId, created: true, run: toRunWire(doc, undefined, c.uiLink) };
+    }),
+    compensate: async (_run, reason) => {
+      const end = c.clock.now().toISOString();
+      await runs.settle(runId, { status: 'failed', reason, finished_at: end, updated_at: end });
+      await nodes.settleOpen(key, end, 'the run never started');
+    },
+  });
+  return { run_id: runId, created, run: toRunWire(run, undefined, c.uiLink) };
 }
 
 /** The run's static details in the Temporal UI: what it runs, for whom, with which options. */
@@ -159,13 +159,13 @@ function runDetails(name: string, automationId: string, runId: string, actor: st
 }
 
 /** The same run_id again: the existing run when automation and options agree (a retried call), else conflict. */
-async function repeatOf(c: AutomationCtx, ref: ScopeRef, runId: string, wanted: RunDoc) {
-  const existing = await loadRun(storesFor(c.db, ref).runs, runId);
+async function repeatOf(runs: AutomationRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
+  const existing = await loadAutomationRun(runs, runId);
   if (existing.automation_id !== wanted.automation_id || canonicalJson(existing.options) !== canonicalJson(wanted.options)) {
     throw new LoreError('conflict', `automation run '${runId}' exists for another automation or with other options`, {
       run_id: runId,
       automation_id: existing.automation_id,
     });
   }
-  return { run_id: runId, created: false, run: toRunWire(existing, undefined, c.uiLink) };
+  return existing;
 }

@@ -1,5 +1,5 @@
 import type { ScopeRef } from '../../store/scope';
-import { loadVersion, storesFor, type ReplayStoreCtx } from './context';
+import { loadVersion, replayStores, type ReplayStoreCtx } from './context';
 import { planOf } from './plan';
 import type { Json, PlaybookStatus } from '../../model/replay/types';
 import { effectiveStatus } from './views';
@@ -24,7 +24,7 @@ export interface Check {
 }
 
 export async function evaluateCandidate(c: ReplayStoreCtx, ref: ScopeRef, input: { playbook_id: string; version?: number | undefined; params?: Json | undefined }) {
-  const { playbooks, active, runs } = storesFor(c.db, ref);
+  const { playbooks, active, runs } = replayStores(c.db, ref);
   const doc = await loadVersion(playbooks, input.playbook_id, input.version);
   const pointer = await active.get(doc.playbook_id);
   const status = effectiveStatus(doc, pointer);

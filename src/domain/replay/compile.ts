@@ -1,7 +1,7 @@
 import { LoreError, invalidState, type Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { placeholdersIn, templateLiterals } from './params';
 import { deriveSignature } from './signature';
@@ -61,8 +61,8 @@ function stepsFrom(recorded: StepDoc[], allowPartial: boolean, maxAttempts: numb
 }
 
 export async function compileFromRun(c: ReplayStoreCtx, ref: ScopeRef, input: CompileInput, actor: string) {
-  const { runs, steps, playbooks, active } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, steps, playbooks, active } = replayStores(c.db, ref);
+  const run = await loadReplayRun(runs, input.run_id);
   if (run.state !== 'ended') {
     throw invalidState(`replay run '${run.run_id}' is still open; end it (run/end) before compiling`, 'open', { run_id: run.run_id });
   }

@@ -4,8 +4,8 @@ import { notFound } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { Database } from '../../store/database';
+import { familyStores } from '../../store/family-stores';
 import { ReplayActive, ReplayPlaybooks, ReplayRuns, ReplaySteps } from '../../store/replay/index';
-import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
 import type { PlaybookDoc, RunDoc } from '../../model/replay/types';
@@ -39,18 +39,12 @@ export interface ReplayCtx extends ReplayStoreCtx {
   uiLink: UiLink;
 }
 
-export function storesFor(db: Database, ref: ScopeRef) {
-  return {
-    runs: new ReplayRuns(db, ref),
-    steps: new ReplaySteps(db, ref),
-    playbooks: new ReplayPlaybooks(db, ref),
-    active: new ReplayActive(db, ref),
-  };
-}
+/** The replay stores of one tenant+scope. */
+export const replayStores = familyStores({ runs: ReplayRuns, steps: ReplaySteps, playbooks: ReplayPlaybooks, active: ReplayActive });
 
 export const nowIso = (c: ReplayStoreCtx) => c.clock.now().toISOString();
 
-export function loadRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
+export function loadReplayRun(runs: ReplayRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'replay run', runId);
 }
 

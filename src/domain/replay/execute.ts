@@ -2,14 +2,12 @@ import { LoreError } from '../../contract/errors';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { requireEnabled } from '../sandbox/context';
-import { optionalWorkspace } from '../sandbox/workspace';
-import { nowIso, storesFor, type ReplayCtx } from './context';
+import { nowIso, replayStores, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { planIssues, planOf, planView, type Plan } from './plan';
-import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion } from './playbook-runs';
+import { startWorkflowRun } from '../runs/index';
+import { recordPlaybookRun, resolvePlaybookRun, resultOf, runnableVersion } from './playbook-runs';
 import type { Json, PlaybookDoc, RunDoc } from '../../model/replay/types';
-import { validationFailed } from './validate';
 import { pendingStepOf, runView } from './views';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from './workflow-types';
 
@@ -66,14 +64,7 @@ export async function startPlaybookRun(
   purpose: 'run' | 'dispatch' | 'automation',
   actor: string,
 ): Promise<Started> {
-  const { doc, active } = await runnableVersion(c, ref, req.playbook_id, req.version);
-  const plan = planOf(doc, req.params);
-  const issues = planIssues(plan, req.mode);
-  if (issues.length > 0)
-    throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, { playbook_id: doc.playbook_id, version: doc.version });
-  if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
-  const workspace = optionalWorkspace(c.config, req.workspace);
-
+  const { doc, active, plan, workspace } = await resolvePlaybookRun(c, ref, { ...req, purpose });
   const key = uuidv7(c.clock.now().getTime());
   const workflowId = playbookRunWorkflowId(key);
   const input: PlaybookRunInput = {
@@ -93,38 +84,32 @@ export async function startPlaybookRun(
     workspace,
     host_step_timeout_ms: req.host_step_timeout_ms ?? null,
   };
-  const goal = await goalOf(c, ref, doc.source_run_id, doc.name, req.goal);
-  const { run, created } = await insertPlaybookRun(
-    c,
-    ref,
-    newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal),
-  );
-  if (!created) return { run, created, workflowId: run.playbook!.workflow_id, doc };
-  try {
-    await c.engine.start({
+  const { run, created } = await startWorkflowRun<RunDoc>(c.engine, {
+    record: () => recordPlaybookRun(c, ref, input, { doc, active }, workflowId),
+    workflow: () => ({
       workflowType: PLAYBOOK_RUN_WORKFLOW,
       workflowId,
       args: [input],
       labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: purpose === 'dispatch' ? 'playbook_dispatch' : 'playbook_run', playbook_id: doc.playbook_id },
       summary: `playbook ${doc.playbook_id} v${doc.version} (${req.mode}, ${purpose}): ${doc.name}`.slice(0, 200),
-    });
-  } catch (err) {
-    // Never leave an open run that nothing will end.
-    const at = nowIso(c);
-    await storesFor(c.db, ref).runs.end(run._id, {
-      status: 'failure',
-      summary: `failure: the run could not be handed to the workflow engine: ${(err as Error).message}`,
-      ended_at: at,
-      updated_at: at,
-      learning: { state: 'not_eligible', workflows_updated: [], reason: 'the run did not start', at },
-    });
-    throw err;
-  }
-  return { run, created, workflowId, doc };
+    }),
+    compensate: async (r, reason) => {
+      const at = nowIso(c);
+      await replayStores(c.db, ref).runs.end(r._id, {
+        status: 'failure',
+        summary: `failure: ${reason}`,
+        ended_at: at,
+        updated_at: at,
+        learning: { state: 'not_eligible', workflows_updated: [], reason: 'the run did not start', at },
+      });
+    },
+  });
+  // A repeated run_id attaches to the run: its own workflow.
+  return { run, created, workflowId: created ? workflowId : run.playbook!.workflow_id, doc };
 }
 
 async function answerOf(c: ReplayCtx, ref: ScopeRef, s: Started, result: PlaybookRunResult | null, message?: string) {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(s.run._id)) ?? s.run;
   const all = await steps.list(run._id);
   const r = result ?? resultOf(run, all);
@@ -162,7 +147,7 @@ async function resultOrHostWait(
   waitMs: number,
 ): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
   if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   // Wall time, not the injected clock: a real wait for the workflow's result.
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -201,7 +186,7 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
     if (!(err instanceof LoreError)) throw err;
     // The workflow failed (e.g. the version was rejected between our check and its start): the
     // run record says so; answer with it unless nothing was recorded.
-    const run = await storesFor(c.db, ref).runs.getByKey(started.run._id);
+    const run = await replayStores(c.db, ref).runs.getByKey(started.run._id);
     if (!run || run.state === 'open') throw err;
   }
   await feed.feedRun(ref, started.run._id).catch(() => null);
@@ -211,7 +196,7 @@ export async function runPlaybook(c: ReplayCtx, feed: LearningFeed, ref: ScopeRe
 export async function dispatchPlaybook(c: ReplayCtx, ref: ScopeRef, req: RunRequest, actor: string) {
   if (req.mode === 'simulate') return { ...(await simulate(c, ref, req)), dispatched: false };
   const started = await startPlaybookRun(c, ref, { ...req, mode: req.mode }, 'dispatch', actor);
-  const { steps } = storesFor(c.db, ref);
+  const { steps } = replayStores(c.db, ref);
   return {
     run_id: started.run.run_id,
     workflow_id: started.workflowId,

@@ -1,5 +1,5 @@
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import { versionOf, type Until, type WaitSource } from '../runs/wait';
 import { readWithWait, reconcileRun, scopedWaitSource } from '../runs/index';
@@ -28,7 +28,7 @@ export function runHolds(until: Until, r: RunWithSteps): boolean {
 }
 
 function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   return scopedWaitSource('replay', ref, async (ids) => {
     const found = await runs.getMany(ids);
     const all = found.length > 0 ? await steps.listMany(found.map((r) => r._id)) : [];
@@ -42,14 +42,14 @@ function waitSource(c: ReplayCtx, ref: ScopeRef): WaitSource<RunWithSteps> {
  * with the reason, so no run stays open forever. A run whose learning feed is pending is fed now.
  * With wait_ms, the answer comes once `until` holds or at the deadline.
  */
-export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
-  const { runs, steps } = storesFor(c.db, ref);
+export async function getReplayRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
+  const { runs, steps } = replayStores(c.db, ref);
   const { doc: r, wait } = await readWithWait(
     c.waiter,
     input,
     {
       read: async (): Promise<RunWithSteps> => {
-        const run = await reconcile(c, ref, await loadRun(runs, input.run_id));
+        const run = await reconcilePlaybookRun(c, ref, await loadReplayRun(runs, input.run_id));
         return { run, steps: await steps.list(run._id) };
       },
       idOf: (d) => d.run.run_id,
@@ -76,14 +76,14 @@ export async function getRun(c: ReplayCtx, feed: LearningFeed, ref: ScopeRef, in
  * run whose workflow is gone or closed without recording the end is ended `failure` (or
  * `cancelled`), its open steps settled.
  */
-export function reconcile(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
+export function reconcilePlaybookRun(c: ReplayCtx, ref: ScopeRef, run: RunDoc): Promise<RunDoc> {
   return reconcileRun(c.engine, {
     run,
     open: run.state === 'open',
     workflowId: run.playbook?.workflow_id,
     sinceMs: run.created_wall_ms,
     settle: async (wf) => {
-      const { runs, steps } = storesFor(c.db, ref);
+      const { runs, steps } = replayStores(c.db, ref);
       const at = nowIso(c);
       const why = !wf ? 'its workflow was never started (Lore stopped before handing it to the engine)' : `its workflow ${wf.state} without recording the end`;
       await steps.settle(run._id, ['running'], { status: 'failed', error: why, ended_at: at, updated_at: at });

@@ -1,7 +1,7 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, nowIso, storesFor, type ReplayCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayCtx } from './context';
 import type { HostReportDoc, Json, RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView, stepView } from './views';
 import { HOST_STEP_SIGNAL, playbookRunWorkflowId, type HostStepReport } from './workflow-types';
@@ -44,8 +44,8 @@ function refuse(run: RunDoc, stepIndex: number, steps: StepDoc[]): LoreError {
 }
 
 export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostStepInput, actor: string) {
-  const { runs, steps } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, steps } = replayStores(c.db, ref);
+  const run = await loadReplayRun(runs, input.run_id);
   if (run.source !== 'playbook' || !run.playbook) {
     throw invalidState(
       `replay run '${run.run_id}' is ${run.source === 'recorded' ? 'a recorded run' : 'a shadow validation'}; only guided playbook runs wait for host steps`,
@@ -93,7 +93,7 @@ export async function reportHostStep(c: ReplayCtx, ref: ScopeRef, input: HostSte
 
 /** Waits until the reported step is judged and the run waits for another host step or ends (or wait_ms passes). */
 async function answer(c: ReplayCtx, ref: ScopeRef, first: RunDoc, stepIndex: number, waitMs: number) {
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   // Wall time, not the injected clock: a real wait for the step to settle.
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -143,7 +143,7 @@ export async function resignalLostReport(c: ReplayCtx, ref: ScopeRef, run: RunDo
   };
   try {
     await c.engine.signal(workflowOf(run), HOST_STEP_SIGNAL, report);
-    await storesFor(c.db, ref).steps.noteSignalled(run._id, s.step_index, r.report_id, Date.now());
+    await replayStores(c.db, ref).steps.noteSignalled(run._id, s.step_index, r.report_id, Date.now());
   } catch {
     /* the engine is unreachable or the workflow is gone: reconcile settles a gone workflow */
   }

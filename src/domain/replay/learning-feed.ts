@@ -4,7 +4,7 @@ import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import type { LearningServices } from '../learning/module';
-import { storesFor } from './context';
+import { replayStores } from './context';
 import type { RunLearning } from '../../model/replay/types';
 
 /** A recorded run's task kind, when its metadata names one (`task_kind`, or `kind`). */
@@ -71,7 +71,7 @@ export class LearningFeed {
   }
 
   private async feed(ref: ScopeRef, runKey: string, attempts: number): Promise<RunLearning | null> {
-    const { runs, steps } = storesFor(this.deps.db, ref);
+    const { runs, steps } = replayStores(this.deps.db, ref);
     const run = await runs.getByKey(runKey);
     if (!run || run.learning?.state !== 'pending') {
       await this.outbox.done(runKey);

@@ -1,6 +1,10 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { requireEnabled } from '../sandbox/context';
+import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
+import { nowIso, replayStores, type ReplayCtx, type ReplayStoreCtx } from './context';
+import { planIssues, planOf, type Plan } from './plan';
+import { validationFailed } from './validate';
 import { sameJson } from './json';
 import type { PlaybookDoc, PlaybookRunInfo, RunDoc, StepDoc } from '../../model/replay/types';
 import { effectiveStatus } from './views';
@@ -52,7 +56,7 @@ export function newPlaybookRunDoc(
  * playbook, version, mode and params (an idempotent retry), else conflict.
  */
 export async function insertPlaybookRun(c: ReplayStoreCtx, ref: ScopeRef, doc: RunDoc): Promise<{ run: RunDoc; created: boolean }> {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = replayStores(c.db, ref);
   const inserted = await runs.insert(doc);
   if (inserted) return { run: inserted, created: true };
   const existing = await runs.get(doc.run_id);
@@ -88,7 +92,7 @@ export async function runnableVersion(
   version: number | null | undefined,
   opts: { latestWhenNoActive?: boolean } = {},
 ): Promise<{ doc: PlaybookDoc; active: boolean }> {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const pointer = await active.get(playbookId);
   let doc: PlaybookDoc | null;
   if (version === null || version === undefined) {
@@ -123,10 +127,58 @@ export async function runnableVersion(
   return { doc, active: pointer === doc.version };
 }
 
+/** What a playbook run runs: its version (checked runnable), the plan for its params, and its workspace. */
+export interface ResolvedPlaybookRun {
+  doc: PlaybookDoc;
+  /** Whether the version was the active one. */
+  active: boolean;
+  plan: Plan;
+  workspace: Workspace | null;
+}
+
+/**
+ * Resolves what a playbook run runs, or says why it cannot: the version (named, else the active
+ * one), the plan for the params (validation_failed when the mode cannot run it), the sandbox when
+ * a step is a command, and the workspace against this process's LORE_SANDBOX_WORKSPACE_ROOTS. The
+ * API resolves a request with it before recording the run; the run's first activity resolves the
+ * version the record names (on the worker's roots), or the input's when nothing recorded the run.
+ */
+export async function resolvePlaybookRun(
+  c: Pick<ReplayCtx, 'db' | 'clock' | 'config'>,
+  ref: ScopeRef,
+  req: Pick<PlaybookRunInput, 'playbook_id' | 'mode' | 'params' | 'purpose'> & { version?: number | null | undefined; workspace?: { path: string } | null | undefined },
+): Promise<ResolvedPlaybookRun> {
+  const { doc, active } = await runnableVersion(c, ref, req.playbook_id, req.version);
+  const plan = planOf(doc, req.params);
+  // Shadow validation skips host steps rather than refusing them.
+  const issues = planIssues(plan, req.purpose === 'shadow_validation' ? 'guided' : req.mode);
+  if (issues.length > 0)
+    throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${req.mode} mode`, issues, {
+      playbook_id: doc.playbook_id,
+      version: doc.version,
+    });
+  if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
+  const workspace = optionalWorkspace(c.config, req.workspace);
+  return { doc, active, plan, workspace };
+}
+
+/** Records a resolved playbook run (open, its goal resolved): the same run_id again attaches to it (insertPlaybookRun). */
+export async function recordPlaybookRun(
+  c: ReplayStoreCtx,
+  ref: ScopeRef,
+  input: PlaybookRunInput,
+  resolved: Pick<ResolvedPlaybookRun, 'doc' | 'active'>,
+  workflowId: string,
+): Promise<{ run: RunDoc; created: boolean }> {
+  const { doc, active } = resolved;
+  const goal = await goalOf(c, ref, doc.source_run_id, doc.name, input.goal);
+  return insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal));
+}
+
 /** The goal of a playbook run: the caller's, else its playbook's source run goal, else the playbook name. */
 export async function goalOf(c: ReplayStoreCtx, ref: ScopeRef, sourceRunId: string | null, name: string, given: string | null | undefined): Promise<string> {
   if (given) return given;
-  const source = sourceRunId ? await storesFor(c.db, ref).runs.get(sourceRunId) : null;
+  const source = sourceRunId ? await replayStores(c.db, ref).runs.get(sourceRunId) : null;
   return source?.goal ?? name;
 }
 

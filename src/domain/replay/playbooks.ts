@@ -1,6 +1,6 @@
 import type { ScopeRef } from '../../store/scope';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
-import { loadVersion, storesFor, type ReplayCtx } from './context';
+import { loadVersion, replayStores, type ReplayCtx } from './context';
 import { setVersionStatus, type StatusChangeResult } from './status';
 import type { PromoteTarget } from '../../model/replay/types';
 import { effectiveStatus, playbookView } from './views';
@@ -8,7 +8,7 @@ import { effectiveStatus, playbookView } from './views';
 /** playbooks/get and playbooks/promote. */
 
 export async function getPlaybook(c: ReplayCtx, ref: ScopeRef, input: { playbook_id: string; version?: number | undefined }) {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const doc = await loadVersion(playbooks, input.playbook_id, input.version);
   const pointer = await active.get(doc.playbook_id);
   const versions = await playbooks.versions(doc.playbook_id);
@@ -22,7 +22,7 @@ export async function getPlaybook(c: ReplayCtx, ref: ScopeRef, input: { playbook
 
 /** playbooks/list: the latest version of each playbook, a page at a time. */
 export async function listPlaybooks(c: ReplayCtx, ref: ScopeRef, input: { limit: number; cursor?: string | undefined }) {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const after = input.cursor !== undefined ? decodeCursor(input.cursor, 'replay.playbooks.list') : null;
   const docs = await playbooks.latestOfEach(after, input.limit + 1);
   const shown = docs.slice(0, input.limit);

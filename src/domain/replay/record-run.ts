@@ -2,20 +2,20 @@ import { LoreError, invalidState } from '../../contract/errors';
 import { LearningOutbox } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import type { LearningFeed } from './learning-feed';
 import type { Json, RunDoc, RunEndStatus, RunLearning } from '../../model/replay/types';
 import { runView } from './views';
 
 /** run/start and run/end of a recorded run (contract.md §6: open → ended). */
 
-export async function startRun(
+export async function startRecordedRun(
   c: ReplayStoreCtx,
   ref: ScopeRef,
   input: { run_id?: string | undefined; goal: string; metadata?: Json | undefined; learn?: boolean | undefined },
   actor: string,
 ) {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = replayStores(c.db, ref);
   const at = nowIso(c);
   const key = uuidv7(c.clock.now().getTime());
   const doc: RunDoc = {
@@ -40,11 +40,11 @@ export async function startRun(
   const inserted = await runs.insert(doc);
   if (inserted) return { run_id: inserted.run_id, created: true, run: runView(inserted, []) };
   // The same run_id again: the same run when the goal agrees (a retried start), else conflict.
-  const existing = await loadRun(runs, doc.run_id);
+  const existing = await loadReplayRun(runs, doc.run_id);
   if (existing.source !== 'recorded' || existing.goal !== input.goal) {
     throw new LoreError('conflict', `replay run '${doc.run_id}' exists with a different goal or origin`, { run_id: doc.run_id, goal: existing.goal, source: existing.source });
   }
-  return { run_id: existing.run_id, created: false, run: runView(existing, null, await storesFor(c.db, ref).steps.count(existing._id)) };
+  return { run_id: existing.run_id, created: false, run: runView(existing, null, await replayStores(c.db, ref).steps.count(existing._id)) };
 }
 
 /** Steps and ends of playbook runs are written by their workflow, never through these routes. */
@@ -89,8 +89,8 @@ export async function endRun(
   _actor: string,
   feed?: LearningFeed,
 ): Promise<{ run_id: string; run: ReturnType<typeof runView> }> {
-  const { runs, steps } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, steps } = replayStores(c.db, ref);
+  const run = await loadReplayRun(runs, input.run_id);
   assertRecorded(run);
   const summary = input.summary ?? null;
   if (run.state === 'ended') {

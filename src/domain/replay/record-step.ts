@@ -1,7 +1,7 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import { stepId } from '../../store/replay/index';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadReplayRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { assertOpen, assertRecorded } from './record-run';
 import type { Json, StepDoc } from '../../model/replay/types';
@@ -23,8 +23,8 @@ export interface StepBeforeInput {
 }
 
 export async function stepBefore(c: ReplayStoreCtx, ref: ScopeRef, input: StepBeforeInput, actor: string) {
-  const { runs, steps } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, steps } = replayStores(c.db, ref);
+  const run = await loadReplayRun(runs, input.run_id);
   assertRecorded(run);
   assertOpen(run);
   const at = nowIso(c);
@@ -73,8 +73,8 @@ export interface StepAfterInput {
 }
 
 export async function stepAfter(c: ReplayStoreCtx, ref: ScopeRef, input: StepAfterInput, _actor: string) {
-  const { runs, steps } = storesFor(c.db, ref);
-  const run = await loadRun(runs, input.run_id);
+  const { runs, steps } = replayStores(c.db, ref);
+  const run = await loadReplayRun(runs, input.run_id);
   assertRecorded(run);
   assertOpen(run);
   const existing = await steps.get(run._id, input.step_index);

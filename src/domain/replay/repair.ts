@@ -3,7 +3,7 @@ import { LoreError, type Issue } from '../../contract/errors';
 import { otherIssues, unknownKeyIssues } from '../../contract/keys';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadVersion, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { MAX_ATTEMPTS, MAX_BACKOFF_MS, type Json, type PlaybookDoc, type PlaybookParameter, type PlaybookStep, type SandboxProfile } from '../../model/replay/types';
 import { validateContent, validationFailed } from './validate';
@@ -218,7 +218,7 @@ function applyParameters(base: PlaybookParameter[], raw: unknown, issues: Issue[
 }
 
 export async function repairPlaybook(c: ReplayStoreCtx, ref: ScopeRef, input: RepairInput, actor: string) {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const base = await loadVersion(playbooks, input.playbook_id, input.version);
   const issues: Issue[] = [];
   const p = input.patch;

@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
 import { requireEnabled } from '../sandbox/context';
 import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
-import { loadVersion, nowIso, storesFor, type ReplayCtx } from './context';
+import { loadVersion, nowIso, replayStores, type ReplayCtx } from './context';
 import { planIssues, planOf } from './plan';
 import { announceActive, statusAnswer } from './playbooks';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, runnableVersion } from './playbook-runs';
@@ -76,7 +76,7 @@ async function executeValidation(
   waitMs: number,
   workspace: Workspace | null,
 ): Promise<ShadowValidation> {
-  const { playbooks } = storesFor(c.db, ref);
+  const { playbooks } = replayStores(c.db, ref);
   const at = nowIso(c);
   const plan = planOf(doc, params);
   const issues = planIssues(plan, 'guided');
@@ -137,7 +137,7 @@ async function executeValidation(
 }
 
 export async function reviewRepair(c: ReplayCtx, ref: ScopeRef, input: ReviewInput, actor: string) {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const doc = await loadVersion(playbooks, input.playbook_id, input.version);
   if (doc.repair_of === null) {
     throw invalidState(`playbook '${doc.playbook_id}' version ${doc.version} is not a repair; only repaired versions are reviewed (use promote)`, 'not_a_repair', {

@@ -3,19 +3,16 @@ import { LoreError } from '../../contract/errors';
 import type { Log } from '../../log';
 import { LearningOutbox, stepId } from '../../store/replay/index';
 import { refOf, type ScopeRef } from '../../store/scope';
-import { requireEnabled, storesFor as sandboxStores } from '../sandbox/context';
+import { sandboxStores } from '../sandbox/context';
 import { createRunRecord } from '../sandbox/execute';
 import { isTerminal } from '../../model/sandbox/records';
 import { createSession } from '../sandbox/sessions';
-import { optionalWorkspace, type Workspace } from '../sandbox/workspace';
 import { probeArtifacts } from './artifact-probe';
-import { nowIso, storesFor, type ReplaySettings, type ReplayStoreCtx } from './context';
-import { planIssues, planOf, type Plan } from './plan';
-import { goalOf, insertPlaybookRun, newPlaybookRunDoc, resultOf, runnableVersion, summarize } from './playbook-runs';
+import { nowIso, replayStores, type ReplaySettings, type ReplayStoreCtx } from './context';
+import { insertPlaybookRun, newPlaybookRunDoc, recordPlaybookRun, resolvePlaybookRun, resultOf, summarize, type ResolvedPlaybookRun } from './playbook-runs';
 import { expectationOf, matchCommand, matchHost, reasonsOf, signatureOf, type ArtifactFacts, type CommandOutcome } from './signature';
 import { checkedCommand, commandOf, labelOf } from './steps';
-import type { Json, PlaybookDoc, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
-import { validationFailed } from './validate';
+import type { Json, SandboxAttempt, ShadowValidation, StepDoc } from '../../model/replay/types';
 import {
   playbookRunWorkflowId,
   runSessionId,
@@ -45,14 +42,15 @@ export interface RunnerCtx extends ReplayStoreCtx {
 const MATCH_OUTPUT_BYTES = 1024 * 1024;
 
 /**
- * Resolves the version and the parameters, creates the run record (unless the API did) and the
- * run's sandbox session, and writes every planned step `queued` with its resolved input. A
- * request that cannot run (no such playbook, a rejected version, a missing parameter) ends the
- * run `failure` with the reason and fails the activity without retry.
+ * Resolves the version and the parameters (resolvePlaybookRun, as the API did), records the run
+ * unless the API did (recordPlaybookRun), creates the run's sandbox session, and writes every
+ * planned step `queued` with its resolved input. A request that cannot run (no such playbook, a
+ * rejected version, a missing parameter) ends the run `failure` with the reason and fails the
+ * activity without retry.
  */
 export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<BeginResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   let run = await runs.getByKey(input.run_key);
   if (run && run.state === 'ended') {
     return {
@@ -86,30 +84,18 @@ export async function beginRun(c: RunnerCtx, input: PlaybookRunInput): Promise<B
       learning: notEligible('the run did not start', at),
     });
   };
-  let resolved: { doc: PlaybookDoc; active: boolean; plan: Plan; workspace: Workspace | null };
+  let resolved: ResolvedPlaybookRun;
   try {
-    const { doc, active } = await runnableVersion(c, ref, input.playbook_id, run?.playbook?.version ?? input.version);
-    const plan = planOf(doc, input.params);
-    // Shadow validation skips host steps rather than refusing them.
-    const issues = planIssues(plan, input.purpose === 'shadow_validation' ? 'guided' : input.mode);
-    if (issues.length > 0)
-      throw validationFailed(`playbook '${doc.playbook_id}' version ${doc.version} cannot run in ${input.mode} mode`, issues, {
-        playbook_id: doc.playbook_id,
-        version: doc.version,
-      });
-    if (plan.steps.some((s) => s.kind === 'command')) requireEnabled(c.config);
-    // Checked against this worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
-    const workspace = optionalWorkspace(c.config, input.workspace);
-    resolved = { doc, active, plan, workspace };
+    // The version the record names (the API resolved which one), else the input's, checked again
+    // (a version rejected since the API's check does not run); the workspace against this
+    // worker's LORE_SANDBOX_WORKSPACE_ROOTS (the API checked its own).
+    resolved = await resolvePlaybookRun(c, ref, { ...input, version: run?.playbook?.version ?? input.version });
   } catch (err) {
     await fail(err);
     throw err;
   }
   const { doc, active, plan, workspace } = resolved;
-  if (!run) {
-    const goal = await goalOf(c, ref, doc.source_run_id, doc.name, input.goal);
-    run = (await insertPlaybookRun(c, ref, newPlaybookRunDoc(c, input, { version: doc.version, workflow_id: workflowId, active_at_start: active, session_id: null }, goal))).run;
-  }
+  if (!run) run = (await recordPlaybookRun(c, ref, input, { doc, active }, workflowId)).run;
   const runKey = run._id;
   let sessionId: string | null = null;
   if (plan.steps.some((s) => s.kind === 'command')) {
@@ -174,13 +160,13 @@ const notEligible = (reason: string, at: string) => ({ state: 'not_eligible' as 
 /** Marks a host step that shadow validation cannot run. */
 export async function skipStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number; reason: string }): Promise<void> {
   const at = nowIso(c);
-  await storesFor(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], { status: 'skipped', error: input.reason, ended_at: at, updated_at: at });
+  await replayStores(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], { status: 'skipped', error: input.reason, ended_at: at, updated_at: at });
 }
 
 /** Stores the sandbox run of one attempt of a command step (queued; the workflow starts it as a child). */
 export async function prepareStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number; attempt: number }): Promise<PrepareStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = await runs.getByKey(input.run_key);
   const step = await steps.get(input.run_key, input.step_index);
   if (!run || !step) throw new LoreError('not_found', `step ${input.step_index} of playbook run '${input.run_key}' does not exist`, { run_key: input.run_key }, false);
@@ -252,7 +238,7 @@ export async function completeStep(
   input: { tenant_id: string; scope: string; run_key: string; step_index: number; attempt: number; sandbox_run_id: string; last_attempt: boolean },
 ): Promise<CompleteStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(input.run_key))!;
   const step = (await steps.get(input.run_key, input.step_index))!;
   const outcome = await outcomeOf(c, ref, input.sandbox_run_id);
@@ -278,7 +264,7 @@ export async function completeStep(
 /** A guided run reached a host step: it is `pending` (runs/get shows it as pending_step) until the host reports. */
 export async function awaitHostStep(c: RunnerCtx, input: { tenant_id: string; scope: string; run_key: string; step_index: number }): Promise<void> {
   const at = nowIso(c);
-  await storesFor(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], {
+  await replayStores(c.db, refOf(input)).steps.transition(input.run_key, input.step_index, ['queued'], {
     status: 'pending',
     waiting_since: at,
     host_report: null,
@@ -311,7 +297,7 @@ export async function completeHostStep(
   input: { tenant_id: string; scope: string; run_key: string; step_index: number; report: HostStepReport | null; timeout_ms: number },
 ): Promise<CompleteStepResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   const run = (await runs.getByKey(input.run_key))!;
   const step = (await steps.get(input.run_key, input.step_index))!;
   if (step.status !== 'pending') return { matched: step.status === 'success', status: step.status, reasons: step.error ? [step.error] : [] };
@@ -346,7 +332,7 @@ export async function completeHostStep(
  */
 export async function finishRun(c: RunnerCtx, input: FinishInput): Promise<PlaybookRunResult> {
   const ref = refOf(input);
-  const { runs, steps } = storesFor(c.db, ref);
+  const { runs, steps } = replayStores(c.db, ref);
   let run = (await runs.getByKey(input.run_key))!;
   if (run.state === 'open') {
     const at = nowIso(c);
@@ -395,6 +381,6 @@ export async function recordShadowValidation(
 ): Promise<ShadowValidation> {
   const at = nowIso(c);
   const validation = { ...input.validation, finished_at: input.validation.finished_at ?? at };
-  await storesFor(c.db, refOf(input)).playbooks.update(input.playbook_id, input.version, { shadow_validation: validation, updated_at: at });
+  await replayStores(c.db, refOf(input)).playbooks.update(input.playbook_id, input.version, { shadow_validation: validation, updated_at: at });
   return validation;
 }

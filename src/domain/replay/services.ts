@@ -1,10 +1,10 @@
 import { LoreError, type Issue } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { storesFor, type ReplayCtx } from './context';
+import { replayStores, type ReplayCtx } from './context';
 import { pendingStepOf } from './views';
 import { startPlaybookRun } from './execute';
 import type { LearningFeed } from './learning-feed';
-import { getRun } from './get-run';
+import { getReplayRun } from './get-run';
 import { planIssues, planOf } from './plan';
 import { getPlaybook } from './playbooks';
 import { runnableVersion } from './playbook-runs';
@@ -15,7 +15,7 @@ export type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './
 export { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId } from './workflow-types';
 
 type PlaybookGet = Awaited<ReturnType<typeof getPlaybook>>;
-type RunGet = Awaited<ReturnType<typeof getRun>>;
+type RunGet = Awaited<ReturnType<typeof getReplayRun>>;
 
 /**
  * What the replay family offers other families (automation). A workflow that runs a playbook
@@ -79,10 +79,10 @@ export function createReplayServices(c: ReplayCtx, feed: LearningFeed): ReplaySe
       return { run_id: s.run.run_id, workflow_id: s.workflowId, version: s.doc.version, created: s.created };
     },
     async getRun(ref, runId) {
-      return (await getRun(c, feed, ref, { run_id: runId, include_steps: true })).run;
+      return (await getReplayRun(c, feed, ref, { run_id: runId, include_steps: true })).run;
     },
     async pendingHostStep(ref, runKey) {
-      const { runs, steps } = storesFor(c.db, ref);
+      const { runs, steps } = replayStores(c.db, ref);
       const run = await runs.getByKey(runKey);
       if (!run || run.state !== 'open') return null;
       const p = pendingStepOf(run, await steps.list(run._id));

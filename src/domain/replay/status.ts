@@ -1,7 +1,7 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { loadVersion, nowIso, storesFor, type ReplayStoreCtx } from './context';
+import { loadVersion, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import type { PlaybookDoc, PlaybookStatus, StatusChange } from '../../model/replay/types';
 import { effectiveStatus } from './views';
 
@@ -49,7 +49,7 @@ export async function setVersionStatus(
   target: PlaybookStatus,
   opts: StatusChangeOpts,
 ): Promise<StatusChangeResult> {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const doc = await loadVersion(playbooks, playbookId, version);
   const v = doc.version;
   const pointer = await active.get(playbookId);
@@ -107,7 +107,7 @@ export async function setVersionStatus(
 /** Marks a version that lost the active slot as shadow (only if it is still marked active). */
 async function demote(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, version: number, why: string, actor: string): Promise<PlaybookDoc | null> {
   const at = nowIso(c);
-  return storesFor(c.db, ref).playbooks.setStatus(
+  return replayStores(c.db, ref).playbooks.setStatus(
     playbookId,
     version,
     'active',
@@ -130,7 +130,7 @@ async function demote(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, vers
  * its swap) is never demoted by mistake. Idempotent; returns the active version.
  */
 export async function reconcileActive(c: ReplayStoreCtx, ref: ScopeRef, playbookId: string, actor: string): Promise<number | null> {
-  const { playbooks, active } = storesFor(c.db, ref);
+  const { playbooks, active } = replayStores(c.db, ref);
   const marked = await playbooks.withStatus(playbookId, 'active');
   const pointer = await active.get(playbookId);
   for (const stale of marked) {

@@ -1,9 +1,9 @@
 import type { RouteInput } from '../../contract';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, storesFor, type SandboxCtx } from './context';
+import { loadSandboxRun, sandboxStores, type SandboxCtx } from './context';
 import { isTerminal, type ArtifactDoc } from '../../model/sandbox/records';
-import { reconcile } from './reconcile';
+import { reconcileSandboxRun } from './reconcile';
 
 type ArtifactInput = RouteInput<(typeof sandboxRoutes)['sandbox.runArtifact']>;
 
@@ -27,8 +27,8 @@ export function encodeContent(bytes: Uint8Array): { encoding: 'utf8' | 'base64';
 }
 
 export async function runArtifact(c: SandboxCtx, ref: ScopeRef, input: ArtifactInput) {
-  const { runs, logs, artifacts } = storesFor(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { runs, logs, artifacts } = sandboxStores(c.db, ref);
+  const run = await reconcileSandboxRun(c, runs, await loadSandboxRun(runs, input.run_id));
   const out: Record<string, unknown> = { run_id: run.run_id, status: run.status, complete: isTerminal(run.status) };
 
   if (input.include_output) {

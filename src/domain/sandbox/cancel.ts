@@ -1,6 +1,6 @@
 import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, storesFor, type SandboxCtx } from './context';
+import { loadSandboxRun, sandboxStores, type SandboxCtx } from './context';
 import { waitForEnd } from './execute';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './views';
@@ -18,18 +18,18 @@ const alreadyEnded = (run: RunDoc) =>
  * cancellation with the next heartbeat, within about a second) and records `cancelled`.
  */
 export async function cancelRun(c: SandboxCtx, ref: ScopeRef, runId: string, reason: string | undefined) {
-  const { runs } = storesFor(c.db, ref);
-  const run = await loadRun(runs, runId);
+  const { runs } = sandboxStores(c.db, ref);
+  const run = await loadSandboxRun(runs, runId);
   if (isTerminal(run.status)) throw alreadyEnded(run);
   const now = () => c.clock.now().toISOString();
   const flagged = await runs.requestCancel(runId, reason ?? null, now());
-  if (!flagged) throw alreadyEnded(await loadRun(runs, runId));
+  if (!flagged) throw alreadyEnded(await loadSandboxRun(runs, runId));
   try {
     await c.engine.cancel(run.workflow_id);
   } catch (err) {
     if (!(err instanceof LoreError && err.code === 'not_found')) throw err;
     // The workflow is not running: it never started, or it ended just now.
-    const current = await loadRun(runs, runId);
+    const current = await loadSandboxRun(runs, runId);
     if (isTerminal(current.status)) throw alreadyEnded(current);
     await runs.finish(runId, { status: 'cancelled', reason: 'cancelled; its workflow was not running', finished_at: now(), updated_at: now() });
   }

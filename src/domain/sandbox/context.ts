@@ -2,7 +2,7 @@ import { LoreError } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import type { Database } from '../../store/database';
-import type { ScopeRef } from '../../store/scope';
+import { familyStores } from '../../store/family-stores';
 import { SandboxArtifacts, SandboxLogs, SandboxRuns, SandboxSessions } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
 import type { RunWaiter } from '../runs/wait';
@@ -52,14 +52,8 @@ export const SANDBOX_WORKFLOW = 'sandboxRunWorkflow';
 /** One workflow per run, named by the run's server id (caller run_ids may repeat across scopes). */
 export const workflowIdOf = (runKey: string) => `sandbox-run-${runKey}`;
 
-export function storesFor(db: Database, ref: ScopeRef) {
-  return {
-    sessions: new SandboxSessions(db, ref),
-    runs: new SandboxRuns(db, ref),
-    logs: new SandboxLogs(db, ref),
-    artifacts: new SandboxArtifacts(db, ref),
-  };
-}
+/** The sandbox stores of one tenant+scope. */
+export const sandboxStores = familyStores({ sessions: SandboxSessions, runs: SandboxRuns, logs: SandboxLogs, artifacts: SandboxArtifacts });
 
 /** Every sandbox route starts here: the spec says configuration is the first thing to check. */
 export function requireEnabled(config: { readonly sandbox: { readonly enabled: boolean } }): void {
@@ -71,6 +65,6 @@ export function requireEnabled(config: { readonly sandbox: { readonly enabled: b
   }
 }
 
-export function loadRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
+export function loadSandboxRun(runs: SandboxRuns, runId: string): Promise<RunDoc> {
   return loadRunRecord(runs, 'sandbox run', runId);
 }

@@ -3,14 +3,15 @@ import { LoreError, notFound } from '../../contract/errors';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import { WaitTimeout } from '../../engine/engine';
 import type { ScopeRef } from '../../store/scope';
+import { startWorkflowRun } from '../runs/index';
 import type { SandboxRuns } from '../../store/sandbox/index';
 import { uuidv7 } from '../../model/ids';
-import { SANDBOX_WORKFLOW, loadRun, storesFor, workflowIdOf, type SandboxCtx } from './context';
+import { SANDBOX_WORKFLOW, loadSandboxRun, sandboxStores, workflowIdOf, type SandboxCtx } from './context';
 import { resolveLimits } from './limits';
 import { checkCommand } from './profiles';
 import { isTerminal, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './views';
-import { reconcile } from './reconcile';
+import { reconcileSandboxRun } from './reconcile';
 import { assertSandboxRunnable } from './status';
 
 type ExecuteInput = RouteInput<(typeof sandboxRoutes)['sandbox.execute']>;
@@ -26,31 +27,22 @@ export interface SandboxRunInput {
 const MAX_DEFAULT_WAIT_MS = 300_000;
 
 export async function execute(c: SandboxCtx, ref: ScopeRef, input: ExecuteInput, actor: string) {
-  const { runs } = storesFor(c.db, ref);
+  const { runs } = sandboxStores(c.db, ref);
   await assertSandboxRunnable(c.config, c.db);
-  const { run, created } = await createRunRecord(c, ref, input, actor);
-  if (created) {
-    const { argv } = input.action;
-    const wf: SandboxRunInput = { tenant_id: ref.tenant_id, scope: ref.scope, run_id: run.run_id, wall_ms: run.limits.wall_ms };
-    try {
-      await c.engine.start({
-        workflowType: SANDBOX_WORKFLOW,
-        workflowId: run.workflow_id,
-        args: [wf],
-        labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
-        summary: `sandbox: ${argv.join(' ').slice(0, 200)}`,
-      });
-    } catch (err) {
-      // Never leave a queued run that nothing will pick up.
-      await runs.finish(run.run_id, {
-        status: 'failed',
-        reason: `the run could not be handed to the workflow engine: ${(err as Error).message}`,
-        finished_at: c.clock.now().toISOString(),
-        updated_at: c.clock.now().toISOString(),
-      });
-      throw err;
-    }
-  }
+  const { run } = await startWorkflowRun<RunDoc>(c.engine, {
+    record: () => createRunRecord(c, ref, input, actor),
+    workflow: (r) => ({
+      workflowType: SANDBOX_WORKFLOW,
+      workflowId: r.workflow_id,
+      args: [{ tenant_id: ref.tenant_id, scope: ref.scope, run_id: r.run_id, wall_ms: r.limits.wall_ms } satisfies SandboxRunInput],
+      labels: { tenant_id: ref.tenant_id, scope: ref.scope, kind: 'sandbox' },
+      summary: `sandbox: ${input.action.argv.join(' ').slice(0, 200)}`,
+    }),
+    compensate: async (r, reason) => {
+      const at = c.clock.now().toISOString();
+      await runs.finish(r.run_id, { status: 'failed', reason, finished_at: at, updated_at: at });
+    },
+  });
 
   if (input.mode === 'async' || isTerminal(run.status)) return answer(c, run);
   const waitMs = input.wait_ms ?? Math.min(run.limits.wall_ms + 15_000, MAX_DEFAULT_WAIT_MS);
@@ -68,7 +60,7 @@ export async function createRunRecord(
   input: Pick<ExecuteInput, 'session_id' | 'mode' | 'action' | 'run_id' | 'limits' | 'timeout_ms'>,
   actor: string,
 ): Promise<{ run: RunDoc; created: boolean }> {
-  const { sessions, runs } = storesFor(c.db, ref);
+  const { sessions, runs } = sandboxStores(c.db, ref);
   const session = await sessions.get(input.session_id);
   if (!session) throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
   const { argv, env } = input.action;
@@ -126,7 +118,7 @@ export async function createRunRecord(
 
 /** The same run_id again: the same run when the command agrees (idempotent retry), else conflict. */
 async function repeatOf(runs: SandboxRuns, runId: string, wanted: RunDoc): Promise<RunDoc> {
-  const existing = await loadRun(runs, runId);
+  const existing = await loadSandboxRun(runs, runId);
   const same =
     existing.session_id === wanted.session_id && JSON.stringify(existing.argv) === JSON.stringify(wanted.argv) && JSON.stringify(existing.env) === JSON.stringify(wanted.env);
   if (!same) {
@@ -148,7 +140,7 @@ export async function waitForEnd(c: SandboxCtx, runs: SandboxRuns, run: RunDoc, 
       if (!(err instanceof WaitTimeout)) c.log.debug({ err, run_id: run.run_id }, 'sandbox run workflow ended with an error');
     }
   }
-  return reconcile(c, runs, await loadRun(runs, run.run_id));
+  return reconcileSandboxRun(c, runs, await loadSandboxRun(runs, run.run_id));
 }
 
 function answer(c: SandboxCtx, run: RunDoc, waitedMs?: number) {

@@ -10,7 +10,7 @@ export { NEVER_STARTED };
  * stays "queued" or "running" when nothing will ever end it. Normal endings are recorded by the
  * workflow's activities; this only catches what they cannot.
  */
-export function reconcile(c: SandboxCtx, runs: SandboxRuns, run: RunDoc): Promise<RunDoc> {
+export function reconcileSandboxRun(c: SandboxCtx, runs: SandboxRuns, run: RunDoc): Promise<RunDoc> {
   return reconcileRun(c.engine, {
     run,
     open: !isTerminal(run.status),

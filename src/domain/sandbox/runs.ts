@@ -2,19 +2,19 @@ import type { RouteInput } from '../../contract';
 import { notFound } from '../../contract/errors';
 import type { sandboxRoutes } from '../../contract/families/sandbox';
 import type { ScopeRef } from '../../store/scope';
-import { loadRun, storesFor, type SandboxCtx } from './context';
+import { loadSandboxRun, sandboxStores, type SandboxCtx } from './context';
 import { versionOf, type Until } from '../runs/wait';
 import { readRunRecordWithWait } from '../runs/index';
 import { isTerminal, type LogEntryDoc, type RunDoc } from '../../model/sandbox/records';
 import { toRunWire } from './views';
-import { reconcile } from './reconcile';
+import { reconcileSandboxRun } from './reconcile';
 import { decodeCursor, encodeCursor } from '../memory/cursor';
 
 type LogsInput = RouteInput<(typeof sandboxRoutes)['sandbox.runLogs']>;
 
 /** runs/list: stored records, newest first (no reconciliation: a page must not query Temporal per run). */
 export async function listRuns(c: SandboxCtx, ref: ScopeRef, input: { limit: number; cursor?: string | undefined; session_id?: string | undefined }) {
-  const { runs, sessions } = storesFor(c.db, ref);
+  const { runs, sessions } = sandboxStores(c.db, ref);
   // The runs of a session that does not exist: not_found, not an empty page (a mistyped id would look like "no runs").
   if (input.session_id !== undefined && !(await sessions.get(input.session_id))) {
     throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
@@ -34,9 +34,9 @@ export function runHolds(until: Until, run: RunDoc): boolean {
 }
 
 /** runs/get; with wait_ms, once `until` holds or at the deadline (docs/sandbox.md, "Waiting for a run"). */
-export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
-  const { runs } = storesFor(c.db, ref);
-  const read = async () => reconcile(c, runs, await loadRun(runs, input.run_id));
+export async function getSandboxRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, signal?: AbortSignal) {
+  const { runs } = sandboxStores(c.db, ref);
+  const read = async () => reconcileSandboxRun(c, runs, await loadSandboxRun(runs, input.run_id));
   const { doc: run, wait } = await readRunRecordWithWait(c.waiter, input, { family: 'sandbox', ref, runs }, read, runHolds, signal);
   return { run: toRunWire(run, c.uiLink), version: versionOf(run), ...(wait ? { wait } : {}) };
 }
@@ -46,8 +46,8 @@ export async function getRun(c: SandboxCtx, ref: ScopeRef, input: GetInput, sign
  * stores every entry before it records the end, so an ended run's entries are all there.
  */
 export async function runLogs(c: SandboxCtx, ref: ScopeRef, input: LogsInput) {
-  const { runs, logs } = storesFor(c.db, ref);
-  const run = await reconcile(c, runs, await loadRun(runs, input.run_id));
+  const { runs, logs } = sandboxStores(c.db, ref);
+  const run = await reconcileSandboxRun(c, runs, await loadSandboxRun(runs, input.run_id));
   // The cursor is the seq of the next entry wanted.
   const from = input.cursor !== undefined ? Number(input.cursor) : 0;
   // One extra tells whether more entries are stored beyond this page.

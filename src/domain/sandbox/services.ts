@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { cancelRun } from './cancel';
 import { requireEnabled, type SandboxCtx } from './context';
 import { execute } from './execute';
-import { getRun } from './runs';
+import { getSandboxRun } from './runs';
 import { createSession } from './sessions';
 
 type Routes = typeof sandboxRoutes;
@@ -13,7 +13,7 @@ type Routes = typeof sandboxRoutes;
 export interface SandboxServices {
   createSession(ref: ScopeRef, input: RouteInput<Routes['sandbox.createSession']>, actor: string): ReturnType<typeof createSession>;
   execute(ref: ScopeRef, input: RouteInput<Routes['sandbox.execute']>, actor: string): ReturnType<typeof execute>;
-  getRun(ref: ScopeRef, input: Parameters<typeof getRun>[2], signal?: AbortSignal): ReturnType<typeof getRun>;
+  getRun(ref: ScopeRef, input: Parameters<typeof getSandboxRun>[2], signal?: AbortSignal): ReturnType<typeof getSandboxRun>;
   cancelRun(ref: ScopeRef, runId: string, reason?: string): ReturnType<typeof cancelRun>;
 }
 
@@ -29,7 +29,7 @@ export function createSandboxServices(c: SandboxCtx): SandboxServices {
   return {
     createSession: enabledOnly(c, (ref, input, actor) => createSession(c, ref, input, actor)),
     execute: enabledOnly(c, (ref, input, actor) => execute(c, ref, input, actor)),
-    getRun: enabledOnly(c, (ref, input, signal) => getRun(c, ref, input, signal)),
+    getRun: enabledOnly(c, (ref, input, signal) => getSandboxRun(c, ref, input, signal)),
     cancelRun: enabledOnly(c, (ref, runId, reason) => cancelRun(c, ref, runId, reason)),
   };
 }

@@ -5,7 +5,7 @@ import type { SessionRecordWire } from '../../contract/families/sandbox';
 import { SANDBOX_WORKDIR } from '../../sandbox/isolation/index';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
-import { storesFor, type SandboxCtx } from './context';
+import { sandboxStores, type SandboxCtx } from './context';
 import { limitCaps, resolveLimits } from './limits';
 import { profileInfo } from './profiles';
 import type { SessionDoc } from '../../model/sandbox/records';
@@ -24,7 +24,7 @@ export function sessionWire(s: SessionDoc): SessionRecordWire {
  * on the worker's host); its name comes from the server id, never from the caller's session_id.
  */
 export async function createSession(c: Pick<SandboxCtx, 'config' | 'db' | 'clock'>, ref: ScopeRef, input: CreateInput, actor: string) {
-  const { sessions } = storesFor(c.db, ref);
+  const { sessions } = sandboxStores(c.db, ref);
   const workspace = optionalWorkspace(c.config, input.workspace);
   if (input.session_id) {
     const existing = await sessions.get(input.session_id);
@@ -63,7 +63,7 @@ function repeat(existing: SessionDoc, input: CreateInput, workspace: Workspace |
 }
 
 export async function getSession(c: SandboxCtx, ref: ScopeRef, sessionId: string) {
-  const s = await storesFor(c.db, ref).sessions.get(sessionId);
+  const s = await sandboxStores(c.db, ref).sessions.get(sessionId);
   if (!s) throw notFound('sandbox session', sessionId, ref.scope, { session_id: sessionId });
   return { session: sessionWire(s) };
 }

@@ -7,7 +7,7 @@ import { SandboxWorkspaceDiffs } from '../../store/sandbox/index';
 import { readWorkspaceChanges, type LayerChange } from '../../sandbox/isolation/index';
 import type { RunDoc, SessionDoc, WorkspaceBlobDoc, WorkspaceChangeCounts, WorkspaceChangeDoc, WorkspaceDiffDoc } from '../../model/sandbox/records';
 import { encodeContent, FILES_RESPONSE_BYTES } from './artifact';
-import { storesFor, type SandboxCtx } from './context';
+import { sandboxStores, type SandboxCtx } from './context';
 
 /**
  * What a workspace session changed (docs/sandbox.md, "What a session changed"): read on the
@@ -119,7 +119,7 @@ const octal = (mode: number | null) => (mode === null ? null : `0${(mode & 0o777
 
 /** sessions/diff: the session's latest stored read, with contents up to the response budget. */
 export async function sessionDiff(c: Pick<SandboxCtx, 'db'>, ref: ScopeRef, input: DiffInput) {
-  const session = await storesFor(c.db, ref).sessions.get(input.session_id);
+  const session = await sandboxStores(c.db, ref).sessions.get(input.session_id);
   if (!session) throw notFound('sandbox session', input.session_id, ref.scope, { session_id: input.session_id });
   if (!session.workspace) {
     throw new LoreError(

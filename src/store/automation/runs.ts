@@ -1,7 +1,7 @@
 import type { RunStatus } from '../../model/automation/graph';
 import type { RunDoc } from '../../model/automation/records';
 import { defineCollection, type Database } from '../database';
-import type { ScopedCollection } from '../scoped-collection';
+import { ScopedRuns } from '../runs';
 import type { ScopeRef } from '../scope';
 
 export const runsCollection = defineCollection({
@@ -19,32 +19,10 @@ export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'automation_id' |
 
 const OPEN: RunStatus[] = ['queued', 'running', 'paused'];
 
-/** Automation run records of one tenant+scope. Every state change is conditional, so racing writers agree. */
-export class AutomationRuns {
-  private readonly coll: ScopedCollection<RunDoc>;
-  constructor(
-    db: Database,
-    readonly ref: ScopeRef,
-  ) {
-    this.coll = db.scoped<RunDoc>(runsCollection, ref);
-  }
-
-  async get(runId: string): Promise<RunDoc | null> {
-    return this.coll.findOne({ run_id: runId });
-  }
-
-  /** Several runs by caller id in one query (waiters on runs/get poll them together). */
-  async getMany(runIds: string[]): Promise<RunDoc[]> {
-    return this.coll.find({ run_id: { $in: runIds } });
-  }
-
-  async getByKey(runKey: string): Promise<RunDoc | null> {
-    return this.coll.findOne({ _id: runKey });
-  }
-
-  /** Null when the run_id is taken. */
-  async insert(doc: RunDoc): Promise<RunDoc | null> {
-    return this.coll.insertNew(doc);
+/** Automation run records of one tenant+scope (reads and insert: ../runs.ts). Every state change is conditional, so racing writers agree. */
+export class AutomationRuns extends ScopedRuns<RunDoc> {
+  constructor(db: Database, ref: ScopeRef) {
+    super(db, runsCollection, ref);
   }
 
   /** Newest first: one query per status (each served by an index in order), merged. */

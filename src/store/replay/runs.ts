@@ -1,6 +1,6 @@
 import type { RunDoc } from '../../model/replay/types';
 import { type Database, defineCollection } from '../database';
-import type { ScopedCollection } from '../scoped-collection';
+import { ScopedRuns } from '../runs';
 import type { ScopeRef } from '../scope';
 
 export const runsCollection = defineCollection({
@@ -23,36 +23,14 @@ export const runsCollection = defineCollection({
 export type RunPatch = Partial<Omit<RunDoc, '_id' | 'run_id' | 'created_at'>>;
 
 /** Replay runs of one tenant+scope. State changes are conditional on the state read, so racing writers agree. */
-export class ReplayRuns {
-  private readonly coll: ScopedCollection<RunDoc>;
-  constructor(
-    db: Database,
-    readonly ref: ScopeRef,
-  ) {
-    this.coll = db.scoped<RunDoc>(runsCollection, ref);
-  }
-
-  async get(runId: string): Promise<RunDoc | null> {
-    return this.coll.findOne({ run_id: runId });
-  }
-
-  /** Several runs by caller id in one query (waiters on runs/get poll them together). */
-  async getMany(runIds: string[]): Promise<RunDoc[]> {
-    return this.coll.find({ run_id: { $in: runIds } });
-  }
-
-  async getByKey(key: string): Promise<RunDoc | null> {
-    return this.coll.findOne({ _id: key });
+export class ReplayRuns extends ScopedRuns<RunDoc> {
+  constructor(db: Database, ref: ScopeRef) {
+    super(db, runsCollection, ref);
   }
 
   /** The newest runs whose metadata.anchor is `anchor` (the task they belong to). */
   async listByAnchor(anchor: string, limit: number): Promise<RunDoc[]> {
     return this.coll.find({ 'metadata.anchor': anchor } as never, { sort: { _id: -1 }, limit });
-  }
-
-  /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
-  async insert(doc: RunDoc): Promise<RunDoc | null> {
-    return this.coll.insertNew(doc);
   }
 
   /** open → ended, once. Null when the run had already ended: the first ending wins. */

@@ -1,6 +1,6 @@
 import type { RunDoc, RunStatus } from '../../model/sandbox/records';
 import { type Database, defineCollection } from '../database';
-import type { ScopedCollection } from '../scoped-collection';
+import { ScopedRuns } from '../runs';
 import type { ScopeRef } from '../scope';
 
 export const runsCollection = defineCollection({
@@ -29,17 +29,9 @@ export async function hasOpenRun(db: Database, sessionKey: string): Promise<bool
 }
 
 /** Sandbox run records of one tenant+scope. State changes are conditional, so racing writers agree. */
-export class SandboxRuns {
-  private readonly coll: ScopedCollection<RunDoc>;
-  constructor(
-    db: Database,
-    readonly ref: ScopeRef,
-  ) {
-    this.coll = db.scoped<RunDoc>(runsCollection, ref);
-  }
-
-  async get(runId: string): Promise<RunDoc | null> {
-    return this.coll.findOne({ run_id: runId });
+export class SandboxRuns extends ScopedRuns<RunDoc> {
+  constructor(db: Database, ref: ScopeRef) {
+    super(db, runsCollection, ref);
   }
 
   /** Newest first, below `before` (a run's _id), optionally of one session. */
@@ -48,16 +40,6 @@ export class SandboxRuns {
     if (opts.session_id) q.session_id = opts.session_id;
     if (opts.before) q._id = { $lt: opts.before };
     return this.coll.find(q, { sort: { _id: -1 }, limit: opts.limit });
-  }
-
-  /** Several runs by caller id in one query (waiters on runs/get poll them together). */
-  async getMany(runIds: string[]): Promise<RunDoc[]> {
-    return this.coll.find({ run_id: { $in: runIds } });
-  }
-
-  /** Inserts a new run; null when the run_id is taken (the caller decides: idempotent repeat or conflict). */
-  async insert(doc: RunDoc): Promise<RunDoc | null> {
-    return this.coll.insertNew(doc);
   }
 
   /** queued → running, once. Null when the run is not queued any more (cancelled, lost, or already started). */
