@@ -1,4 +1,4 @@
-import { LIMIT_CAPS, LIMIT_DEFAULTS, type Limits } from '../../contract/families/sandbox';
+import { LIMIT_CAPS, LIMIT_DEFAULTS, type Limits } from '../../model/sandbox/limits';
 import type { RunLimits } from '../../sandbox/isolation/index';
 
 export type LimitOverrides = Partial<Limits>;
