@@ -17,6 +17,8 @@
  * accumulates underneath and decides the class it returns to.
  */
 
+import type { FeedbackOutcome } from '../../model/memory/vocabulary';
+
 export const PATTERN_SLOT = 'pattern_v1';
 export const TRUST_MIN_RUNS = 3;
 export const REVALIDATE_RUNS = 2;
@@ -61,7 +63,7 @@ export interface PatternSlot {
   history: PatternTransition[];
 }
 
-export type FeedbackOutcome = 'positive' | 'negative' | 'neutral';
+export type { FeedbackOutcome } from '../../model/memory/vocabulary';
 
 export interface FeedbackEvent {
   outcome: FeedbackOutcome;

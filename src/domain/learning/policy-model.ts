@@ -1,4 +1,5 @@
 import { invalidState } from '../../contract/errors';
+import type { FeedbackOutcome } from '../../model/memory/vocabulary';
 
 /**
  * The policy memory state machine (contract.md §3; docs/learning.md, "Policy memory"). Pure;
@@ -69,7 +70,7 @@ export interface Backing {
 }
 
 export interface PolicyFeedback {
-  outcome: 'positive' | 'negative' | 'neutral';
+  outcome: FeedbackOutcome;
   run_key: string;
   actor: string;
   at: string;

@@ -1,4 +1,5 @@
 import type { TermCounts } from './similarity';
+import type { ExecutionOutcome } from '../../model/memory/vocabulary';
 
 /** Shared vocabulary of the learning family (docs/learning.md). */
 
@@ -24,7 +25,7 @@ export const emptyOriginCounts = (): OriginCounts => ({
   replay_learning_episode: 0,
 });
 
-export type ExecOutcome = 'success' | 'failure' | 'partial';
+export type ExecOutcome = ExecutionOutcome;
 
 export interface WorkflowStep {
   /** Null when the carrier named a file but no tool (e.g. a handoff's target file). */
