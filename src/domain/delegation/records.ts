@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LoreError, invalidState } from '../../contract/errors';
-import type { DELEGATION_STATUSES, delegationRoutes } from '../../contract/families/delegation';
+import type { delegationRoutes } from '../../contract/families/delegation';
+import type { DELEGATION_STATUSES } from '../../model/delegation/vocabulary';
 import type { RouteInput } from '../../contract/route';
 import type { DelegationRecord, DelegationStore } from '../../store/delegation/records';
 import type { ScopeRef } from '../../store/scope';

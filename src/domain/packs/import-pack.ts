@@ -5,6 +5,7 @@ import { WaitTimeout, type Engine } from '../../engine/engine';
 import type { Log } from '../../log';
 import { idsHeldElsewhere } from '../../store/memory/pack-io';
 import { type PackImportStore, emptyCounts, type ImportRecord } from '../../store/packs/imports';
+import type { PackConflictKind } from '../../model/packs/vocabulary';
 import type { ScopeRef } from '../../store/scope';
 import type { Clock } from '../../model/clock';
 import { uuidv7 } from '../../model/ids';
@@ -39,7 +40,7 @@ const view = (r: ImportRecord) => ({
   conflicts: r.conflicts.map((c) => ({
     id: c.id,
     client_id: c.client_id,
-    kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation',
+    kind: (c.kind ?? 'node') as PackConflictKind,
     reason: c.reason ?? null,
   })),
   error: r.error,
