@@ -10,6 +10,7 @@ import {
   LIFECYCLE_STATES,
   PAYLOAD_SOURCES,
   REHYDRATE_TARGET_TIERS,
+  REHYDRATION_MODE_INPUTS,
   REHYDRATION_MODES,
 } from '../../model/lifecycle/vocabulary';
 import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
@@ -136,7 +137,7 @@ export const PayloadRehydrateInput = z
     node_id: NodeId.optional(),
     client_id: CallerId.optional(),
     mode: z
-      .enum(['summary', 'summary_only', 'partial', 'full', 'differential'])
+      .enum(REHYDRATION_MODE_INPUTS)
       .default('partial')
       .transform((m) => (m === 'summary_only' ? 'summary' : m))
       .describe('summary_only is an alias of summary'),

@@ -13,13 +13,16 @@ import {
   REPLAY_RUN_STATUSES,
   REVIEW_ACTIONS,
   RUN_ANSWER_STATUSES,
+  RUN_END_STATUS_INPUTS,
   RUN_PURPOSES,
   RUN_REQUEST_MODES,
   RUN_SOURCES,
   RUN_STATES,
+  SHADOW_MODE_INPUTS,
   SHADOW_MODES,
   SHADOW_STATUSES,
   STATUS_CHANGE_VIAS,
+  STEP_AFTER_STATUS_INPUTS,
   STEP_KINDS,
   STEP_STATUSES,
 } from '../../model/replay/types';
@@ -382,9 +385,7 @@ export const replayRoutes = {
     input: z.object({
       ...runRef,
       step_index: StepIndex,
-      status: z
-        .enum(['success', 'failed', 'failure', 'skipped', 'partial'], { error: "status must be 'success', 'failed', 'skipped' or 'partial'" })
-        .transform((s) => (s === 'failure' ? 'failed' : s)),
+      status: z.enum(STEP_AFTER_STATUS_INPUTS, { error: "status must be 'success', 'failed', 'skipped' or 'partial'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
       output_signature: OutputSignatureIn.optional(),
       error: BoundedText(8192).optional(),
       metadata: JsonObject().optional(),
@@ -398,9 +399,7 @@ export const replayRoutes = {
     summary: 'End an open run with status success, failure (alias failed), partial or cancelled, and a summary.',
     input: z.object({
       ...runRef,
-      status: z
-        .enum(['success', 'failure', 'failed', 'partial', 'cancelled'], { error: "status must be 'success', 'failure', 'partial' or 'cancelled'" })
-        .transform((s) => (s === 'failed' ? 'failure' : s)),
+      status: z.enum(RUN_END_STATUS_INPUTS, { error: "status must be 'success', 'failure', 'partial' or 'cancelled'" }).transform((s) => (s === 'failed' ? 'failure' : s)),
       summary: BoundedText().optional(),
     }),
     output: z.object({ run_id: z.string(), run: RunRecord }),
@@ -558,7 +557,7 @@ export const replayRoutes = {
         note: Note,
         auto_shadow_validate: z.boolean().default(false),
         shadow_validation_mode: z
-          .enum(['execute_sandbox', 'execute', 'dry_run', 'readiness'], { error: "shadow_validation_mode must be 'execute_sandbox' or 'dry_run'" })
+          .enum(SHADOW_MODE_INPUTS, { error: "shadow_validation_mode must be 'execute_sandbox' or 'dry_run'" })
           .default('execute_sandbox')
           .transform((m) => (m === 'execute' ? 'execute_sandbox' : m === 'readiness' ? 'dry_run' : m))
           .describe('execute_sandbox runs the steps in the sandbox (alias execute); dry_run checks them statically (alias readiness)'),

@@ -18,6 +18,7 @@
  */
 
 import type { FeedbackOutcome } from '../../model/memory/vocabulary';
+import type { PatternClass, PatternState } from '../../model/learning/vocabulary';
 
 export const PATTERN_SLOT = 'pattern_v1';
 export const TRUST_MIN_RUNS = 3;
@@ -25,8 +26,7 @@ export const REVALIDATE_RUNS = 2;
 const MAX_RUNS = 500;
 const MAX_RECENT = 50;
 
-export type PatternState = 'observed' | 'trusted' | 'contested';
-export type PatternClass = PatternState | 'suppressed';
+export type { PatternClass, PatternState } from '../../model/learning/vocabulary';
 
 export interface PatternTransition {
   at: string;

@@ -1,17 +1,10 @@
 import type { TermCounts } from './similarity';
 import type { ExecutionOutcome } from '../../model/memory/vocabulary';
+import type { DistillationOrigin } from '../../model/learning/vocabulary';
 
 /** Shared vocabulary of the learning family (docs/learning.md). */
 
-/** The interface spec's five distillation origins. */
-export const DISTILLATION_ORIGINS = [
-  'handoff_continuity_carrier',
-  'session_event_continuity_carrier',
-  'session_continuity_carrier',
-  'execution_write_projection',
-  'replay_learning_episode',
-] as const;
-export type DistillationOrigin = (typeof DISTILLATION_ORIGINS)[number];
+export { DISTILLATION_ORIGINS, type DistillationOrigin } from '../../model/learning/vocabulary';
 
 export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = ['handoff_continuity_carrier', 'session_event_continuity_carrier', 'session_continuity_carrier'];
 

@@ -23,6 +23,8 @@ export type PayloadScope = (typeof PAYLOAD_SCOPES)[number];
 
 export const REHYDRATION_MODES = ['summary', 'partial', 'full', 'differential'] as const;
 export type RehydrationMode = (typeof REHYDRATION_MODES)[number];
+/** What anchor/payload/rehydrate accepts: the modes, and summary_only (an alias of summary). */
+export const REHYDRATION_MODE_INPUTS = ['summary', 'summary_only', 'partial', 'full', 'differential'] as const satisfies readonly (RehydrationMode | 'summary_only')[];
 
 /** Why a colder tier the score asked for was not applied. */
 export const HOLD_REASONS = ['pinned', 'dwell', 'idle'] as const;

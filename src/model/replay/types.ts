@@ -10,6 +10,8 @@ export const RUN_STATES = ['open', 'ended'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 export const RUN_END_STATUSES = ['success', 'failure', 'partial', 'cancelled'] as const;
 export type RunEndStatus = (typeof RUN_END_STATUSES)[number];
+/** What run/end accepts: the ending statuses, and `failed` (as steps spell it) for failure. */
+export const RUN_END_STATUS_INPUTS = ['success', 'failure', 'failed', 'partial', 'cancelled'] as const satisfies readonly (RunEndStatus | 'failed')[];
 export const REPLAY_RUN_STATUSES = ['open', ...RUN_END_STATUSES] as const;
 export type RunStatus = (typeof REPLAY_RUN_STATUSES)[number];
 
@@ -22,6 +24,9 @@ export type RunStatus = (typeof REPLAY_RUN_STATUSES)[number];
 export const STEP_STATUSES = ['started', 'queued', 'running', 'success', 'failed', 'skipped', 'partial', 'pending'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 export const STEP_AFTER_STATUSES = ['success', 'failed', 'skipped', 'partial'] as const;
+export type StepAfterStatus = (typeof STEP_AFTER_STATUSES)[number];
+/** What step/after accepts: the statuses, and `failure` (as run/end spells it) for failed. */
+export const STEP_AFTER_STATUS_INPUTS = ['success', 'failed', 'failure', 'skipped', 'partial'] as const satisfies readonly (StepAfterStatus | 'failure')[];
 
 export const PLAYBOOK_STATUSES = ['draft', 'shadow', 'active', 'disabled', 'rejected'] as const;
 export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number];
@@ -194,6 +199,8 @@ export interface ShadowStepResult {
 
 export const SHADOW_MODES = ['dry_run', 'execute_sandbox'] as const;
 export type ShadowMode = (typeof SHADOW_MODES)[number];
+/** What playbooks/review accepts as shadow_validation_mode: the modes, with aliases execute (execute_sandbox) and readiness (dry_run). */
+export const SHADOW_MODE_INPUTS = ['execute_sandbox', 'execute', 'dry_run', 'readiness'] as const satisfies readonly (ShadowMode | 'execute' | 'readiness')[];
 export const SHADOW_STATUSES = ['running', 'passed', 'failed', 'partial'] as const;
 export type ShadowStatus = (typeof SHADOW_STATUSES)[number];
 

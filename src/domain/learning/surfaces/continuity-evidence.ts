@@ -7,6 +7,7 @@ import { ReplayRuns, ReplaySteps } from '../../../store/replay';
 import type { ScopeRef } from '../../../store/scope';
 import { executionOf } from '../observe';
 import type { LearningCtx } from '../runtime';
+import type { EvidenceKind } from '../../../model/learning/vocabulary';
 
 /**
  * What exists about an anchor's task, for the continuity review pack (docs/learning.md,
@@ -22,7 +23,7 @@ import type { LearningCtx } from '../runtime';
  * automation_id is the anchor, or it ran one of those replay runs.
  */
 
-export type EvidenceKind = 'memory' | 'session' | 'session_event' | 'handoff' | 'replay_run' | 'automation_run';
+export type { EvidenceKind } from '../../../model/learning/vocabulary';
 
 export interface AnchorEvidence {
   id: string;
