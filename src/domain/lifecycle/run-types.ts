@@ -4,9 +4,10 @@
  */
 
 import type { DecisionOutcome, HoldReason, LifecycleAction, LifecycleState } from '../../model/lifecycle/vocabulary';
+import type { Tier } from '../../model/memory/node';
 
 export type ActionName = LifecycleAction;
-export type TierName = 'hot' | 'warm' | 'cold' | 'archive';
+export type TierName = Tier;
 
 export interface DecisionView {
   id: string;

@@ -15,7 +15,7 @@
  * Node modules and I/O. See docs/replay.md ("Running a playbook from another workflow").
  */
 
-import type { RunEndStatus, RunMode, StepKind } from '../../model/replay/types';
+import type { HostReportStatus, RunEndStatus, RunMode, RunPurpose, StepKind } from '../../model/replay/types';
 
 export const PLAYBOOK_RUN_WORKFLOW = 'playbookRunWorkflow';
 export const SHADOW_VALIDATION_WORKFLOW = 'playbookShadowValidationWorkflow';
@@ -38,7 +38,7 @@ export const DEFAULT_HOST_STEP_TIMEOUT_MS = 24 * 3_600_000;
 
 export interface HostStepReport {
   step_index: number;
-  status: 'success' | 'failed';
+  status: HostReportStatus;
   output_signature: Record<string, unknown> | null;
   error: string | null;
   actor: string;
@@ -63,7 +63,7 @@ export interface PlaybookRunInput {
   params: Record<string, unknown>;
   /** Run only the first max_steps steps (the rest are skipped and the run ends partial). */
   max_steps?: number | null;
-  purpose: 'run' | 'dispatch' | 'automation' | 'shadow_validation';
+  purpose: RunPurpose;
   /** Goal of the replay run (default: the playbook's source run goal, else its name). */
   goal?: string | null;
   metadata?: Record<string, unknown> | null;
