@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ApiKey } from './model/api-key';
+import { PROCESS_ROLES, type ProcessRole } from './model/system/vocabulary';
 import { catalogModel, DEFAULT_ENCODER } from './retrieval/embedders/catalog';
 
 /**
@@ -10,7 +11,7 @@ import { catalogModel, DEFAULT_ENCODER } from './retrieval/embedders/catalog';
  * its default; loadConfig() validates all of them at once and names each bad one with its fix.
  */
 
-export type Role = 'api' | 'worker' | 'all';
+export type Role = ProcessRole;
 export type EmbeddingsProvider = 'none' | 'local' | 'onnx' | 'openai' | 'ollama';
 export type SandboxIsolationSetting = 'auto' | 'bubblewrap' | 'none';
 
@@ -309,7 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: { ro
 
   const host = read('LORE_HOST', z.string().min(1), '127.0.0.1');
   const dataDir = expandHome(read('LORE_DATA_DIR', z.string().min(1), '~/.lore'));
-  const role = overrides.role ?? read('LORE_ROLE', z.enum(['api', 'worker', 'all'], { error: 'LORE_ROLE must be api, worker or all' }), 'all');
+  const role = overrides.role ?? read('LORE_ROLE', z.enum(PROCESS_ROLES, { error: 'LORE_ROLE must be api, worker or all' }), 'all');
 
   const bodyLimitRaw = read('LORE_BODY_LIMIT', z.string(), '2mb');
   const bodyLimit = parseBytes(bodyLimitRaw);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WAIT_CONDITIONS } from '../model/wait';
 
 /** Identity and shared field rules of contract.md §1, reused by every route family. */
 
@@ -77,7 +78,6 @@ export const pageOutputFields = {
 };
 
 /** Long-polling reads of run records (runs/get of automation, playbook and sandbox runs; src/domain/runs/wait.ts). */
-export const WAIT_UNTIL = ['not_queued', 'paused_or_done', 'done'] as const;
 export const waitInputFields = {
   wait_ms: z
     .number()
@@ -89,8 +89,8 @@ export const waitInputFields = {
   until: z
     .string()
     .refine(
-      (s) => (WAIT_UNTIL as readonly string[]).includes(s) || /^[0-9a-f]{16}$/.test(s),
-      "until must be 'not_queued', 'paused_or_done', 'done', or a version from an earlier answer",
+      (s) => (WAIT_CONDITIONS as readonly string[]).includes(s) || /^[0-9a-f]{16}$/.test(s),
+      `until must be ${WAIT_CONDITIONS.map((c) => `'${c}'`).join(', ')}, or a version from an earlier answer`,
     )
     .optional()
     .describe('not_queued | paused_or_done | done (the default), or a `version` from an earlier answer: any change since'),

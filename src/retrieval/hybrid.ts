@@ -7,6 +7,7 @@ import { rrfFuse } from './fuse';
 import type { SearchHit, SearchOptions } from './lexical-index';
 import type { LexicalSearchable } from './multi-search';
 import type { VectorIndex } from './vector-index';
+import type { RecallStrategy } from '../model/memory/vocabulary';
 
 export interface HybridQuery {
   text: string;
@@ -29,7 +30,7 @@ export interface HybridOptions {
 }
 
 export interface ScoreBreakdown {
-  strategy: 'bm25' | 'hybrid_rrf';
+  strategy: RecallStrategy;
   bm25: { rank: number; score: number; bm25: number; context: number } | null;
   vector: { rank: number; score: number } | null;
   fused: number | null;

@@ -14,7 +14,7 @@ import { uuidv7 } from '../../src/model/ids';
 import { createRunRecord } from '../../src/domain/sandbox/execute';
 import { SANDBOX_WORKFLOW, sandboxStores } from '../../src/domain/sandbox/context';
 import type { SessionDoc } from '../../src/model/sandbox/records';
-import { LIMIT_DEFAULTS } from '../../src/contract/families/sandbox';
+import { LIMIT_DEFAULTS } from '../../src/model/sandbox/limits';
 import { createLog, type Log } from '../../src/log';
 import { scopeRef } from '../../src/store/scope';
 import { startTestApi, uniqueName, type TestApi } from '../helpers/app';

@@ -4,7 +4,7 @@
  * kind (nodes/), and settles it: a failure, a cancellation, or stop_on_failure stopping the rest.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { GraphNode } from '../../src/model/automation/graph';
+import type { AutomationNodeKind, GraphNode } from '../../src/model/automation/graph';
 import { readiness } from '../../src/domain/automation/readiness';
 import { resolveValue } from '../../src/domain/automation/references';
 import { causeOf, NodeFailure } from './failure';
@@ -13,6 +13,19 @@ import { checkArtifactGate } from './nodes/artifact-gate';
 import { evaluateConditionNode } from './nodes/condition';
 import { runPlaybookNode } from './nodes/playbook';
 import type { AutomationRun } from './run';
+
+type Executor = (run: AutomationRun, node: GraphNode, inputs: Record<string, unknown>) => Promise<void> | void;
+
+/**
+ * One executor per node kind. Typed by AUTOMATION_NODE_KINDS (src/model/automation/graph.ts): a kind
+ * added there without an executor here does not compile.
+ */
+const EXECUTORS: Record<AutomationNodeKind, Executor> = {
+  playbook: runPlaybookNode,
+  approval: awaitApproval,
+  condition: (run, node) => evaluateConditionNode(run, node),
+  artifact_gate: (run, node) => checkArtifactGate(run, node),
+};
 
 /** Resolves a node's inputs, records its start, and runs the executor of its kind. */
 async function executeNode(run: AutomationRun, node: GraphNode): Promise<void> {
@@ -23,16 +36,7 @@ async function executeNode(run: AutomationRun, node: GraphNode): Promise<void> {
   run.nodeInputs.set(node.node_id, inputs);
   st.set(node.node_id, 'running', { started: true, inputs });
   if (missing.length > 0) throw new NodeFailure('reference_unresolved', `references did not resolve: ${missing.join(', ')}`);
-  switch (node.kind) {
-    case 'condition':
-      return evaluateConditionNode(run, node);
-    case 'approval':
-      return awaitApproval(run, node, inputs);
-    case 'artifact_gate':
-      return checkArtifactGate(run, node);
-    case 'playbook':
-      return runPlaybookNode(run, node, inputs);
-  }
+  return EXECUTORS[node.kind](run, node, inputs);
 }
 
 /** A node's executor threw: cancelled (the run was cancelled or stopped) or failed. */

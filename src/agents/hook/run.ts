@@ -4,6 +4,7 @@ import type { Binding } from '../binding';
 import { redactValue } from './redact';
 import { isEditTool, isEvidenceTool, type StepResult } from './signature';
 import type { SessionState, StepState, TaskState } from './state';
+import type { ExecutionOutcome } from '../../model/memory/vocabulary';
 
 /**
  * The Lore side of one task: its replay run (started, stepped, ended) and, when the task ends,
@@ -78,14 +79,14 @@ export function stepAfter(ctx: Ctx, s: SessionState, t: TaskState, step: StepSta
 }
 
 /** The outcome a task ends with: forced (the session ended inside a turn), else that of its latest turn that called tools. */
-export function taskOutcome(t: TaskState, forced: 'partial' | null): 'success' | 'failure' | 'partial' {
+export function taskOutcome(t: TaskState, forced: 'partial' | null): ExecutionOutcome {
   if (forced) return forced;
   if (t.turn_open && t.turn_calls > 0) return 'partial';
   return t.outcome ?? 'success';
 }
 
 /** The execution write of a task, or null when it has nothing to learn from (no tool calls: a question answered). */
-export function executionWrite(s: SessionState, t: TaskState, outcome: 'success' | 'failure' | 'partial') {
+export function executionWrite(s: SessionState, t: TaskState, outcome: ExecutionOutcome) {
   const steps = t.steps.filter((x) => isEvidenceTool(x.tool));
   if (steps.length === 0) return null;
   const edited = unique(steps.filter((x) => isEditTool(x.tool)).flatMap((x) => x.files ?? (x.file_path ? [x.file_path] : [])));

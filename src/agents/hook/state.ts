@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ExecutionOutcome } from '../../model/memory/vocabulary';
 
 /**
  * What `lore hook` remembers between its invocations (each agent event is a separate process):
@@ -28,7 +29,7 @@ export interface StepState {
 }
 
 /** How a turn (one prompt and the work it started, up to Stop) ended. */
-export type TurnEnd = 'success' | 'failure' | 'partial' | 'no_tools';
+export type TurnEnd = ExecutionOutcome | 'no_tools';
 
 export interface SubagentState {
   agent_id: string;
@@ -74,7 +75,7 @@ export interface TaskState {
   /** How the latest finished turn ended. */
   last_turn: TurnEnd | null;
   /** The outcome so far: that of the latest turn that called tools. */
-  outcome: 'success' | 'failure' | 'partial' | null;
+  outcome: ExecutionOutcome | null;
   subagents: SubagentState[];
   /** The latest handoff stored for it (PreCompact). */
   handoff_id: string | null;

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
+import {
+  AUTOMATION_EDGE_TYPES,
+  AUTOMATION_NODE_KINDS,
+  AUTOMATION_RUN_STATUSES,
+  CONDITION_OPS,
+  NODE_STATES,
+  ON_TIMEOUT_ACTIONS,
+  PLAYBOOK_NODE_MODES,
+} from '../../model/automation/graph';
+import { APPROVAL_DECISIONS, DEFINITION_CREATE_STATUSES, DEFINITION_SET_STATUSES, DEFINITION_STATUSES, EXECUTION_MODES } from '../../model/automation/records';
 
 /**
  * Automation routes (interface spec "Automation", contract.md §7). The graph format, reference
@@ -11,17 +21,6 @@ import { route } from '../route';
  * is reported at once: validate answers 200 {valid, issues}; create and run answer 422
  * validation_failed with the same issues.
  */
-
-export const NODE_KINDS = ['playbook', 'approval', 'condition', 'artifact_gate'] as const;
-export const EDGE_TYPES = ['on_success', 'on_false'] as const;
-export const CONDITION_OPS = ['eq', 'ne', 'gt', 'lt', 'exists', 'truthy'] as const;
-export const DEFINITION_STATUSES = ['draft', 'active', 'disabled'] as const;
-export const RUN_STATUSES = ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
-export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
-export const NODE_STATES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'paused', 'cancelled'] as const;
-export const EXECUTION_MODES = ['default'] as const;
-export const DECISIONS = ['approve', 'reject'] as const;
-export const ON_TIMEOUT = ['reject', 'fail'] as const;
 
 /** contract.md §1: ≤ 200 graph nodes. Edges: a dense-enough DAG of 200 nodes. */
 export const MAX_GRAPH_NODES = 200;
@@ -50,20 +49,20 @@ const Issue = z.object({ path: z.string(), message: z.string() });
 /** A node as stored: only the fields Lore understands (unknown fields are accepted and dropped). */
 export const GraphNode = z.object({
   node_id: z.string(),
-  kind: z.enum(NODE_KINDS),
+  kind: z.enum(AUTOMATION_NODE_KINDS),
   name: z.string().optional(),
   playbook_id: z.string().optional(),
   version: z.number().int().optional(),
-  mode: z.enum(['guided']).optional().describe('playbook nodes: guided waits for the host at host steps (absent: strict)'),
+  mode: z.enum(PLAYBOOK_NODE_MODES).optional().describe('playbook nodes: guided waits for the host at host steps (absent: strict)'),
   approval_key: z.string().optional(),
   timeout: z.union([z.string(), z.number()]).optional().describe('approval nodes: the deadline for a decision, as given (ISO-8601 duration or seconds)'),
   timeout_ms: z.number().int().optional().describe('the timeout in milliseconds'),
-  on_timeout: z.enum(ON_TIMEOUT).optional().describe('what the deadline does: reject (a rejection by lore) or fail (the node fails approval_timeout)'),
+  on_timeout: z.enum(ON_TIMEOUT_ACTIONS).optional().describe('what the deadline does: reject (a rejection by lore) or fail (the node fails approval_timeout)'),
   inputs: z.record(z.string(), z.unknown()),
   condition: z.object({ left: z.unknown(), op: z.enum(CONDITION_OPS), right: z.unknown().optional() }).optional(),
   artifacts: z.array(z.object({ path: z.string(), from_node: z.string().optional() })).optional(),
 });
-export const GraphEdge = z.object({ from: z.string(), to: z.string(), type: z.enum(EDGE_TYPES) });
+export const GraphEdge = z.object({ from: z.string(), to: z.string(), type: z.enum(AUTOMATION_EDGE_TYPES) });
 export const Graph = z.object({ nodes: z.array(GraphNode), edges: z.array(GraphEdge) });
 
 const StatusChange = z.object({ from: z.enum(DEFINITION_STATUSES).nullable(), to: z.enum(DEFINITION_STATUSES), actor: z.string(), reason: z.string().nullable(), at: Timestamp });
@@ -103,7 +102,7 @@ const HostWait = z.object({
 
 export const RunNode = z.object({
   node_id: z.string(),
-  kind: z.enum(NODE_KINDS),
+  kind: z.enum(AUTOMATION_NODE_KINDS),
   state: z.enum(NODE_STATES),
   inputs: z.record(z.string(), z.unknown()).nullable().describe('inputs with references resolved, once the node started'),
   output: z.unknown().describe('what the node produced (null until it succeeded); read by $nodes.<node_id>.<path>'),
@@ -115,7 +114,7 @@ export const RunNode = z.object({
       approval_key: z.string(),
       requested_at: Timestamp.nullable(),
       expires_at: Timestamp.nullable().describe('when the timeout ends the wait (null: no timeout)'),
-      decision: z.enum(DECISIONS).nullable().describe('null while waiting, or when the timeout failed the node (on_timeout: fail)'),
+      decision: z.enum(APPROVAL_DECISIONS).nullable().describe('null while waiting, or when the timeout failed the node (on_timeout: fail)'),
       decided_by: z.string().nullable().describe('the actor of the runs/resume that decided, or "lore" when the timeout rejected'),
       decided_at: Timestamp.nullable(),
       timed_out: z.boolean().describe('the deadline passed without a decision'),
@@ -136,7 +135,7 @@ export const RunRecord = z.object({
   automation_id: z.string(),
   automation_name: z.string(),
   automation_hash: z.string(),
-  status: z.enum(RUN_STATUSES),
+  status: z.enum(AUTOMATION_RUN_STATUSES),
   options: z.object({ execution_mode: z.enum(EXECUTION_MODES), record_run: z.boolean(), stop_on_failure: z.boolean() }),
   reason: z.string().nullable().describe('how the run ended, in words'),
   error: z.object({ node_id: z.string().nullable(), code: z.string(), message: z.string() }).nullable(),
@@ -147,7 +146,7 @@ export const RunRecord = z.object({
       z.object({
         resume_id: z.string(),
         node_ids: z.array(z.string()),
-        decision: z.enum(DECISIONS),
+        decision: z.enum(APPROVAL_DECISIONS),
         reason: z.string().nullable(),
         actor: z.string(),
         at: Timestamp,
@@ -206,7 +205,7 @@ export const automationRoutes = {
       automation_id: CallerId,
       name: z.string().min(1).max(200).optional().describe('defaults to automation_id'),
       description: BoundedText(8192).optional(),
-      status: z.enum(['draft'], { error: "automations are created as 'draft'; activate with /v1/automations/status" }).default('draft'),
+      status: z.enum(DEFINITION_CREATE_STATUSES, { error: "automations are created as 'draft'; activate with /v1/automations/status" }).default('draft'),
       graph: GraphInput,
     }),
     output: z.object({ automation_id: z.string(), created: z.boolean(), automation: Definition }),
@@ -239,7 +238,7 @@ export const automationRoutes = {
     input: z.object({
       ...identityFields,
       automation_id: CallerId,
-      status: z.enum(['active', 'disabled'], { error: "status must be 'active' or 'disabled'" }),
+      status: z.enum(DEFINITION_SET_STATUSES, { error: "status must be 'active' or 'disabled'" }),
       reason: BoundedText(4096).optional(),
     }),
     output: z.object({ automation: Definition, changed: z.boolean() }),
@@ -275,7 +274,7 @@ export const automationRoutes = {
       ...identityFields,
       ...pageInputFields,
       automation_id: CallerId.optional(),
-      status: z.union([z.enum(RUN_STATUSES), z.array(z.enum(RUN_STATUSES)).min(1).max(RUN_STATUSES.length)]).optional(),
+      status: z.union([z.enum(AUTOMATION_RUN_STATUSES), z.array(z.enum(AUTOMATION_RUN_STATUSES)).min(1).max(AUTOMATION_RUN_STATUSES.length)]).optional(),
     }),
     output: z.object({ runs: z.array(RunRecord), ...pageOutputFields }),
     errors: ['not_found'],
@@ -295,14 +294,14 @@ export const automationRoutes = {
       'Decide the approval nodes a paused run waits at (all of them, or the one named by node_id or approval_key): approve (default) or reject, with an optional reason; who, when and why are recorded. A rejection fails the node (approval_rejected) and follows stop_on_failure. A run that is not paused is invalid_state.',
     input: z.object({
       ...runRef,
-      decision: z.enum(DECISIONS, { error: "decision must be 'approve' or 'reject'" }).default('approve'),
+      decision: z.enum(APPROVAL_DECISIONS, { error: "decision must be 'approve' or 'reject'" }).default('approve'),
       reason: BoundedText(4096)
         .refine((s) => s.trim().length > 0, 'reason must not be empty when given')
         .optional(),
       node_id: z.string().min(1).max(100).optional(),
       approval_key: CallerId.optional(),
     }),
-    output: z.object({ run: RunRecord, resumed_node_ids: z.array(z.string()), decision: z.enum(DECISIONS), message: z.string().optional() }),
+    output: z.object({ run: RunRecord, resumed_node_ids: z.array(z.string()), decision: z.enum(APPROVAL_DECISIONS), message: z.string().optional() }),
     errors: ['not_found', 'invalid_state'],
   }),
 } as const;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, TOO_LARGE, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
+import { DELEGATION_STATUSES, DELEGATION_WRITE_OUTCOMES } from '../../model/delegation/vocabulary';
 import { ShortText, Slots, Tags } from './memory-schemas';
 
 /**
@@ -9,7 +10,6 @@ import { ShortText, Slots, Tags } from './memory-schemas';
  * a final status keeps it (changing it is invalid_state). docs/memory.md, "Delegation records".
  */
 
-export const DELEGATION_STATUSES = ['requested', 'accepted', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
 const Status = z.enum(DELEGATION_STATUSES);
 const Agent = z.string().min(1).max(200);
 
@@ -91,7 +91,7 @@ export const delegationRoutes = {
           ctx.addIssue({ code: 'custom', path: ['task'], message: 'task is required (or summary, input_text, title, or a packet mission)' });
         }
       }),
-    output: z.object({ ...echoFields, record: DelegationRecordView, outcome: z.enum(['created', 'deduplicated', 'updated']) }),
+    output: z.object({ ...echoFields, record: DelegationRecordView, outcome: z.enum(DELEGATION_WRITE_OUTCOMES) }),
     errors: ['invalid_state'],
   }),
   'delegation.find': route({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CallerId, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
+import { POLICY_STATES, PROMOTION_STATES } from '../../model/learning/vocabulary';
 import { PatternClassEnum, PatternView, PolicyMemoryView, WorkflowView } from './learning-schemas';
 
 const NodeId = z.string().min(1).max(200);
@@ -22,7 +23,7 @@ export const learningListRoutes = {
     path: '/v1/memory/workflows/list',
     summary:
       'Learned workflows of the scope, newest first, optionally only candidate or stable ones, each with its evidence (provenance_ids), distillation origin and counts; cursor pagination.',
-    input: z.object({ ...identityFields, ...pageInputFields, promotion_state: z.enum(['candidate', 'stable']).optional() }),
+    input: z.object({ ...identityFields, ...pageInputFields, promotion_state: z.enum(PROMOTION_STATES).optional() }),
     output: z.object({ ...echoFields, workflows: z.array(WorkflowView), counts: LearnedCounts, ...pageOutputFields }),
   }),
   'learning.workflows.get': route({
@@ -48,7 +49,7 @@ export const learningListRoutes = {
     path: '/v1/memory/policies/list',
     summary:
       'Persisted policy memories of the scope, newest first, optionally in one state (active, contested, retired), each with its contract and governance history; cursor pagination.',
-    input: z.object({ ...identityFields, ...pageInputFields, state: z.enum(['active', 'contested', 'retired']).optional() }),
+    input: z.object({ ...identityFields, ...pageInputFields, state: z.enum(POLICY_STATES).optional() }),
     output: z.object({ ...echoFields, policies: z.array(PolicyMemoryView), counts: LearnedCounts, ...pageOutputFields }),
   }),
 } as const;

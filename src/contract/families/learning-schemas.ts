@@ -1,5 +1,26 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Timestamp } from '../common';
+import {
+  ACTIVATION_MODES,
+  DISTILLATION_ORIGINS,
+  FIRST_ACTION_KINDS,
+  GATE_ACTIONS,
+  HINT_PRIORITIES,
+  MATERIALIZATION_STATES,
+  PATTERN_CLASSES,
+  PATTERN_STATES,
+  POLICY_SOURCES,
+  POLICY_STATES,
+  POLICY_TRANSITION_ACTIONS,
+  POLICY_TRANSITION_TRIGGERS,
+  PROMOTION_STATES,
+  RULE_EFFECTS,
+  RULE_STATES,
+  SOURCE_KINDS,
+  STABLE_REASONS,
+  TASK_KIND_MATCHES,
+  UNCERTAINTY_LEVELS,
+} from '../../model/learning/vocabulary';
 import { ForgettingSummary } from '../shapes/forgetting';
 
 /** Schemas shared by the learning routes (contract.md §2 planning surfaces, §3, §5; docs/learning.md). */
@@ -22,14 +43,8 @@ export const taskInputFields = {
   candidates: ToolList.nullish(),
 };
 
-export const SourceKindEnum = z.enum(['stable_workflow', 'candidate_workflow', 'trusted_pattern', 'policy_memory', 'handoff', 'replay_playbook', 'recall']);
-export const OriginEnum = z.enum([
-  'handoff_continuity_carrier',
-  'session_event_continuity_carrier',
-  'session_continuity_carrier',
-  'execution_write_projection',
-  'replay_learning_episode',
-]);
+export const SourceKindEnum = z.enum(SOURCE_KINDS);
+export const OriginEnum = z.enum(DISTILLATION_ORIGINS);
 export const OriginCounts = z.object({
   handoff_continuity_carrier: z.number().int(),
   session_event_continuity_carrier: z.number().int(),
@@ -38,16 +53,16 @@ export const OriginCounts = z.object({
   replay_learning_episode: z.number().int(),
 });
 
-export const RecommendedActionEnum = z.enum(['proceed', 'widen_recall', 'rehydrate_payload', 'inspect_context', 'request_operator_review']);
+export const RecommendedActionEnum = z.enum(GATE_ACTIONS);
 export const Uncertainty = z.object({
-  level: z.enum(['low', 'moderate', 'high']),
+  level: z.enum(UNCERTAINTY_LEVELS),
   confidence: z.number(),
   reasons: z.array(z.string()),
   recommended_actions: z.array(RecommendedActionEnum),
 });
 
 export const FirstAction = z.object({
-  action_kind: z.enum(['file_step', 'tool_step']),
+  action_kind: z.enum(FIRST_ACTION_KINDS),
   selected_tool: z.string().nullable(),
   file_path: z.string().nullable(),
   next_action: z.string(),
@@ -79,9 +94,9 @@ export const WorkflowView = z.object({
   task_family: z.string(),
   goal: z.string(),
   task_kind: z.string().nullable(),
-  promotion_state: z.enum(['candidate', 'stable']),
+  promotion_state: z.enum(PROMOTION_STATES),
   promotion_ready: z.boolean(),
-  stable_reason: z.enum(['observations', 'playbook_active']).nullable(),
+  stable_reason: z.enum(STABLE_REASONS).nullable(),
   distillation_origin: OriginEnum,
   origin_counts: OriginCounts,
   steps: z.array(WorkflowStepView),
@@ -99,7 +114,7 @@ export const WorkflowView = z.object({
   updated_at: Timestamp,
 });
 
-export const PatternClassEnum = z.enum(['observed', 'trusted', 'contested', 'suppressed']);
+export const PatternClassEnum = z.enum(PATTERN_CLASSES);
 export const PatternView = z.object({
   pattern_id: z.string(),
   tool: z.string(),
@@ -107,7 +122,7 @@ export const PatternView = z.object({
   task_family_label: z.string(),
   task_kind: z.string().nullable(),
   state: PatternClassEnum,
-  underlying_state: z.enum(['observed', 'trusted', 'contested']),
+  underlying_state: z.enum(PATTERN_STATES),
   suppressed: z.object({ actor: z.string(), reason: z.string(), at: Timestamp }).nullable(),
   distinct_positive_runs: z.number().int(),
   distinct_negative_runs: z.number().int(),
@@ -125,25 +140,25 @@ export const PatternView = z.object({
 export const PolicyHistoryEntry = z.object({
   at: z.string(),
   actor: z.string(),
-  action: z.enum(['materialize', 'contest', 'revalidate', 'retire', 'reactivate']),
+  action: z.enum(POLICY_TRANSITION_ACTIONS),
   from: z.string(),
   to: z.string(),
   reason: z.string(),
-  trigger: z.enum(['feedback', 'governance']),
+  trigger: z.enum(POLICY_TRANSITION_TRIGGERS),
 });
 
 export const PolicyContract = z.object({
   policy_memory_id: z.string().nullable(),
-  materialization_state: z.enum(['computed', 'persisted']),
-  policy_memory_state: z.enum(['active', 'contested', 'retired']).nullable(),
-  activation_mode: z.enum(['default', 'hint']),
+  materialization_state: z.enum(MATERIALIZATION_STATES),
+  policy_memory_state: z.enum(POLICY_STATES).nullable(),
+  activation_mode: z.enum(ACTIVATION_MODES),
   applies: z.boolean(),
   selected_tool: z.string().nullable(),
   avoid_tools: z.array(z.string()),
   task_family: z.string().nullable(),
   task_family_label: z.string().nullable(),
   task_kind: z.string().nullable(),
-  source: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  source: z.enum(POLICY_SOURCES).nullable(),
   file_path: z.string().nullable(),
   target_files: z.array(z.string()),
   supporting_anchor_ids: z.array(z.string()),
@@ -154,16 +169,16 @@ export const PolicyContract = z.object({
 
 export const PolicyMemoryView = z.object({
   node_id: z.string(),
-  policy_memory_state: z.enum(['active', 'contested', 'retired']).describe('policy_contract.policy_memory_state'),
+  policy_memory_state: z.enum(POLICY_STATES).describe('policy_contract.policy_memory_state'),
   selected_tool: z.string().describe('policy_contract.selected_tool'),
-  activation_mode: z.enum(['default', 'hint']).describe('policy_contract.activation_mode'),
+  activation_mode: z.enum(ACTIVATION_MODES).describe('policy_contract.activation_mode'),
   policy_contract: PolicyContract,
   counts: z.object({ positive: z.number().int(), negative: z.number().int(), after_retire: z.number().int() }),
   updated_at: Timestamp,
 });
 
-export const RuleStateEnum = z.enum(['draft', 'shadow', 'active', 'disabled']);
-export const RuleEffect = z.object({ effect: z.enum(['prefer', 'deny']), tool: ToolName });
+export const RuleStateEnum = z.enum(RULE_STATES);
+export const RuleEffect = z.object({ effect: z.enum(RULE_EFFECTS), tool: ToolName });
 export const RuleConditions = z.object({
   task_kind: z.array(z.string().min(1).max(200)).max(50).optional(),
   terms_any: z.array(z.string().min(1).max(200)).max(50).optional(),
@@ -203,7 +218,7 @@ export const PolicyHints = z.object({
 
 export const DerivedPolicy = z.object({
   selected_tool: z.string().nullable(),
-  source: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  source: z.enum(POLICY_SOURCES).nullable(),
   file_path: z.string().nullable(),
   target_files: z.array(z.string()),
   reason: z.string(),
@@ -257,7 +272,7 @@ export const ActionRetrievalGate = z
     escalates_task_start: z
       .boolean()
       .describe('true when the task should not start on the first action as it is: none, high uncertainty, or widen recall / rehydrate / operator review recommended'),
-    level: z.enum(['low', 'moderate', 'high']),
+    level: z.enum(UNCERTAINTY_LEVELS),
     confidence: z.number(),
     primary_reason: z.string().nullable(),
     recommended_actions: z.array(RecommendedActionEnum).describe('what to do besides proceeding'),
@@ -296,7 +311,7 @@ export const PlanningSummary = z.object({
 const ActionHint = z.object({
   summary_version: z.literal('context_operator_action_hint_v1'),
   action: RecommendedActionEnum,
-  priority: z.enum(['required', 'recommended']),
+  priority: z.enum(HINT_PRIORITIES),
   instruction: z.string(),
   selected_tool: z.string().nullable(),
   file_path: z.string().nullable(),
@@ -334,7 +349,7 @@ export const SignalView = z.object({
   lexical: z.number(),
   dense: z.number().nullable(),
   dense_baseline: z.number().nullable(),
-  task_kind_match: z.enum(['match', 'mismatch', 'none']),
+  task_kind_match: z.enum(TASK_KIND_MATCHES),
   file_match: z.boolean(),
   line: z.string(),
   observed_count: z.number().int().optional().describe('workflow signals: successful observations'),

@@ -1,6 +1,23 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, echoFields, identityFields } from '../common';
 import { route } from '../route';
+import {
+  ACTIVATION_MODES,
+  BUDGET_UNITS,
+  CHECK_STATUSES,
+  EVIDENCE_KINDS,
+  FEEDBACK_TARGETS,
+  GATE_ACTIONS,
+  GOVERNANCE_ACTIONS,
+  GOVERNANCE_ACTIONS_OR_NONE,
+  GOVERNANCE_RECOMMENDATIONS,
+  POLICY_SOURCES,
+  POLICY_STATES,
+  PROMOTION_STATES,
+  SELECTION_BASES,
+  REVIEW_CONTRACT_BASES,
+} from '../../model/learning/vocabulary';
+import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
 import { ForgettingSummary } from '../shapes/forgetting';
 import { learningListRoutes } from './learning-lists';
 import {
@@ -85,23 +102,23 @@ const GovernancePayload = z.object({
   scope: z.string(),
   actor: z.string(),
   policy_memory_id: z.string(),
-  action: z.enum(['retire', 'reactivate']),
+  action: z.enum(GOVERNANCE_ACTIONS),
   reason: z.string(),
 });
 const GovernanceContract = z.object({
   route: z.string(),
   transitions: z.record(z.string(), z.object({ from: z.array(z.string()), to: z.string() })),
-  allowed_actions: z.record(z.string(), z.array(z.enum(['retire', 'reactivate']))),
-  proposals: z.array(z.object({ policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() })),
+  allowed_actions: z.record(z.string(), z.array(z.enum(GOVERNANCE_ACTIONS))),
+  proposals: z.array(z.object({ policy_memory_id: z.string(), action: z.enum(GOVERNANCE_ACTIONS), reason: z.string() })),
   required_fields: z.array(z.string()),
 });
 const PolicyReview = z.object({
   policy_memory_id: z.string(),
   tool: z.string(),
-  state: z.enum(['active', 'contested', 'retired']),
+  state: z.enum(POLICY_STATES),
   finding: z.string(),
-  recommended_action: z.enum(['retire', 'reactivate', 'keep', 'wait_for_revalidation']),
-  proposal: z.object({ policy_memory_id: z.string(), action: z.enum(['retire', 'reactivate']), reason: z.string() }).nullable(),
+  recommended_action: z.enum(GOVERNANCE_RECOMMENDATIONS),
+  proposal: z.object({ policy_memory_id: z.string(), action: z.enum(GOVERNANCE_ACTIONS), reason: z.string() }).nullable(),
   contract: PolicyContract,
 });
 const Counts = z.record(z.string(), z.number().int());
@@ -118,13 +135,13 @@ const LearningRecommendation = z.object({
 const GovernanceApplyResult = z
   .object({
     policy_memory_id: z.string(),
-    action: z.enum(['retire', 'reactivate']),
-    previous_state: z.enum(['active', 'contested', 'retired']),
-    state: z.enum(['active', 'contested', 'retired']),
+    action: z.enum(GOVERNANCE_ACTIONS),
+    previous_state: z.enum(POLICY_STATES),
+    state: z.enum(POLICY_STATES),
     actor: z.string(),
     reason: z.string(),
     applied_at: z.string(),
-    current_state: z.enum(['active', 'contested', 'retired']),
+    current_state: z.enum(POLICY_STATES),
     tool: z.string(),
   })
   .catchall(z.unknown());
@@ -134,7 +151,7 @@ const EvolutionReviewPack = z.object({
   review_contract: z.object({
     question: z.string(),
     task: z.object({ query_text: z.string().nullable(), goal: z.string().nullable(), task_kind: z.string().nullable(), file_path: z.string().nullable(), scope_wide: z.boolean() }),
-    checks: z.array(z.object({ check: z.string(), status: z.enum(['pass', 'attention']), detail: z.string() })),
+    checks: z.array(z.object({ check: z.string(), status: z.enum(CHECK_STATUSES), detail: z.string() })),
     evidence_ids: z.array(z.string()),
   }),
   learning_summary: z.object({
@@ -174,12 +191,12 @@ const EvolutionReviewPack = z.object({
 });
 
 /** continuity_review_pack (interface spec "Review packs"; docs/learning.md). */
-const EvidenceSourceKind = z.enum(['memory', 'session', 'session_event', 'handoff', 'replay_run', 'automation_run']);
+const EvidenceSourceKind = z.enum(EVIDENCE_KINDS);
 const ContinuityReviewPack = z.object({
   anchor: z.string(),
   review_contract: z.object({
     basis: z
-      .enum(['handoff', 'handoff_text', 'evidence'])
+      .enum(REVIEW_CONTRACT_BASES)
       .describe(
         'handoff: the handoff store’s record; handoff_text: the newest handoff is free text (or a handoff event), read from its words; evidence: no handoff at all, the contract is assembled from what names the anchor, and resume_ready is false',
       ),
@@ -270,7 +287,7 @@ const AgentInput = z
   })
   .transform(({ file_path, ...v }) => (file_path && !v.context?.file_path ? { ...v, context: { ...(v.context ?? {}), file_path } } : v));
 
-const PolicyStateEnum = z.enum(['active', 'contested', 'retired']);
+const PolicyStateEnum = z.enum(POLICY_STATES);
 const AgentMemorySummary = z.object({
   summary_version: z.literal('agent_memory_inspect_summary_v1'),
   has_continuity: z.boolean(),
@@ -286,18 +303,18 @@ const AgentMemorySummary = z.object({
   suppressed_pattern_count: z.number().int(),
   handoff_related_items: z.number().int(),
   resume_related_items: z.number().int(),
-  derived_policy_source_kind: z.enum(['trusted_pattern', 'stable_workflow', 'blended']).nullable(),
+  derived_policy_source_kind: z.enum(POLICY_SOURCES).nullable(),
   derived_policy_selected_tool: z.string().nullable(),
-  derived_policy_state: z.enum(['candidate', 'stable']).nullable(),
-  policy_activation_mode: z.enum(['default', 'hint']).nullable(),
+  derived_policy_state: z.enum(PROMOTION_STATES).nullable(),
+  policy_activation_mode: z.enum(ACTIVATION_MODES).nullable(),
   policy_review_recommended: z.boolean(),
   contested_policy_count: z.number().int(),
   retired_policy_count: z.number().int(),
   selected_policy_memory_id: z.string().nullable().describe('the persisted policy memory that speaks for the task'),
   selected_policy_memory_state: PolicyStateEnum.nullable(),
-  policy_governance_action: z.enum(['none', 'retire', 'reactivate']).describe('the last governance action applied to the selected policy memory'),
+  policy_governance_action: z.enum(GOVERNANCE_ACTIONS_OR_NONE).describe('the last governance action applied to the selected policy memory'),
   policy_governance_applied_at: z.string().nullable(),
-  policy_governance_proposed_action: z.enum(['none', 'retire', 'reactivate']).describe('what the evolution review pack proposes now'),
+  policy_governance_proposed_action: z.enum(GOVERNANCE_ACTIONS_OR_NONE).describe('what the evolution review pack proposes now'),
   policy_governance_review_required: z.boolean(),
   policy_governance_apply_payload: GovernancePayload.nullable(),
   policy_governance_auto_applied: z.boolean().describe('always false: Lore applies governance only when asked'),
@@ -429,7 +446,7 @@ export const learningRoutes = {
       context_text: z.string(),
       layers: z.record(z.string(), z.object({ text: z.string(), chars: z.number().int(), ids: z.array(z.string()) })),
       sources: z.array(z.string()),
-      budget: z.object({ used: z.number().int(), limit: z.number().int(), unit: z.enum(['chars', 'tokens']) }),
+      budget: z.object({ used: z.number().int(), limit: z.number().int(), unit: z.enum(BUDGET_UNITS) }),
       dropped: z.array(z.object({ layer: z.string(), id: z.string().nullable(), reason: z.string() })),
       planning_summary: PlanningSummary,
       operator_projection: OperatorProjection,
@@ -459,7 +476,7 @@ export const learningRoutes = {
       history_applied: z.boolean(),
       evidence: z.array(EvidenceView),
       uncertainty: Uncertainty,
-      gate_action: z.enum(['proceed', 'widen_recall', 'rehydrate_payload', 'inspect_context', 'request_operator_review']),
+      gate_action: z.enum(GATE_ACTIONS),
     }),
   }),
   'learning.experienceIntelligence': route({
@@ -532,7 +549,7 @@ export const learningRoutes = {
         .object({ decision_id: z.string(), selected_tool: z.string().nullable(), candidates: z.array(z.string()), created_at: z.string() })
         .describe('the recorded decision (its id is what tools/feedback cites)'),
       selected_tool: z.string().nullable(),
-      selection_basis: z.enum(['learned', 'rules', 'candidate_order', 'none']),
+      selection_basis: z.enum(SELECTION_BASES),
       ranking: z.array(ToolScoreView),
       candidates: z.array(z.string()),
       rules: RuleEvaluationView,
@@ -550,9 +567,9 @@ export const learningRoutes = {
     input: z.object({
       ...identityFields,
       ...taskInputFields,
-      outcome: z.enum(['positive', 'negative', 'neutral']),
+      outcome: z.enum(FEEDBACK_OUTCOMES),
       selected_tool: ToolName,
-      target: z.enum(['tool']).default('tool'),
+      target: z.enum(FEEDBACK_TARGETS).default('tool'),
       input_text: BoundedText().nullish(),
       decision_id: NodeId.optional(),
       run_id: CallerId.optional(),
@@ -591,12 +608,12 @@ export const learningRoutes = {
     path: '/v1/memory/policies/governance/apply',
     summary: 'Retires (active or contested → retired; no longer applied, later feedback does not revive it) or reactivates (retired → active) a persisted policy memory.',
     errors: ['not_found', 'invalid_state'],
-    input: z.object({ ...identityFields, policy_memory_id: NodeId, action: z.enum(['retire', 'reactivate']), reason: Reason.default('operator decision') }),
+    input: z.object({ ...identityFields, policy_memory_id: NodeId, action: z.enum(GOVERNANCE_ACTIONS), reason: Reason.default('operator decision') }),
     output: z.object({
       ...echoFields,
-      action: z.enum(['retire', 'reactivate']),
-      previous_state: z.enum(['active', 'contested', 'retired']),
-      next_state: z.enum(['active', 'contested', 'retired']).describe('the policy memory’s state after the action (policy_memory.state)'),
+      action: z.enum(GOVERNANCE_ACTIONS),
+      previous_state: z.enum(POLICY_STATES),
+      next_state: z.enum(POLICY_STATES).describe('the policy memory’s state after the action (policy_memory.state)'),
       policy_memory: PolicyMemoryView,
       live_policy_contract: PolicyContract.describe('the policy contract as it stands after the action'),
     }),

@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields } from '../common';
 import { route } from '../route';
+import {
+  DECISION_OUTCOMES,
+  DIFF_BASES,
+  HOLD_REASONS,
+  LIFECYCLE_ACTIONS,
+  LIFECYCLE_RUN_STATUSES,
+  LIFECYCLE_STATES,
+  PAYLOAD_SOURCES,
+  REHYDRATE_TARGET_TIERS,
+  REHYDRATION_MODE_INPUTS,
+  REHYDRATION_MODES,
+} from '../../model/lifecycle/vocabulary';
+import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
 import { ForgettingSummary } from '../shapes/forgetting';
 import { lifecycleReadRoutes } from './lifecycle-reads';
 import { NodeKindEnum, NodeTypeEnum, TierEnum } from './memory-schemas';
@@ -40,8 +53,8 @@ const mergeIds = <T extends { ids?: string[] | undefined; node_ids?: string[] | 
   ids: v.ids || node_ids ? [...(v.ids ?? []), ...(node_ids ?? [])] : undefined,
 });
 
-const ActionEnum = z.enum(['retain', 'demote', 'archive', 'review']);
-const LifecycleStateEnum = z.enum(['active', 'contested', 'retired', 'archived']);
+const ActionEnum = z.enum(LIFECYCLE_ACTIONS);
+const LifecycleStateEnum = z.enum(LIFECYCLE_STATES);
 const n = z.number().int();
 
 const RunCounts = z.object({
@@ -61,8 +74,8 @@ const DecisionOut = z.object({
   lifecycle_state: LifecycleStateEnum,
   retention_score: z.number(),
   rationale: z.array(z.string()),
-  held: z.enum(['pinned', 'dwell', 'idle']).nullable(),
-  outcome: z.enum(['applied', 'unchanged', 'planned', 'conflict']),
+  held: z.enum(HOLD_REASONS).nullable(),
+  outcome: z.enum(DECISION_OUTCOMES),
 });
 
 export const LifecycleRunInput = z.object({
@@ -90,7 +103,7 @@ export const ArchiveRehydrateInput = z
   .object({
     ...identityFields,
     ...nodeSelection,
-    target_tier: z.enum(['warm', 'hot']).default('warm'),
+    target_tier: z.enum(REHYDRATE_TARGET_TIERS).default('warm'),
     reason: Reason,
   })
   .superRefine(needsSelection)
@@ -100,7 +113,7 @@ export const NodesActivateInput = z
   .object({
     ...identityFields,
     ...nodeSelection,
-    outcome: z.enum(['positive', 'negative', 'neutral']).optional().describe('absent: no feedback is recorded, only the activation'),
+    outcome: z.enum(FEEDBACK_OUTCOMES).optional().describe('absent: no feedback is recorded, only the activation'),
     activate: z.boolean().default(true),
     reason: Reason,
   })
@@ -124,7 +137,7 @@ export const PayloadRehydrateInput = z
     node_id: NodeId.optional(),
     client_id: CallerId.optional(),
     mode: z
-      .enum(['summary', 'summary_only', 'partial', 'full', 'differential'])
+      .enum(REHYDRATION_MODE_INPUTS)
       .default('partial')
       .transform((m) => (m === 'summary_only' ? 'summary' : m))
       .describe('summary_only is an alias of summary'),
@@ -155,7 +168,7 @@ export const lifecycleRoutes = {
     input: LifecycleRunInput,
     output: z.object({
       ...echoFields,
-      status: z.enum(['completed', 'running']),
+      status: z.enum(LIFECYCLE_RUN_STATUSES),
       run_id: z.string(),
       workflow_id: z.string(),
       dry_run: z.boolean(),
@@ -186,7 +199,7 @@ export const lifecycleRoutes = {
     input: ArchiveRehydrateInput,
     output: z.object({
       ...echoFields,
-      target_tier: z.enum(['warm', 'hot']),
+      target_tier: z.enum(REHYDRATE_TARGET_TIERS),
       nodes: z.array(
         z.object({
           id: z.string(),
@@ -214,7 +227,7 @@ export const lifecycleRoutes = {
     input: NodesActivateInput,
     output: z.object({
       ...echoFields,
-      outcome: z.enum(['positive', 'negative', 'neutral']).nullable(),
+      outcome: z.enum(FEEDBACK_OUTCOMES).nullable(),
       activated: z.boolean(),
       nodes: z.array(
         z.object({
@@ -265,8 +278,8 @@ export const lifecycleRoutes = {
         summary: z.string(),
         revision: n,
       }),
-      mode: z.enum(['summary', 'partial', 'full', 'differential']),
-      payload_source: z.enum(['summary', 'node', 'cold_store']),
+      mode: z.enum(REHYDRATION_MODES),
+      payload_source: z.enum(PAYLOAD_SOURCES),
       payload: z.object({
         text: z.string(),
         /** Characters (Unicode code points) returned, and in the whole payload. */
@@ -276,7 +289,7 @@ export const lifecycleRoutes = {
       }),
       differential: z
         .object({
-          base: z.enum(['summary', 'revision']),
+          base: z.enum(DIFF_BASES),
           base_revision: n.nullable(),
           revision: n,
           added_lines: z.array(z.string()),

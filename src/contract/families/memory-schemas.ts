@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, MAX_TEXT_BYTES, TOO_LARGE, Timestamp } from '../common';
-import { EDGE_TYPES, NODE_KINDS, NODE_TYPES, TIERS } from '../../model/memory/node';
+import { MEMORY_EDGE_TYPES, MEMORY_NODE_KINDS, NODE_TYPES, TIERS } from '../../model/memory/node';
+import { EXECUTION_OUTCOMES, WORKFLOW_ANCHOR_SOURCES, WRITE_OUTCOMES } from '../../model/memory/vocabulary';
 
 /** Schemas shared by the memory-core families (memory, sessions, handoff, packs). */
 
 export const NodeTypeEnum = z.enum(NODE_TYPES);
-export const NodeKindEnum = z.enum(NODE_KINDS);
+export const NodeKindEnum = z.enum(MEMORY_NODE_KINDS);
 export const TierEnum = z.enum(TIERS);
-export const EdgeTypeEnum = z.enum(EDGE_TYPES);
+export const EdgeTypeEnum = z.enum(MEMORY_EDGE_TYPES);
 
 export const MAX_TAGS = 64;
 export const Tag = z.string().min(1).max(128);
@@ -101,7 +102,7 @@ export const WrittenNodeView = z.object({
   kind: NodeKindEnum.nullable(),
   tier: TierEnum,
   revision: z.number().int(),
-  outcome: z.enum(['created', 'deduplicated', 'superseded']),
+  outcome: z.enum(WRITE_OUTCOMES),
   deduplicated: z.boolean(),
   uri: z.string(),
 });
@@ -110,7 +111,7 @@ export const Learning = z.object({
   workflows_updated: z.array(z.string()),
   patterns_updated: z.array(z.string()),
   workflow_anchors: z
-    .array(z.object({ workflow_id: z.string(), uri: z.string(), source: z.enum(['learned', 'declared']) }))
+    .array(z.object({ workflow_id: z.string(), uri: z.string(), source: z.enum(WORKFLOW_ANCHOR_SOURCES) }))
     .describe('the workflows this write created or joined (learned), and the workflow anchors it wrote (declared), each with its node uri'),
 });
 export const WarningView = z.object({ code: z.string(), message: z.string() });
@@ -120,7 +121,7 @@ export const ExtractedView = z.object({
   tools: z.array(z.string()),
   commands: z.array(z.string()),
   error_signatures: z.array(z.string()),
-  outcome: z.enum(['success', 'failure', 'partial']).nullable(),
+  outcome: z.enum(EXECUTION_OUTCOMES).nullable(),
   task_signature: z.object({ hash: z.string(), terms: z.array(z.string()), task_kind: z.string().nullable() }).nullable(),
 });
 
@@ -147,7 +148,7 @@ export const ExecutionInput = z.object({
   run_id: CallerId.nullish(),
   steps: z.array(ExecutionStepInput).max(500).optional(),
   target_files: z.array(ShortText).max(200).optional(),
-  outcome: z.enum(['success', 'failure', 'partial']).nullish(),
+  outcome: z.enum(EXECUTION_OUTCOMES).nullish(),
   error_signature: BoundedText(8192).nullish(),
   next_action: BoundedText(8192).nullish(),
   acceptance_checks: z.array(ShortText).max(200).optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
 import { UUID_PATTERN } from '../../model/ids';
+import { RECALL_STRATEGIES } from '../../model/memory/vocabulary';
 import {
   EdgeTypeEnum,
   EdgeView,
@@ -86,7 +87,7 @@ export const WriteInput = z
   });
 
 const ScoreBreakdownView = z.object({
-  strategy: z.enum(['bm25', 'hybrid_rrf']),
+  strategy: z.enum(RECALL_STRATEGIES),
   bm25: z.object({ rank: z.number(), score: z.number(), bm25: z.number(), context: z.number() }).nullable(),
   vector: z.object({ rank: z.number(), score: z.number() }).nullable(),
   fused: z.number().nullable(),
@@ -193,7 +194,7 @@ export const memoryRoutes = {
     output: z.object({
       ...echoFields,
       results: z.array(RecallResult),
-      query: z.object({ text: z.string(), strategy: z.enum(['bm25', 'hybrid_rrf']), limit: z.number().int(), vector_error: z.string().nullable() }),
+      query: z.object({ text: z.string(), strategy: z.enum(RECALL_STRATEGIES), limit: z.number().int(), vector_error: z.string().nullable() }),
       took_ms: z.number(),
     }),
   }),

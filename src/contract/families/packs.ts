@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { BoundedText, Timestamp, echoFields, identityFields } from '../common';
 import { route } from '../route';
+import { DEFINITION_STATUSES } from '../../model/automation/records';
+import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
+import { PACK_CONFLICT_KINDS, PACK_IMPORT_STATUSES } from '../../model/packs/vocabulary';
+import { PLAYBOOK_STATUSES } from '../../model/replay/types';
+import { SANDBOX_PROFILES } from '../../model/sandbox/records';
 import { EdgeTypeEnum, NodeKindEnum, NodeTypeEnum, Slots, TierEnum } from './memory-schemas';
 
 /**
@@ -31,7 +36,7 @@ export const PackNodeSchema = z.object({
     positive: z.number(),
     negative: z.number(),
     quality: z.number(),
-    last_outcome: z.enum(['positive', 'negative', 'neutral']).nullable(),
+    last_outcome: z.enum(FEEDBACK_OUTCOMES).nullable(),
     last_at: z.string().nullable(),
   }),
   access: z.object({ count: z.number(), last_at: z.string().nullable() }),
@@ -90,7 +95,7 @@ const PlaybookVersionSchema = z
     playbook_id: z.string().min(1).max(200),
     version: z.number().int().min(1),
     name: z.string().max(200),
-    status: z.enum(['draft', 'shadow', 'active', 'disabled', 'rejected']),
+    status: z.enum(PLAYBOOK_STATUSES),
     steps: z
       .array(
         z.object({
@@ -104,7 +109,7 @@ const PlaybookVersionSchema = z
       )
       .max(500),
     parameters: z.array(z.object({ name: z.string(), default: z.unknown() })).max(100),
-    sandbox_profile: z.enum(['default', 'local-safe']),
+    sandbox_profile: z.enum(SANDBOX_PROFILES),
     source_run_id: z.string().nullable(),
     repair_of: z.number().int().nullable(),
     note: z.string().nullable(),
@@ -128,7 +133,7 @@ export const PackAutomationSchema = z
     automation_id: z.string().min(1).max(200),
     name: z.string().max(200),
     description: z.string().nullable(),
-    status: z.enum(['draft', 'active', 'disabled']),
+    status: z.enum(DEFINITION_STATUSES),
     graph: z.object({ nodes: z.array(z.unknown()), edges: z.array(z.unknown()) }),
     node_count: z.number().int(),
     edge_count: z.number().int(),
@@ -165,7 +170,7 @@ export const PackSchema = z.object({
 const ImportView = z.object({
   import_id: z.string(),
   workflow_id: z.string(),
-  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  status: z.enum(PACK_IMPORT_STATUSES),
   remap_ids: z.boolean(),
   source: z.object({ tenant_id: z.string(), scope: z.string() }),
   content_hash: z.string(),
@@ -195,7 +200,7 @@ const ImportView = z.object({
     z.object({
       id: z.string(),
       client_id: z.string().nullable(),
-      kind: z.enum(['node', 'cold_payload', 'playbook_version', 'automation']),
+      kind: z.enum(PACK_CONFLICT_KINDS),
       reason: z.string().nullable(),
     }),
   ),

@@ -1,6 +1,31 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
+import { SANDBOX_PROFILES } from '../../model/sandbox/records';
+import {
+  HOST_REPORT_STATUS_INPUTS,
+  LEARNING_STATES,
+  LEGACY_OUTPUT_MATCH_MODES,
+  PLAYBOOK_RUN_MODES,
+  PLAYBOOK_STATUSES,
+  PROMOTE_TARGETS,
+  READINESS_TARGETS,
+  REPLAY_RUN_STATUSES,
+  REVIEW_ACTIONS,
+  RUN_ANSWER_STATUSES,
+  RUN_END_STATUS_INPUTS,
+  RUN_PURPOSES,
+  RUN_REQUEST_MODES,
+  RUN_SOURCES,
+  RUN_STATES,
+  SHADOW_MODE_INPUTS,
+  SHADOW_MODES,
+  SHADOW_STATUSES,
+  STATUS_CHANGE_VIAS,
+  STEP_AFTER_STATUS_INPUTS,
+  STEP_KINDS,
+  STEP_STATUSES,
+} from '../../model/replay/types';
 import { WorkspaceInput } from './sandbox';
 
 /**
@@ -37,7 +62,7 @@ const OutputSignatureIn = z
     stdout: z.string().optional(),
     stderr: z.string().optional(),
     exit_code: z.number().int().nullable().optional().describe('the exit status'),
-    output_match: z.enum(['contains', 'exact', 'none']).optional().describe('read by earlier versions; ignored'),
+    output_match: z.enum(LEGACY_OUTPUT_MATCH_MODES).optional().describe('read by earlier versions; ignored'),
     error_signature: z.string().max(4096).optional().describe('text the error output must contain (a step that fails a known way)'),
     markers: z.array(z.string().min(1).max(4096)).max(100).optional().describe('strings that must each appear in the output'),
     json: z
@@ -92,14 +117,14 @@ const Note = BoundedText(4096).optional();
 const Params = JsonObject(MAX_JSON_BYTES).describe('parameter values by name ({{name}} placeholders); declared defaults fill the rest');
 const Obj = z.record(z.string(), z.unknown());
 
-const RunStatus = z.enum(['open', 'success', 'failure', 'partial', 'cancelled']);
-const PlaybookStatus = z.enum(['draft', 'shadow', 'active', 'disabled', 'rejected']);
-const PromoteTarget = z.enum(['draft', 'shadow', 'active', 'disabled'], { error: "must be 'draft', 'shadow', 'active' or 'disabled'" });
-const StepStatus = z.enum(['started', 'queued', 'running', 'success', 'failed', 'skipped', 'partial', 'pending']);
+const RunStatus = z.enum(REPLAY_RUN_STATUSES);
+const PlaybookStatus = z.enum(PLAYBOOK_STATUSES);
+const PromoteTarget = z.enum(PROMOTE_TARGETS, { error: "must be 'draft', 'shadow', 'active' or 'disabled'" });
+const StepStatus = z.enum(STEP_STATUSES);
 
 const Match = z.object({
   matched: z.boolean(),
-  mode: z.enum(['strict', 'guided']),
+  mode: z.enum(PLAYBOOK_RUN_MODES),
   checks: z.array(z.object({ check: z.string(), passed: z.boolean(), enforced: z.boolean(), detail: z.string() })),
 });
 
@@ -111,7 +136,7 @@ export const StepRecord = z.object({
   status: StepStatus,
   output_signature: Obj.nullable(),
   error: z.string().nullable(),
-  kind: z.enum(['command', 'host']).nullable().describe('playbook runs: command (ran in the sandbox) or host (needs the caller)'),
+  kind: z.enum(STEP_KINDS).nullable().describe('playbook runs: command (ran in the sandbox) or host (needs the caller)'),
   sandbox_run_id: z.string().nullable().describe('the sandbox run of the last attempt (sandbox/runs/get, logs, artifact)'),
   attempts: z.array(z.object({ attempt: z.number().int(), sandbox_run_id: z.string(), status: z.string(), exit_code: z.number().int().nullable(), reason: z.string().nullable() })),
   match: Match.nullable().describe('how the outcome compared with expected_output_signature (docs/replay.md, Matching)'),
@@ -135,16 +160,16 @@ const PendingStep = z
 export const RunRecord = z.object({
   run_id: z.string(),
   goal: z.string(),
-  state: z.enum(['open', 'ended']),
+  state: z.enum(RUN_STATES),
   status: RunStatus,
   summary: z.string().nullable(),
-  source: z.enum(['recorded', 'playbook', 'shadow_validation']).describe('recorded through run/start…run/end, or an execution of a playbook'),
+  source: z.enum(RUN_SOURCES).describe('recorded through run/start…run/end, or an execution of a playbook'),
   playbook: z
     .object({
       playbook_id: z.string(),
       version: z.number().int().nullable(),
-      mode: z.enum(['strict', 'guided']),
-      purpose: z.enum(['run', 'dispatch', 'automation', 'shadow_validation']),
+      mode: z.enum(PLAYBOOK_RUN_MODES),
+      purpose: z.enum(RUN_PURPOSES),
       workflow_id: z.string().describe('the Temporal workflow of this run'),
       temporal_ui_url: z.string().nullable().describe("the workflow's page in the Temporal UI (null when Lore does not know the UI's address: LORE_TEMPORAL_UI_URL)"),
       params: Obj,
@@ -162,7 +187,7 @@ export const RunRecord = z.object({
   step_count: z.number().int(),
   steps: z.array(StepRecord).optional(),
   learning: z
-    .object({ state: z.enum(['pending', 'fed', 'failed', 'not_eligible']), workflows_updated: z.array(z.string()), reason: z.string().nullable(), at: Timestamp })
+    .object({ state: z.enum(LEARNING_STATES), workflows_updated: z.array(z.string()), reason: z.string().nullable(), at: Timestamp })
     .nullable()
     .describe('whether this run fed workflow learning as a replay_learning_episode'),
 });
@@ -178,8 +203,8 @@ const PlaybookStep = z.object({
 });
 
 const ShadowValidation = z.object({
-  mode: z.enum(['dry_run', 'execute_sandbox']),
-  status: z.enum(['running', 'passed', 'failed', 'partial']),
+  mode: z.enum(SHADOW_MODES),
+  status: z.enum(SHADOW_STATUSES),
   run_id: z.string().nullable().describe('execute_sandbox: the replay run of the validation'),
   workflow_id: z.string().nullable(),
   started_at: Timestamp,
@@ -198,15 +223,15 @@ export const PlaybookRecord = z.object({
   source_run_id: z.string().nullable(),
   steps: z.array(PlaybookStep),
   parameters: z.array(z.object({ name: z.string(), default: z.unknown(), required: z.boolean() })),
-  sandbox_profile: z.enum(['default', 'local-safe']),
+  sandbox_profile: z.enum(SANDBOX_PROFILES),
   shadow_validation: ShadowValidation.nullable(),
-  review: z.object({ action: z.enum(['approve', 'reject']), actor: z.string(), note: z.string().nullable(), at: Timestamp }).nullable(),
+  review: z.object({ action: z.enum(REVIEW_ACTIONS), actor: z.string(), note: z.string().nullable(), at: Timestamp }).nullable(),
   note: z.string().nullable(),
   status_history: z.array(
     z.object({
       from: PlaybookStatus.nullable(),
       to: PlaybookStatus,
-      via: z.enum(['compile', 'repair', 'promote', 'review', 'demotion']),
+      via: z.enum(STATUS_CHANGE_VIAS),
       actor: z.string(),
       note: z.string().nullable(),
       at: Timestamp,
@@ -220,7 +245,7 @@ export const PlaybookRecord = z.object({
 const StepResult = z.object({
   step_index: z.number().int(),
   tool_name: z.string(),
-  kind: z.enum(['command', 'host']),
+  kind: z.enum(STEP_KINDS),
   status: z.string(),
   matched: z.boolean().nullable(),
   attempts: z.number().int(),
@@ -237,7 +262,7 @@ const PlanOut = z.object({
   steps: z.array(
     z.object({
       step_index: z.number().int(),
-      kind: z.enum(['command', 'host']),
+      kind: z.enum(STEP_KINDS),
       tool_name: z.string(),
       tool_input: Obj,
       expected_output_signature: Obj.nullable(),
@@ -258,7 +283,7 @@ const versionField = {
 /** `from_version` is what existing clients send; version wins when both are given. */
 const withVersion = <T extends { version?: number | undefined; from_version?: number | undefined }>(v: T) => ({ ...v, version: v.version ?? v.from_version });
 
-const RunModes = z.enum(['simulate', 'strict', 'guided'], { error: "mode must be 'simulate', 'strict' or 'guided'" });
+const RunModes = z.enum(RUN_REQUEST_MODES, { error: "mode must be 'simulate', 'strict' or 'guided'" });
 const runFields = {
   ...identityFields,
   playbook_id: CallerId,
@@ -284,8 +309,8 @@ const RunAnswer = z.object({
   workflow_id: z.string().nullable(),
   playbook_id: z.string(),
   version: z.number().int(),
-  mode: z.enum(['simulate', 'strict', 'guided']),
-  status: z.enum(['open', 'success', 'failure', 'partial', 'cancelled', 'simulated']),
+  mode: z.enum(RUN_REQUEST_MODES),
+  status: z.enum(RUN_ANSWER_STATUSES),
   completed: z.boolean().describe('false when the wait ran out: the run goes on (poll replay/runs/get)'),
   message: z.string().optional(),
   summary: z.string(),
@@ -360,9 +385,7 @@ export const replayRoutes = {
     input: z.object({
       ...runRef,
       step_index: StepIndex,
-      status: z
-        .enum(['success', 'failed', 'failure', 'skipped', 'partial'], { error: "status must be 'success', 'failed', 'skipped' or 'partial'" })
-        .transform((s) => (s === 'failure' ? 'failed' : s)),
+      status: z.enum(STEP_AFTER_STATUS_INPUTS, { error: "status must be 'success', 'failed', 'skipped' or 'partial'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
       output_signature: OutputSignatureIn.optional(),
       error: BoundedText(8192).optional(),
       metadata: JsonObject().optional(),
@@ -376,9 +399,7 @@ export const replayRoutes = {
     summary: 'End an open run with status success, failure (alias failed), partial or cancelled, and a summary.',
     input: z.object({
       ...runRef,
-      status: z
-        .enum(['success', 'failure', 'failed', 'partial', 'cancelled'], { error: "status must be 'success', 'failure', 'partial' or 'cancelled'" })
-        .transform((s) => (s === 'failed' ? 'failure' : s)),
+      status: z.enum(RUN_END_STATUS_INPUTS, { error: "status must be 'success', 'failure', 'partial' or 'cancelled'" }).transform((s) => (s === 'failed' ? 'failure' : s)),
       summary: BoundedText().optional(),
     }),
     output: z.object({ run_id: z.string(), run: RunRecord }),
@@ -410,7 +431,7 @@ export const replayRoutes = {
         .refine((p) => Object.keys(p).length <= 100, 'at most 100 parameters')
         .optional()
         .describe('name → a literal value in the recorded inputs; every occurrence becomes {{name}} with the literal as default'),
-      sandbox_profile: z.enum(['default', 'local-safe']).default('default').describe('the sandbox profile command steps run under'),
+      sandbox_profile: z.enum(SANDBOX_PROFILES).default('default').describe('the sandbox profile command steps run under'),
       max_attempts: z.number().int().min(1).max(5).default(1).describe('attempts per command step before it counts as failed'),
       note: Note,
     }),
@@ -470,7 +491,7 @@ export const replayRoutes = {
       ready: z.boolean().describe('ready for active'),
       ready_for: z.object({ shadow: z.boolean(), active: z.boolean(), unattended: z.boolean() }),
       recommended_status: PlaybookStatus,
-      checks: z.array(z.object({ name: z.string(), passed: z.boolean(), required_for: z.array(z.enum(['shadow', 'active', 'unattended'])), detail: z.string() })),
+      checks: z.array(z.object({ name: z.string(), passed: z.boolean(), required_for: z.array(z.enum(READINESS_TARGETS)), detail: z.string() })),
       reasons: z.array(z.string()),
     }),
     errors: ['not_found'],
@@ -511,7 +532,7 @@ export const replayRoutes = {
             remove_step_indices: z.array(z.number().int().min(0)).max(500).optional().describe('steps to remove, by step_index (a remove operation each)'),
             parameters: z.unknown().optional().describe('{set: [{name, default}], remove: [name]}'),
             name: z.string().min(1).max(200).optional(),
-            sandbox_profile: z.enum(['default', 'local-safe']).optional(),
+            sandbox_profile: z.enum(SANDBOX_PROFILES).optional(),
           })
           .superRefine((v, ctx) => {
             const bytes = Buffer.byteLength(JSON.stringify(v), 'utf8');
@@ -532,11 +553,11 @@ export const replayRoutes = {
         ...identityFields,
         playbook_id: CallerId,
         ...versionField,
-        action: z.enum(['approve', 'reject'], { error: "action must be 'approve' or 'reject'" }),
+        action: z.enum(REVIEW_ACTIONS, { error: "action must be 'approve' or 'reject'" }),
         note: Note,
         auto_shadow_validate: z.boolean().default(false),
         shadow_validation_mode: z
-          .enum(['execute_sandbox', 'execute', 'dry_run', 'readiness'], { error: "shadow_validation_mode must be 'execute_sandbox' or 'dry_run'" })
+          .enum(SHADOW_MODE_INPUTS, { error: "shadow_validation_mode must be 'execute_sandbox' or 'dry_run'" })
           .default('execute_sandbox')
           .transform((m) => (m === 'execute' ? 'execute_sandbox' : m === 'readiness' ? 'dry_run' : m))
           .describe('execute_sandbox runs the steps in the sandbox (alias execute); dry_run checks them statically (alias readiness)'),
@@ -554,7 +575,7 @@ export const replayRoutes = {
       .transform(withVersion),
     output: z.object({
       ...StatusAnswer,
-      action: z.enum(['approve', 'reject']),
+      action: z.enum(REVIEW_ACTIONS),
       shadow_validation: ShadowValidation.nullable(),
       activation_blocked: z.string().nullable().describe('approve to active with a validation that did not pass: the version became shadow instead'),
     }),
@@ -598,7 +619,7 @@ export const replayRoutes = {
       ...identityFields,
       run_id: CallerId,
       step_index: StepIndex,
-      status: z.enum(['success', 'failed', 'failure'], { error: "status must be 'success' or 'failed'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
+      status: z.enum(HOST_REPORT_STATUS_INPUTS, { error: "status must be 'success' or 'failed'" }).transform((s) => (s === 'failure' ? 'failed' : s)),
       output_signature: HostSignatureIn.optional(),
       error: BoundedText(8192).optional().describe('what went wrong, when status is failed'),
       wait_ms: z

@@ -1,41 +1,31 @@
 import { z } from 'zod';
 import { CallerId, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
+import { LIMIT_CAPS, LIMIT_NAMES, WORKSPACE_DIFF_CAPS, type LimitName } from '../../model/sandbox/limits';
+import {
+  ACTION_KINDS,
+  ARTIFACT_CONTENT_OMISSIONS,
+  CONTENT_ENCODINGS,
+  CONTENT_OMISSIONS,
+  ISOLATION_KINDS,
+  LIMIT_HITS,
+  LOG_STREAMS,
+  MEMORY_LIMITS,
+  NETWORK_MODES,
+  SANDBOX_PROFILES,
+  SANDBOX_RUN_MODES,
+  SANDBOX_RUN_STATUSES,
+  WORKSPACE_CHANGES,
+  WORKSPACE_ENTRY_KINDS,
+  WORKSPACE_VIEWS,
+} from '../../model/sandbox/records';
 
 /**
  * Sandbox routes (interface spec "Sandbox", contract.md §8). Record shapes and limits are
  * documented in docs/sandbox.md; the numbers below are the caps a request may ask for.
  */
 
-export const SANDBOX_PROFILES = ['default', 'local-safe'] as const;
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
-
 const MiB = 1024 * 1024;
-
-export const WORKSPACE_VIEWS = ['overlay', 'copy'] as const;
-
-/** What a workspace session's diff keeps: changes listed, and the changed files' contents stored (per file, and new per run). */
-export const WORKSPACE_DIFF_CAPS = { changes: 10_000, fileBytes: 1 * MiB, runBytes: 8 * MiB } as const;
-
-/** Defaults applied when neither the session nor the execute request sets a limit. */
-export const LIMIT_DEFAULTS = {
-  wall_ms: 30_000,
-  cpu_seconds: 30,
-  memory_bytes: 512 * MiB,
-  max_processes: 64,
-  max_file_bytes: 64 * MiB,
-  max_output_bytes: 1 * MiB,
-} as const;
-
-/** The most any session or execute request may ask for. */
-export const LIMIT_CAPS = {
-  wall_ms: 600_000,
-  cpu_seconds: 600,
-  memory_bytes: 4096 * MiB,
-  max_processes: 512,
-  max_file_bytes: 1024 * MiB,
-  max_output_bytes: 16 * MiB,
-} as const;
 
 const capped = (name: keyof typeof LIMIT_CAPS, min: number) => z.number().int().min(min).max(LIMIT_CAPS[name], `must be at most ${LIMIT_CAPS[name]} (the cap for ${name})`);
 
@@ -49,16 +39,9 @@ export const LimitsInput = z.strictObject({
   max_processes: capped('max_processes', 1).optional().describe('processes and threads at once'),
   max_file_bytes: capped('max_file_bytes', 1).optional().describe('largest file the command may write'),
   max_output_bytes: capped('max_output_bytes', 1024).optional().describe('stdout + stderr kept; past it the tree is killed and the run marked truncated'),
-});
+} satisfies Record<LimitName, z.ZodType>);
 
-export const Limits = z.object({
-  wall_ms: z.number().int(),
-  cpu_seconds: z.number().int(),
-  memory_bytes: z.number().int(),
-  max_processes: z.number().int(),
-  max_file_bytes: z.number().int(),
-  max_output_bytes: z.number().int(),
-});
+export const Limits = z.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>);
 export type Limits = z.infer<typeof Limits>;
 
 const MAX_ARGV = 256;
@@ -90,7 +73,7 @@ export const CommandEnv = z
 
 /** Closed like every options object: a key Lore does not know (cwd, timeout, …) is validation_failed, not silently dropped. */
 export const Action = z.strictObject({
-  kind: z.enum(['command'], { error: "action.kind must be 'command'" }),
+  kind: z.enum(ACTION_KINDS, { error: "action.kind must be 'command'" }),
   argv: Argv.describe('program then arguments; run directly, never through a shell unless argv[0] is one and the profile allows it'),
   env: CommandEnv.optional().describe('extra environment for the command; nothing of the runtime’s environment is passed'),
 });
@@ -103,12 +86,12 @@ export const WorkspaceInput = z
   );
 
 const Isolation = z.object({
-  kind: z.enum(['bubblewrap', 'none']),
+  kind: z.enum(ISOLATION_KINDS),
   version: z.string().nullable().describe('bubblewrap version'),
-  network: z.enum(['none', 'host']).describe('none: a private network namespace with only its own loopback'),
+  network: z.enum(NETWORK_MODES).describe('none: a private network namespace with only its own loopback'),
   filesystem: z.string().describe('what the command can see and write'),
   uid_isolation: z.boolean().describe('each run gets its own unprivileged host uid'),
-  memory_limit: z.enum(['cgroup', 'rlimit_data']),
+  memory_limit: z.enum(MEMORY_LIMITS),
   weaker: z.string().nullable().describe('what this isolation does not protect against, when weaker than the full design'),
 });
 
@@ -149,9 +132,9 @@ const ChangeCounts = z.object({
 });
 
 const RunIsolation = z.object({
-  kind: z.enum(['bubblewrap', 'none']),
+  kind: z.enum(ISOLATION_KINDS),
   uid_isolation: z.boolean(),
-  memory_limit: z.enum(['cgroup', 'rlimit_data']),
+  memory_limit: z.enum(MEMORY_LIMITS),
   enforced: z.record(z.string(), z.boolean()).describe('which limits were enforced for this run'),
   weaker: z.string().nullable(),
 });
@@ -160,8 +143,8 @@ export const RunRecord = z.object({
   run_id: z.string(),
   session_id: z.string(),
   profile: z.enum(SANDBOX_PROFILES),
-  mode: z.enum(['sync', 'async']),
-  status: z.enum(RUN_STATUSES),
+  mode: z.enum(SANDBOX_RUN_MODES),
+  status: z.enum(SANDBOX_RUN_STATUSES),
   argv: z.array(z.string()),
   limits: Limits,
   exit_code: z.number().int().nullable(),
@@ -172,7 +155,7 @@ export const RunRecord = z.object({
   truncated: z.boolean().describe('output passed max_output_bytes; the rest was dropped'),
   output_bytes: z.number().int(),
   dropped_bytes: z.number().int(),
-  limit_hit: z.enum(['wall_time', 'cpu_time', 'memory', 'processes', 'file_size', 'output_bytes']).nullable(),
+  limit_hit: z.enum(LIMIT_HITS).nullable(),
   reason: z.string().nullable().describe('how the run ended, in words'),
   log_entries: z.number().int().describe('log entries stored so far (runs/logs)'),
   artifact_count: z.number().int(),
@@ -240,16 +223,16 @@ export const sandboxRoutes = {
       changes: z.array(
         z.object({
           path: z.string().describe('relative to the workspace, / separated'),
-          change: z.enum(['added', 'modified', 'deleted']),
-          kind: z.enum(['file', 'directory', 'symlink', 'other']).describe('what the entry is now (for a deletion: what was deleted)'),
+          change: z.enum(WORKSPACE_CHANGES),
+          kind: z.enum(WORKSPACE_ENTRY_KINDS).describe('what the entry is now (for a deletion: what was deleted)'),
           size: z.number().int().nullable().describe('files: bytes now'),
           mode: z.string().nullable().describe('permission bits now, octal (e.g. "0644"); null for links and deletions'),
           link: z.string().nullable().describe('links: the target now'),
           sha256: z.string().nullable().describe('files: SHA-256 of the content now'),
-          encoding: z.enum(['utf8', 'base64']).nullable(),
+          encoding: z.enum(CONTENT_ENCODINGS).nullable(),
           content: z.string().nullable().describe('files: the content now; null when not asked for, not stored or over this response’s budget (see omitted)'),
           truncated: z.boolean().describe(`only the first ${WORKSPACE_DIFF_CAPS.fileBytes} bytes are stored`),
-          omitted: z.enum(['not_stored', 'too_large_for_response']).nullable(),
+          omitted: z.enum(CONTENT_OMISSIONS).nullable(),
         }),
       ),
       message: z.string().optional(),
@@ -263,7 +246,7 @@ export const sandboxRoutes = {
     input: z.object({
       ...identityFields,
       session_id: CallerId,
-      mode: z.enum(['sync', 'async'], { error: "mode must be 'sync' or 'async'" }).default('sync'),
+      mode: z.enum(SANDBOX_RUN_MODES, { error: "mode must be 'sync' or 'async'" }).default('sync'),
       action: Action,
       run_id: CallerId.optional().describe('chosen by the caller; the same id with the same command returns the existing run'),
       limits: LimitsInput.optional().describe('overrides of the session’s limits for this run (each within its cap)'),
@@ -313,15 +296,15 @@ export const sandboxRoutes = {
         .string()
         .regex(/^\d{1,12}$/, 'cursor is the next_cursor of a previous page')
         .optional(),
-      stream: z.enum(['stdout', 'stderr']).optional().describe('only this stream'),
+      stream: z.enum(LOG_STREAMS).optional().describe('only this stream'),
     }),
     output: z.object({
       run_id: z.string(),
-      status: z.enum(RUN_STATUSES),
+      status: z.enum(SANDBOX_RUN_STATUSES),
       logs: z.array(
         z.object({
           seq: z.number().int().describe('0, 1, 2, … in the order the output arrived, across both streams'),
-          stream: z.enum(['stdout', 'stderr']),
+          stream: z.enum(LOG_STREAMS),
           text: z.string(),
           bytes: z.number().int(),
           at: Timestamp,
@@ -345,7 +328,7 @@ export const sandboxRoutes = {
     }),
     output: z.object({
       run_id: z.string(),
-      status: z.enum(RUN_STATUSES),
+      status: z.enum(SANDBOX_RUN_STATUSES),
       complete: z.boolean().describe('the run has ended; the bundle will not change'),
       output: z
         .object({
@@ -359,7 +342,7 @@ export const sandboxRoutes = {
         .optional(),
       result: z
         .object({
-          status: z.enum(RUN_STATUSES),
+          status: z.enum(SANDBOX_RUN_STATUSES),
           exit_code: z.number().int().nullable(),
           signal: z.string().nullable(),
           duration_ms: z.number().int().nullable(),
@@ -373,11 +356,11 @@ export const sandboxRoutes = {
           z.object({
             path: z.string(),
             size: z.number().int().describe('size on disk when the run ended'),
-            encoding: z.enum(['utf8', 'base64']).nullable(),
+            encoding: z.enum(CONTENT_ENCODINGS).nullable(),
             content: z.string().nullable().describe('null when not stored or over this response’s budget (see omitted)'),
             truncated: z.boolean().describe('only the first stored bytes are kept'),
             sha256: z.string().nullable(),
-            omitted: z.enum(['too_large_for_response', 'not_stored']).nullable(),
+            omitted: z.enum(ARTIFACT_CONTENT_OMISSIONS).nullable(),
           }),
         )
         .optional(),

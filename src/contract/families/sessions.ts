@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundedText, CallerId, Timestamp, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
+import { WRITE_OUTCOMES } from '../../model/memory/vocabulary';
 import { ExecutionInput, Slots, Tags, Title, Unit, executionStateFields, writeResultFields } from './memory-schemas';
 
 /**
@@ -59,7 +60,7 @@ export const sessionsRoutes = {
       metadata: Slots.optional(),
       ...executionStateFields,
     }),
-    output: z.object({ ...echoFields, session: SessionView, outcome: z.enum(['created', 'deduplicated', 'superseded']) }),
+    output: z.object({ ...echoFields, session: SessionView, outcome: z.enum(WRITE_OUTCOMES) }),
   }),
   'sessions.appendEvent': route({
     name: 'sessions.appendEvent',

@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import { route } from '../route';
+import { DEPENDENCY_MODES, HEALTH_STATUSES, INDEX_STATUSES, PROCESS_ROLES, WORKSPACE_VIEW_REPORTS } from '../../model/system/vocabulary';
 
 const Dependency = z.object({
-  status: z.enum(['ok', 'degraded', 'down']),
-  mode: z.enum(['local', 'external']).describe('local: started and supervised by Lore; external: configured by address'),
+  status: z.enum(HEALTH_STATUSES),
+  mode: z.enum(DEPENDENCY_MODES).describe('local: started and supervised by Lore; external: configured by address'),
   address: z.string(),
   version: z.string().nullable(),
   detail: z.string().optional(),
 });
 
-const IndexState = z.object({ status: z.enum(['building', 'ready', 'failed']), detail: z.string() });
+const IndexState = z.object({ status: z.enum(INDEX_STATUSES), detail: z.string() });
 
 export const HealthOutput = z.object({
   ok: z.boolean().describe('the API can serve requests: status is ok or degraded (what existing clients read)'),
-  status: z.enum(['ok', 'degraded', 'down']),
+  status: z.enum(HEALTH_STATUSES),
   version: z.string(),
-  role: z.enum(['api', 'worker', 'all']),
+  role: z.enum(PROCESS_ROLES),
   uptime_s: z.number(),
   dependencies: z.object({
     temporal: Dependency.extend({ namespace: z.string(), ui_url: z.string().nullable() }),
@@ -33,7 +34,7 @@ export const HealthOutput = z.object({
     workspaces: z
       .object({
         view: z
-          .enum(['overlay', 'copy', 'off'])
+          .enum(WORKSPACE_VIEW_REPORTS)
           .describe('overlay: mounted copy-on-write for each run; copy: copied before each run (detail says why); off: no LORE_SANDBOX_WORKSPACE_ROOTS'),
         detail: z.string().optional(),
       })
@@ -57,7 +58,7 @@ export const HealthOutput = z.object({
    * ready: a request before then may wait for the part it needs.
    */
   indexes: z.object({
-    status: z.enum(['building', 'ready', 'failed']),
+    status: z.enum(INDEX_STATUSES),
     recall: IndexState,
     forgetting: IndexState,
     learning: IndexState,

@@ -6,8 +6,6 @@
 
 export const MIN_APPROVAL_TIMEOUT_MS = 1000;
 export const MAX_APPROVAL_TIMEOUT_MS = 366 * 86_400_000;
-export const ON_TIMEOUT = ['reject', 'fail'] as const;
-export type OnTimeout = (typeof ON_TIMEOUT)[number];
 
 const ISO = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 

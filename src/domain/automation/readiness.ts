@@ -1,4 +1,4 @@
-import type { GraphEdge, NodeKind, NodeState } from '../../model/automation/graph';
+import type { AutomationNodeKind, GraphEdge, NodeState } from '../../model/automation/graph';
 
 /**
  * When a node may start (docs/automation.md, "Execution"). Every incoming edge must hold:
@@ -9,7 +9,7 @@ import type { GraphEdge, NodeKind, NodeState } from '../../model/automation/grap
  */
 
 export interface NodeFacts {
-  kind: NodeKind;
+  kind: AutomationNodeKind;
   state: NodeState;
   /** The value a condition node evaluated to. */
   result?: boolean;

@@ -1,4 +1,4 @@
-import { NODE_STATE_LIST, type Graph, type GraphEdge, type GraphNode, type NodeState, type RunStatus } from '../../model/automation/graph';
+import { NODE_STATES, type Graph, type GraphEdge, type GraphNode, type NodeState, type RunStatus } from '../../model/automation/graph';
 import type { ResumeRecord, RunError } from '../../model/automation/records';
 import type { MirrorNodeChange, MirrorRunState } from './run-types';
 
@@ -68,7 +68,7 @@ export class RunState {
   }
 
   counts(): Record<NodeState, number> {
-    const c = Object.fromEntries(NODE_STATE_LIST.map((s) => [s, 0])) as Record<NodeState, number>;
+    const c = Object.fromEntries(NODE_STATES.map((s) => [s, 0])) as Record<NodeState, number>;
     for (const s of this.slots.values()) c[s.state] += 1;
     return c;
   }

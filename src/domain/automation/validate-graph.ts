@@ -3,17 +3,23 @@ import { unknownKeyIssue } from '../../contract/keys';
 import { parseExpression } from './expression';
 import {
   ancestorsOf,
+  AUTOMATION_EDGE_TYPES,
+  AUTOMATION_NODE_KINDS,
+  BINARY_CONDITION_OPS,
+  CONDITION_OPS,
   incomingEdges,
   NODE_ID_PATTERN,
+  ON_TIMEOUT_ACTIONS,
   type ArtifactSpec,
+  type AutomationNodeKind,
   type ConditionOp,
   type EdgeType,
   type Graph,
   type GraphEdge,
   type GraphNode,
-  type NodeKind,
+  type OnTimeout,
 } from '../../model/automation/graph';
-import { ON_TIMEOUT, parseApprovalTimeout, type OnTimeout } from './approval-timeout';
+import { parseApprovalTimeout } from './approval-timeout';
 import { cyclesOf, topologicalOrder } from './graph-order';
 import { collectRefs } from './references';
 
@@ -23,10 +29,11 @@ import { collectRefs } from './references';
  * (checkPlaybooks) because it needs the store.
  */
 
-const KINDS: readonly NodeKind[] = ['playbook', 'approval', 'condition', 'artifact_gate'];
-const EDGE_TYPES: readonly EdgeType[] = ['on_success', 'on_false'];
-const OPS: readonly ConditionOp[] = ['eq', 'ne', 'gt', 'lt', 'exists', 'truthy'];
-const BINARY_OPS: readonly ConditionOp[] = ['eq', 'ne', 'gt', 'lt'];
+const KINDS: readonly AutomationNodeKind[] = AUTOMATION_NODE_KINDS;
+const EDGE_TYPES: readonly EdgeType[] = AUTOMATION_EDGE_TYPES;
+const OPS: readonly ConditionOp[] = CONDITION_OPS;
+const BINARY_OPS: readonly ConditionOp[] = BINARY_CONDITION_OPS;
+const ON_TIMEOUT: readonly OnTimeout[] = ON_TIMEOUT_ACTIONS;
 const CALLER_ID = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
 const MAX_ARTIFACTS = 50;
 /** Nesting of inputs and condition operands (MongoDB keeps 100 levels; references are walked recursively). */
@@ -107,9 +114,13 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
 
     const kind = item.kind;
     if (kind === undefined || kind === null || kind === '') add(`${at}.kind`, `kind is required: one of ${KINDS.join(', ')}`);
-    else if (!KINDS.includes(kind as NodeKind)) add(`${at}.kind`, `unknown kind ${show(kind)}; expected one of ${KINDS.join(', ')}`);
+    else if (!KINDS.includes(kind as AutomationNodeKind)) add(`${at}.kind`, `unknown kind ${show(kind)}; expected one of ${KINDS.join(', ')}`);
 
-    const node: GraphNode = { node_id: typeof id === 'string' ? id : `#${i}`, kind: (KINDS.includes(kind as NodeKind) ? kind : 'approval') as NodeKind, inputs: {} };
+    const node: GraphNode = {
+      node_id: typeof id === 'string' ? id : `#${i}`,
+      kind: (KINDS.includes(kind as AutomationNodeKind) ? kind : 'approval') as AutomationNodeKind,
+      inputs: {},
+    };
     if (item.name !== undefined) {
       if (typeof item.name !== 'string' || item.name.length > 200) add(`${at}.name`, 'name must be a string of at most 200 characters');
       else node.name = item.name;
@@ -150,7 +161,7 @@ export function validateGraph(raw: { nodes: unknown[]; edges: unknown[] }): Grap
     }
     nodes.push(node);
     if (registerAs) byId.set(registerAs, node);
-    if (!KINDS.includes(kind as NodeKind) && registerAs) unknownKind.add(registerAs);
+    if (!KINDS.includes(kind as AutomationNodeKind) && registerAs) unknownKind.add(registerAs);
   });
 
   const known = new Set(byId.keys());

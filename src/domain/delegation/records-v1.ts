@@ -1,5 +1,6 @@
 import type { RouteInput } from '../../contract';
-import { DELEGATION_STATUSES, type delegationRoutes } from '../../contract/families/delegation';
+import type { delegationRoutes } from '../../contract/families/delegation';
+import { DELEGATION_STATUSES } from '../../model/delegation/vocabulary';
 
 type WriteInput = RouteInput<(typeof delegationRoutes)['delegation.write']>;
 type Status = (typeof DELEGATION_STATUSES)[number];

@@ -1,4 +1,4 @@
-import type { DELEGATION_STATUSES } from '../../contract/families/delegation';
+import type { DELEGATION_STATUSES } from '../../model/delegation/vocabulary';
 import type { DelegationRecord } from '../../store/delegation/records';
 
 /** The record as the API shows it (the store's internal id and content hash stay inside). */

@@ -7,6 +7,7 @@ import type { Vote } from './file-vote';
 import type { SourceKind } from './tool-ranking';
 import { workflowConfidence } from './workflow-model';
 import { usableStep } from './workflow-moves';
+import type { FirstActionKind } from '../../model/learning/vocabulary';
 
 /**
  * Task start's compact first move (contract.md §2, kickoff; docs/learning.md, "Task start"): the
@@ -18,7 +19,7 @@ import { usableStep } from './workflow-moves';
  */
 
 export interface FirstAction {
-  action_kind: 'file_step' | 'tool_step';
+  action_kind: FirstActionKind;
   selected_tool: string | null;
   file_path: string | null;
   next_action: string;

@@ -17,14 +17,16 @@
  * accumulates underneath and decides the class it returns to.
  */
 
+import type { FeedbackOutcome } from '../../model/memory/vocabulary';
+import type { PatternClass, PatternState } from '../../model/learning/vocabulary';
+
 export const PATTERN_SLOT = 'pattern_v1';
 export const TRUST_MIN_RUNS = 3;
 export const REVALIDATE_RUNS = 2;
 const MAX_RUNS = 500;
 const MAX_RECENT = 50;
 
-export type PatternState = 'observed' | 'trusted' | 'contested';
-export type PatternClass = PatternState | 'suppressed';
+export type { PatternClass, PatternState } from '../../model/learning/vocabulary';
 
 export interface PatternTransition {
   at: string;
@@ -61,7 +63,7 @@ export interface PatternSlot {
   history: PatternTransition[];
 }
 
-export type FeedbackOutcome = 'positive' | 'negative' | 'neutral';
+export type { FeedbackOutcome } from '../../model/memory/vocabulary';
 
 export interface FeedbackEvent {
   outcome: FeedbackOutcome;

@@ -1,4 +1,6 @@
 import { invalidState } from '../../contract/errors';
+import type { FeedbackOutcome } from '../../model/memory/vocabulary';
+import type { ActivationMode, GovernanceAction, PolicySource, PolicyState, PolicyTransitionAction, PolicyTransitionTrigger } from '../../model/learning/vocabulary';
 
 /**
  * The policy memory state machine (contract.md §3; docs/learning.md, "Policy memory"). Pure;
@@ -19,19 +21,16 @@ import { invalidState } from '../../contract/errors';
 export const POLICY_SLOT = 'policy_memory_v1';
 export const REVALIDATE_RUNS = 2;
 
-export type PolicyState = 'active' | 'contested' | 'retired';
-export type ActivationMode = 'default' | 'hint';
-export type PolicySource = 'trusted_pattern' | 'stable_workflow' | 'blended';
-export type GovernanceAction = 'retire' | 'reactivate';
+export type { ActivationMode, GovernanceAction, PolicySource, PolicyState } from '../../model/learning/vocabulary';
 
 export interface PolicyTransition {
   at: string;
   actor: string;
-  action: 'materialize' | 'contest' | 'revalidate' | 'retire' | 'reactivate';
+  action: PolicyTransitionAction;
   from: PolicyState | 'none';
   to: PolicyState;
   reason: string;
-  trigger: 'feedback' | 'governance';
+  trigger: PolicyTransitionTrigger;
   run_key?: string;
 }
 
@@ -69,7 +68,7 @@ export interface Backing {
 }
 
 export interface PolicyFeedback {
-  outcome: 'positive' | 'negative' | 'neutral';
+  outcome: FeedbackOutcome;
   run_key: string;
   actor: string;
   at: string;

@@ -1,5 +1,6 @@
 import { invalidState } from '../../contract/errors';
 import { normaliseTaskKind, taskTerms } from './similarity';
+import type { RuleEffectKind, RuleState } from '../../model/learning/vocabulary';
 
 /**
  * Rules (docs/learning.md, "Rules"): operator-authored tool preferences. A rule is a memory node
@@ -20,8 +21,7 @@ import { normaliseTaskKind, taskTerms } from './similarity';
  */
 
 export const RULE_SLOT = 'rule_v1';
-export const RULE_STATES = ['draft', 'shadow', 'active', 'disabled'] as const;
-export type RuleState = (typeof RULE_STATES)[number];
+export { RULE_STATES, type RuleState } from '../../model/learning/vocabulary';
 
 /** Allowed moves. Re-enabling a disabled rule goes through draft or shadow first. */
 export const RULE_TRANSITIONS: Record<RuleState, RuleState[]> = {
@@ -40,7 +40,7 @@ export interface RuleConditions {
 }
 
 export interface RuleEffect {
-  effect: 'prefer' | 'deny';
+  effect: RuleEffectKind;
   tool: string;
 }
 

@@ -5,7 +5,9 @@
  * means.
  */
 
-export type KindSignal = 'match' | 'mismatch' | 'none';
+import type { TaskKindMatch } from '../../model/learning/vocabulary';
+
+export type KindSignal = TaskKindMatch;
 
 export interface Signals {
   /** IDF-weighted cosine of canonical terms, 0..1. */

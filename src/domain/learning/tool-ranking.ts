@@ -2,6 +2,7 @@ import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import { patternConfidence } from './pattern-model';
 import type { TaskRequest } from './request';
 import type { RuleEvaluation } from './rule-model';
+import type { SourceKind } from '../../model/learning/vocabulary';
 
 /**
  * Tool ranking (docs/learning.md, "Tool selection"): each learned source adds to a tool's score
@@ -18,7 +19,7 @@ import type { RuleEvaluation } from './rule-model';
  * add nothing; they appear in reasons so a reader sees why.
  */
 
-export type SourceKind = 'stable_workflow' | 'candidate_workflow' | 'trusted_pattern' | 'policy_memory' | 'handoff' | 'replay_playbook' | 'recall';
+export type { SourceKind } from '../../model/learning/vocabulary';
 
 export interface ToolScore {
   tool: string;

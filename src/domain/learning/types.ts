@@ -1,16 +1,10 @@
 import type { TermCounts } from './similarity';
+import type { ExecutionOutcome } from '../../model/memory/vocabulary';
+import type { DistillationOrigin } from '../../model/learning/vocabulary';
 
 /** Shared vocabulary of the learning family (docs/learning.md). */
 
-/** The interface spec's five distillation origins. */
-export const DISTILLATION_ORIGINS = [
-  'handoff_continuity_carrier',
-  'session_event_continuity_carrier',
-  'session_continuity_carrier',
-  'execution_write_projection',
-  'replay_learning_episode',
-] as const;
-export type DistillationOrigin = (typeof DISTILLATION_ORIGINS)[number];
+export { DISTILLATION_ORIGINS, type DistillationOrigin } from '../../model/learning/vocabulary';
 
 export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = ['handoff_continuity_carrier', 'session_event_continuity_carrier', 'session_continuity_carrier'];
 
@@ -24,7 +18,7 @@ export const emptyOriginCounts = (): OriginCounts => ({
   replay_learning_episode: 0,
 });
 
-export type ExecOutcome = 'success' | 'failure' | 'partial';
+export type ExecOutcome = ExecutionOutcome;
 
 export interface WorkflowStep {
   /** Null when the carrier named a file but no tool (e.g. a handoff's target file). */

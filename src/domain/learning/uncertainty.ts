@@ -1,6 +1,7 @@
 import type { FirstAction } from './first-action';
 import type { PatternMatch, PolicyMatch, WorkflowMatch } from './matches';
 import type { LoadProgress } from './scopes';
+import type { GateAction, UncertaintyLevel } from '../../model/learning/vocabulary';
 
 /**
  * How sure the runtime is about its guidance, and what to do about it (contract.md §2,
@@ -10,10 +11,10 @@ import type { LoadProgress } from './scopes';
  * not to guess.
  */
 
-export type RecommendedAction = 'proceed' | 'widen_recall' | 'rehydrate_payload' | 'inspect_context' | 'request_operator_review';
+export type RecommendedAction = GateAction;
 
 export interface Uncertainty {
-  level: 'low' | 'moderate' | 'high';
+  level: UncertaintyLevel;
   confidence: number;
   reasons: string[];
   recommended_actions: RecommendedAction[];

@@ -1,5 +1,6 @@
 import { addTerms, capTerms } from './similarity';
 import { CONTINUITY_ORIGINS, emptyOriginCounts, type Attempt, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
+import type { PromotionState, StableReason } from '../../model/learning/vocabulary';
 
 /**
  * The workflow state machine (contract.md §3; docs/learning.md, "Workflows"). Pure: the
@@ -33,7 +34,7 @@ const MAX_GOALS = 8;
 const MAX_SEQUENCES = 8;
 const MAX_STEPS = 12;
 
-export type PromotionState = 'candidate' | 'stable';
+export type { PromotionState } from '../../model/learning/vocabulary';
 
 export interface WorkflowSlot {
   version: 1;
@@ -55,7 +56,7 @@ export interface WorkflowSlot {
   distillation_origin: DistillationOrigin;
   promotion_state: PromotionState;
   promotion_ready: boolean;
-  stable_reason: 'observations' | 'playbook_active' | null;
+  stable_reason: StableReason | null;
   consistent_first_step: boolean;
   playbook_ids: string[];
   active_playbook_ids: string[];

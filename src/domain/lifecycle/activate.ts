@@ -5,6 +5,7 @@ import type { LifecycleCtx } from './context';
 import { decideNow } from './decide-now';
 import type { DecisionView } from './run-types';
 import { selectNodes } from './select';
+import type { FeedbackOutcome } from '../../model/memory/vocabulary';
 
 /**
  * nodes/activate (contract.md §4): merges reuse feedback into nodes. Only `feedback.*` (with
@@ -15,7 +16,7 @@ import { selectNodes } from './select';
  * run (feedback-runs.ts), which re-checks them within seconds.
  */
 
-export type Outcome = 'positive' | 'negative' | 'neutral';
+export type Outcome = FeedbackOutcome;
 
 export interface ActivatedItem {
   id: string;

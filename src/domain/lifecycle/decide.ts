@@ -2,6 +2,7 @@ import { TIERS, type MemoryNode, type NodeKind, type Tier } from '../../model/me
 import { ARCHIVE_MIN_AGE_MS, ARCHIVE_MIN_IDLE_MS, DWELL_MS, NOISE, REVIEW_IMPORTANCE, TIER_BANDS } from './policy';
 import { retentionScore, round, type Score } from './score';
 import { feedbackState, payloadRelocated, payloadScopeOf, readSemantic, wrongRepeatedly, type Action, type LifecycleState, type PayloadScope, type RelocationState } from './slots';
+import type { HoldReason } from '../../model/lifecycle/vocabulary';
 
 export { feedbackState };
 
@@ -30,7 +31,7 @@ export interface Decision {
   relocation: RelocationState;
   payload_scope: Exclude<PayloadScope, 'none'>;
   /** Why the tier the score asked for was not applied: pinned, inside the dwell time, or not idle long enough. */
-  held: 'pinned' | 'dwell' | 'idle' | null;
+  held: HoldReason | null;
   /** The dwell clock after acting: when the node entered target_tier. */
   tier_changed_at: string;
   /** While feedback keeps the node colder: the tier it had before (semantic slot feedback_from_tier). */

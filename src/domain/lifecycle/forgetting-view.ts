@@ -24,6 +24,7 @@ import {
   type RelocationState,
   type RelocationTarget,
 } from './slots';
+import type { IndexStatus } from '../../model/system/vocabulary';
 
 /**
  * The forgetting view (docs/forgetting.md, "Counts"): per tenant+scope tallies of tiers,
@@ -135,7 +136,7 @@ export class ForgettingView {
   private ready: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** Where the start-up build is (GET /health `indexes.forgetting`). */
-  private buildState: { status: 'building' | 'ready' | 'failed'; detail: string } = { status: 'building', detail: 'not started' };
+  private buildState: { status: IndexStatus; detail: string } = { status: 'building', detail: 'not started' };
   private buildStartedAt: number | null = null;
   /** Node changes applied since the last snapshot, and when the first of them came (wall time). */
   private unsaved = 0;
@@ -224,7 +225,7 @@ export class ForgettingView {
   }
 
   /** The start-up build's state, for GET /health. */
-  readiness(): { status: 'building' | 'ready' | 'failed'; detail: string } {
+  readiness(): { status: IndexStatus; detail: string } {
     return this.buildState.status === 'building' ? { status: 'building', detail: `${this.ids.size} nodes read so far` } : this.buildState;
   }
 

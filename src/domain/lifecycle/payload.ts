@@ -7,6 +7,7 @@ import type { LifecycleCtx } from './context';
 import { payloadRefs } from './decide-now';
 import { beyondSummary, codePoints, headCodePoints, lineDiff, type LineDiff } from './payload-text';
 import { payloadRelocated, readRelocation, type RehydrationMode } from './slots';
+import type { DiffBase, PayloadSource } from '../../model/lifecycle/vocabulary';
 
 /**
  * anchor/payload/rehydrate (docs/forgetting.md, "Rehydration modes"): read only as much of a
@@ -90,8 +91,8 @@ export async function rehydratePayload(c: LifecycleCtx, ref: ScopeRef, r: Payloa
   const n = await resolve(c, ref, r);
   const rel = readRelocation(n.slots);
   let payload: { text: string; chars: number; total_chars: number; truncated: boolean };
-  let source: 'summary' | 'node' | 'cold_store';
-  let differential: (LineDiff & { base: 'summary' | 'revision'; base_revision: number | null; revision: number }) | null = null;
+  let source: PayloadSource;
+  let differential: (LineDiff & { base: DiffBase; base_revision: number | null; revision: number }) | null = null;
 
   if (r.mode === 'summary') {
     const total = rel?.relocation_state === 'cold_archive' && rel.payload_chars !== null ? rel.payload_chars : codePoints(n.text);

@@ -8,6 +8,7 @@ import { POLICY_VERSION } from './policy';
 import { retentionScore } from './score';
 import { selectNodes } from './select';
 import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, decisionHistory, noRelocation, payloadRelocated, readRelocation, readSemantic, type SemanticForgettingV1 } from './slots';
+import type { RehydrateTargetTier } from '../../model/lifecycle/vocabulary';
 
 /**
  * archive/rehydrate (contract.md §4): bring nodes back to a warm or hot tier, restoring an
@@ -90,7 +91,7 @@ function readSemanticTierSince(node: StoredNode): string | null {
 export async function rehydrateArchived(
   c: LifecycleCtx,
   ref: ScopeRef,
-  input: { ids?: string[]; client_ids?: string[]; target_tier: 'warm' | 'hot'; reason?: string },
+  input: { ids?: string[]; client_ids?: string[]; target_tier: RehydrateTargetTier; reason?: string },
   requestId: string,
 ): Promise<{ nodes: RehydrateItem[]; not_found: string[] }> {
   // With access statistics: the decision it writes (retention score, basis) counts them, as the

@@ -3,8 +3,11 @@
  * the workflow bundle imports this file, so it must stay deterministic and free of Node modules.
  */
 
-export type ActionName = 'retain' | 'demote' | 'archive' | 'review';
-export type TierName = 'hot' | 'warm' | 'cold' | 'archive';
+import type { DecisionOutcome, HoldReason, LifecycleAction, LifecycleState } from '../../model/lifecycle/vocabulary';
+import type { Tier } from '../../model/memory/node';
+
+export type ActionName = LifecycleAction;
+export type TierName = Tier;
 
 export interface DecisionView {
   id: string;
@@ -13,12 +16,11 @@ export interface DecisionView {
   action: ActionName;
   current_tier: TierName;
   target_tier: TierName;
-  lifecycle_state: 'active' | 'contested' | 'retired' | 'archived';
+  lifecycle_state: LifecycleState;
   retention_score: number;
   rationale: string[];
-  held: 'pinned' | 'dwell' | 'idle' | null;
-  /** applied: written; unchanged: the node already carried this decision; planned: dry run; conflict: the node changed meanwhile (next run). */
-  outcome: 'applied' | 'unchanged' | 'planned' | 'conflict';
+  held: HoldReason | null;
+  outcome: DecisionOutcome;
 }
 
 export interface RunCounts {

@@ -1,4 +1,16 @@
 import type { NodeKind, Tier } from '../../model/memory/node';
+import {
+  LIFECYCLE_ACTIONS as ACTIONS,
+  LIFECYCLE_STATES,
+  PAYLOAD_SCOPES,
+  RELOCATION_STATES,
+  RELOCATION_TARGETS,
+  type LifecycleAction as Action,
+  type LifecycleState,
+  type PayloadScope,
+  type RelocationState,
+  type RelocationTarget,
+} from '../../model/lifecycle/vocabulary';
 import { ARCHIVE_MIN_NEGATIVE, ARCHIVE_QUALITY, CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
 
 /**
@@ -10,23 +22,9 @@ import { ARCHIVE_MIN_NEGATIVE, ARCHIVE_QUALITY, CONTESTED_QUALITY, RETIRED_MIN_N
 export const SEMANTIC_SLOT = 'semantic_forgetting_v1';
 export const RELOCATION_SLOT = 'archive_relocation_v1';
 
-export const ACTIONS = ['retain', 'demote', 'archive', 'review'] as const;
-export type Action = (typeof ACTIONS)[number];
-
-export const LIFECYCLE_STATES = ['active', 'contested', 'retired', 'archived'] as const;
-export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
-
-export const RELOCATION_STATES = ['none', 'candidate', 'cold_archive'] as const;
-export type RelocationState = (typeof RELOCATION_STATES)[number];
-
-export const RELOCATION_TARGETS = ['none', 'local_cold_store', 'external_object_store'] as const;
-export type RelocationTarget = (typeof RELOCATION_TARGETS)[number];
-
-export const PAYLOAD_SCOPES = ['none', 'node', 'anchor_payload'] as const;
-export type PayloadScope = (typeof PAYLOAD_SCOPES)[number];
-
-export const REHYDRATION_MODES = ['summary', 'partial', 'full', 'differential'] as const;
-export type RehydrationMode = (typeof REHYDRATION_MODES)[number];
+export { ACTIONS, LIFECYCLE_STATES, PAYLOAD_SCOPES, RELOCATION_STATES, RELOCATION_TARGETS };
+export type { Action, LifecycleState, PayloadScope, RelocationState, RelocationTarget };
+export { REHYDRATION_MODES, type RehydrationMode } from '../../model/lifecycle/vocabulary';
 
 /** slots.semantic_forgetting_v1: the operator's latest decision about a node. */
 export interface SemanticForgettingV1 {

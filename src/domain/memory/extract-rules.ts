@@ -6,7 +6,9 @@ import { escapeRegExp } from '../values';
  * learning layer something the agent never did.
  */
 
-export type Outcome = 'success' | 'failure' | 'partial';
+import type { ExecutionOutcome } from '../../model/memory/vocabulary';
+
+export type Outcome = ExecutionOutcome;
 
 const CODE_EXT =
   'ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|kts|rb|php|cs|cpp|cc|cxx|c|h|hpp|swift|scala|sql|json|jsonl|yaml|yml|toml|md|rst|sh|bash|zsh|css|scss|less|html|vue|svelte|lock|cfg|ini|env|txt|proto|gradle|xml|csv|ipynb|tf|dockerfile';

@@ -1,6 +1,7 @@
 import { taskSignature, type TaskSignature } from './task-signature';
 import { extractCommands, extractErrors, extractFilePaths, extractTaskKind, extractTools, inferOutcome, type Outcome } from './extract-rules';
 import { packetOf, packetOutcome, packetSteps } from './packet';
+import { EXECUTION_OUTCOMES } from '../../model/memory/vocabulary';
 
 /**
  * Deterministic signal extraction for `slots.execution_native_v1` (contract.md §2): no model call
@@ -65,7 +66,7 @@ export interface ExtractionSource {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(str).filter((s): s is string => s !== null) : str(v) ? [str(v)!] : []);
-const OUTCOMES = new Set(['success', 'failure', 'partial']);
+const OUTCOMES = new Set<string>(EXECUTION_OUTCOMES);
 /** Caller slots that give the tools in order (they, not a packet, are then the steps' tools). */
 const TOOL_SLOTS = ['tool_sequence', 'tool', 'selected_tool'];
 

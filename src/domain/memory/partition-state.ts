@@ -1,9 +1,9 @@
 import { growFloat32, growUint32, growUint8, IdTable, IntSet, LexicalIndex, RECALL_DEFAULTS, VectorIndex } from '../../retrieval';
 import { child, col, nest, num, type Frozen } from '../../retrieval/frozen';
-import { NODE_KINDS, NODE_TYPES, TIERS, type NodeKind, type NodeType, type Tier } from '../../model/memory/node';
+import { MEMORY_NODE_KINDS, NODE_TYPES, TIERS, type NodeKind, type NodeType, type Tier } from '../../model/memory/node';
 
 export const TYPE_CODE = new Map<NodeType, number>(NODE_TYPES.map((t, i) => [t, i + 1]));
-export const KIND_CODE = new Map<NodeKind, number>(NODE_KINDS.map((k, i) => [k, i + 1]));
+export const KIND_CODE = new Map<NodeKind, number>(MEMORY_NODE_KINDS.map((k, i) => [k, i + 1]));
 export const TIER_CODE = new Map<Tier, number>(TIERS.map((t, i) => [t, i + 1]));
 export const ARCHIVE = TIER_CODE.get('archive')!;
 

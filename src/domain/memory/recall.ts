@@ -4,6 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import type { AccessRecorder } from './access-recorder';
 import type { NodeKind, NodeType, Tier } from '../../model/memory/node';
 import type { IndexHit, RecallIndex } from './recall-index';
+import type { RecallStrategy } from '../../model/memory/vocabulary';
 
 /**
  * recall_text (contract.md §2): catch up with other processes, rank in the in-process index
@@ -51,7 +52,7 @@ export interface RecallHit {
 
 export interface RecallOutcome {
   hits: RecallHit[];
-  strategy: 'bm25' | 'hybrid_rrf';
+  strategy: RecallStrategy;
   vector_error: string | null;
   took_ms: number;
 }

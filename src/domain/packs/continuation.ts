@@ -12,6 +12,7 @@ import { sameJson } from '../replay/json';
 import type { PlaybookDoc } from '../../model/replay/types';
 import { validateContent } from '../replay/validate';
 import type { PackAutomation, PackColdPayload, PackPlaybook, PackPlaybookVersion } from './format';
+import type { PackConflictKind } from '../../model/packs/vocabulary';
 
 /**
  * What a pack carries besides memory nodes, so work can continue in another scope or another
@@ -92,7 +93,7 @@ export interface ContinuationCounts {
 export interface ContinuationConflict {
   id: string;
   client_id: string | null;
-  kind: 'cold_payload' | 'playbook_version' | 'automation';
+  kind: Exclude<PackConflictKind, 'node'>;
   reason: string;
 }
 

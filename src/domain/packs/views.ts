@@ -1,3 +1,4 @@
+import type { PackConflictKind } from '../../model/packs/vocabulary';
 import { emptyCounts, type ImportRecord } from '../../store/packs/imports';
 
 /** An import record as packs/import and packs/import/status show it. */
@@ -15,7 +16,7 @@ export const toImportWire = (r: ImportRecord) => ({
   conflicts: r.conflicts.map((c) => ({
     id: c.id,
     client_id: c.client_id,
-    kind: (c.kind ?? 'node') as 'node' | 'cold_payload' | 'playbook_version' | 'automation',
+    kind: (c.kind ?? 'node') as PackConflictKind,
     reason: c.reason ?? null,
   })),
   error: r.error,

@@ -1,7 +1,7 @@
 import type { ScopeRef } from '../../store/scope';
 import { loadVersion, replayStores, type ReplayStoreCtx } from './context';
 import { planOf } from './plan';
-import type { Json, PlaybookStatus } from '../../model/replay/types';
+import type { Json, PlaybookStatus, ReadinessTarget } from '../../model/replay/types';
 import { effectiveStatus } from './views';
 
 /**
@@ -19,7 +19,7 @@ import { effectiveStatus } from './views';
 export interface Check {
   name: string;
   passed: boolean;
-  required_for: ('shadow' | 'active' | 'unattended')[];
+  required_for: ReadinessTarget[];
   detail: string;
 }
 

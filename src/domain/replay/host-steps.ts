@@ -2,7 +2,7 @@ import { LoreError, invalidState } from '../../contract/errors';
 import type { ScopeRef } from '../../store/scope';
 import { uuidv7 } from '../../model/ids';
 import { loadReplayRun, nowIso, replayStores, type ReplayCtx } from './context';
-import type { HostReportDoc, Json, RunDoc, StepDoc } from '../../model/replay/types';
+import type { HostReportDoc, HostReportStatus, Json, RunDoc, StepDoc } from '../../model/replay/types';
 import { pendingStepOf, runView, stepView } from './views';
 import { HOST_STEP_SIGNAL, playbookRunWorkflowId, type HostStepReport } from './workflow-types';
 
@@ -17,7 +17,7 @@ import { HOST_STEP_SIGNAL, playbookRunWorkflowId, type HostStepReport } from './
 export interface HostStepInput {
   run_id: string;
   step_index: number;
-  status: 'success' | 'failed';
+  status: HostReportStatus;
   output_signature?: Json | undefined;
   error?: string | undefined;
   wait_ms: number;

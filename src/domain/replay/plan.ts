@@ -3,7 +3,7 @@ import { LoreError } from '../../contract/errors';
 import { checkCommand } from '../sandbox/profiles';
 import { resolveParams, substitute } from './params';
 import { checkedCommand, commandOf, type CheckedCommand } from './steps';
-import type { Json, PlaybookDoc, StepKind } from '../../model/replay/types';
+import type { Json, PlaybookDoc, RunRequestMode, StepKind } from '../../model/replay/types';
 
 /**
  * A version resolved for a run: parameter values substituted into every step, each command
@@ -75,7 +75,7 @@ export function planOf(doc: PlaybookDoc, given: Json): Plan {
 }
 
 /** Every reason a plan cannot run in `mode` (strict needs command steps only). */
-export function planIssues(plan: Plan, mode: 'strict' | 'guided' | 'simulate'): Issue[] {
+export function planIssues(plan: Plan, mode: RunRequestMode): Issue[] {
   const issues = [...plan.issues];
   for (const s of plan.steps) {
     for (const p of s.problems) issues.push({ path: `steps.${s.step_index}`, message: p });

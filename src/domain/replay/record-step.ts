@@ -4,7 +4,7 @@ import type { ScopeRef } from '../../store/scope';
 import { loadReplayRun, nowIso, replayStores, type ReplayStoreCtx } from './context';
 import { sameJson } from './json';
 import { assertOpen, assertRecorded } from './record-run';
-import type { Json, StepDoc } from '../../model/replay/types';
+import type { Json, StepAfterStatus, StepDoc } from '../../model/replay/types';
 import { stepView } from './views';
 
 /**
@@ -66,7 +66,7 @@ export async function stepBefore(c: ReplayStoreCtx, ref: ScopeRef, input: StepBe
 export interface StepAfterInput {
   run_id: string;
   step_index: number;
-  status: 'success' | 'failed' | 'skipped' | 'partial';
+  status: StepAfterStatus;
   output_signature?: Json | undefined;
   error?: string | undefined;
   metadata?: Json | undefined;

@@ -1,5 +1,5 @@
 import { sameJson } from './json';
-import type { Json, MatchCheck, RunMode, StepMatch } from '../../model/replay/types';
+import type { HostReportStatus, Json, MatchCheck, RunMode, StepMatch } from '../../model/replay/types';
 
 /**
  * Output signatures: what a step is expected to produce, and how an outcome is judged against it
@@ -289,7 +289,7 @@ export function matchCommand(expected: Json | null, o: CommandOutcome, mode: Run
 
 /** What the host reported for a host step (playbooks/runs/steps/complete). */
 export interface HostReport {
-  status: 'success' | 'failed';
+  status: HostReportStatus;
   output_signature: Json | null;
   error: string | null;
 }

@@ -15,6 +15,8 @@
  * Node modules and I/O. See docs/replay.md ("Running a playbook from another workflow").
  */
 
+import type { HostReportStatus, RunEndStatus, RunMode, RunPurpose, StepKind } from '../../model/replay/types';
+
 export const PLAYBOOK_RUN_WORKFLOW = 'playbookRunWorkflow';
 export const SHADOW_VALIDATION_WORKFLOW = 'playbookShadowValidationWorkflow';
 
@@ -36,7 +38,7 @@ export const DEFAULT_HOST_STEP_TIMEOUT_MS = 24 * 3_600_000;
 
 export interface HostStepReport {
   step_index: number;
-  status: 'success' | 'failed';
+  status: HostReportStatus;
   output_signature: Record<string, unknown> | null;
   error: string | null;
   actor: string;
@@ -56,12 +58,12 @@ export interface PlaybookRunInput {
   playbook_id: string;
   /** null: the version that is active when the run begins (not_found / invalid_state when none). */
   version: number | null;
-  mode: 'strict' | 'guided';
+  mode: RunMode;
   /** Parameter values by name; declared defaults fill the rest. */
   params: Record<string, unknown>;
   /** Run only the first max_steps steps (the rest are skipped and the run ends partial). */
   max_steps?: number | null;
-  purpose: 'run' | 'dispatch' | 'automation' | 'shadow_validation';
+  purpose: RunPurpose;
   /** Goal of the replay run (default: the playbook's source run goal, else its name). */
   goal?: string | null;
   metadata?: Record<string, unknown> | null;
@@ -75,7 +77,7 @@ export interface PlaybookRunInput {
 export interface PlaybookStepResult {
   step_index: number;
   tool_name: string;
-  kind: 'command' | 'host';
+  kind: StepKind;
   status: string;
   matched: boolean | null;
   attempts: number;
@@ -94,8 +96,8 @@ export interface PlaybookRunResult {
   run_key: string;
   playbook_id: string;
   version: number;
-  mode: 'strict' | 'guided';
-  status: 'success' | 'failure' | 'partial' | 'cancelled';
+  mode: RunMode;
+  status: RunEndStatus;
   summary: string;
   steps: PlaybookStepResult[];
   /** Counts, for automation references such as `$nodes.<id>.summary.steps_succeeded`. */
@@ -107,7 +109,7 @@ export interface PlaybookRunResult {
 /** What the workflow needs to know about each step; everything else stays in the store. */
 export interface PlanStepRef {
   step_index: number;
-  kind: 'command' | 'host';
+  kind: StepKind;
   max_attempts: number;
   /** Wait before each retry (absent in plans begun by older workers, and for steps without one). */
   backoff_ms?: number;
@@ -118,7 +120,7 @@ export interface PlanStepRef {
 export interface BeginResult {
   run_key: string;
   version: number;
-  mode: 'strict' | 'guided';
+  mode: RunMode;
   session_id: string | null;
   steps: PlanStepRef[];
   max_steps: number | null;
@@ -146,7 +148,7 @@ export interface FinishInput {
   tenant_id: string;
   scope: string;
   run_key: string;
-  status: 'success' | 'failure' | 'partial' | 'cancelled';
+  status: RunEndStatus;
   /** guided: the first step the host must do; it and every later step are `pending`. */
   pending_from: number | null;
   reason: string | null;

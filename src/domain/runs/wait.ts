@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Log } from '../../log';
+import { WAIT_CONDITIONS, type WaitCondition } from '../../model/wait';
 
 /**
  * Long-polling reads of run records (`runs/get` with `wait_ms` and `until`, docs/automation.md,
@@ -21,8 +22,7 @@ import type { Log } from '../../log';
  */
 
 export const MAX_WAIT_MS = 30_000;
-export const WAIT_CONDITIONS = ['not_queued', 'paused_or_done', 'done'] as const;
-export type WaitCondition = (typeof WAIT_CONDITIONS)[number];
+export { WAIT_CONDITIONS, type WaitCondition } from '../../model/wait';
 /** `until` as parsed: a condition, or "changed from this version". */
 export type Until = { condition: WaitCondition } | { changedFrom: string };
 

@@ -1,16 +1,14 @@
-import { LIMIT_CAPS, LIMIT_DEFAULTS, type Limits } from '../../contract/families/sandbox';
+import { LIMIT_CAPS, LIMIT_DEFAULTS, LIMIT_NAMES, type Limits } from '../../model/sandbox/limits';
 import type { RunLimits } from '../../sandbox/isolation/index';
 
 export type LimitOverrides = Partial<Limits>;
-
-const KEYS = Object.keys(LIMIT_DEFAULTS) as (keyof Limits)[];
 
 /** Layered limits: built-in defaults, then the session's, then the request's (each already within its cap). */
 export function resolveLimits(...layers: (LimitOverrides | undefined)[]): Limits {
   const out: Limits = { ...LIMIT_DEFAULTS };
   for (const layer of layers) {
     if (!layer) continue;
-    for (const k of KEYS) {
+    for (const k of LIMIT_NAMES) {
       const v = layer[k];
       if (typeof v === 'number') out[k] = Math.min(v, LIMIT_CAPS[k]);
     }

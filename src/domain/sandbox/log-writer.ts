@@ -1,6 +1,6 @@
 import type { SandboxLogs } from '../../store/sandbox/index';
 import type { Clock } from '../../model/clock';
-import type { LogEntryDoc } from '../../model/sandbox/records';
+import type { LogEntryDoc, LogStream } from '../../model/sandbox/records';
 
 /** Entries are cut at about this size, so a page of logs stays a sensible size. */
 const ENTRY_BYTES = 32 * 1024;
@@ -8,7 +8,7 @@ const ENTRY_BYTES = 32 * 1024;
 const FLUSH_MS = 200;
 
 interface Open {
-  stream: 'stdout' | 'stderr';
+  stream: LogStream;
   parts: string[];
   bytes: number;
   at: string;
@@ -50,7 +50,7 @@ export class LogWriter {
     return this.lastError;
   }
 
-  push(stream: 'stdout' | 'stderr', chunk: string): void {
+  push(stream: LogStream, chunk: string): void {
     const bytes = Buffer.byteLength(chunk);
     if (this.open && (this.open.stream !== stream || this.open.bytes + bytes > ENTRY_BYTES)) this.seal();
     this.open ??= { stream, parts: [], bytes: 0, at: this.clock.now().toISOString() };

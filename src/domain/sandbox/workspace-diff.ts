@@ -1,6 +1,7 @@
 import type { RouteInput } from '../../contract';
 import { LoreError, notFound } from '../../contract/errors';
-import { WORKSPACE_DIFF_CAPS, type sandboxRoutes } from '../../contract/families/sandbox';
+import type { sandboxRoutes } from '../../contract/families/sandbox';
+import { WORKSPACE_DIFF_CAPS } from '../../model/sandbox/limits';
 import type { Database } from '../../store/database';
 import type { ScopeRef } from '../../store/scope';
 import { SandboxWorkspaceDiffs } from '../../store/sandbox/index';

@@ -1,11 +1,25 @@
 /**
- * The automation graph as Lore stores and runs it (after validation and normalisation).
- * Plain types with no imports: the workflow bundle reads these too.
+ * The automation graph as Lore stores and runs it (after validation and normalisation), and the
+ * vocabulary it is written in: each list is the one place its values are named (the contract's
+ * schemas, the graph validator and the scheduler's executor map are built from it).
+ * Plain values with no imports: the workflow bundle reads these too.
  */
 
-export type NodeKind = 'playbook' | 'approval' | 'condition' | 'artifact_gate';
-export type EdgeType = 'on_success' | 'on_false';
-export type ConditionOp = 'eq' | 'ne' | 'gt' | 'lt' | 'exists' | 'truthy';
+/** What an automation node does; the scheduler (workflows/automation/scheduler.ts) has one executor per kind. */
+export const AUTOMATION_NODE_KINDS = ['playbook', 'approval', 'condition', 'artifact_gate'] as const;
+export type AutomationNodeKind = (typeof AUTOMATION_NODE_KINDS)[number];
+export const AUTOMATION_EDGE_TYPES = ['on_success', 'on_false'] as const;
+export type EdgeType = (typeof AUTOMATION_EDGE_TYPES)[number];
+export const CONDITION_OPS = ['eq', 'ne', 'gt', 'lt', 'exists', 'truthy'] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+/** The operators that compare `left` with `right` (the others read `left` alone). */
+export const BINARY_CONDITION_OPS = ['eq', 'ne', 'gt', 'lt'] as const satisfies readonly ConditionOp[];
+/** Playbook nodes: `guided` waits for the host at host steps; absent means strict. */
+export const PLAYBOOK_NODE_MODES = ['guided'] as const;
+export type PlaybookNodeMode = (typeof PLAYBOOK_NODE_MODES)[number];
+/** What an approval's deadline does: reject (a rejection by lore) or fail the node (approval_timeout). */
+export const ON_TIMEOUT_ACTIONS = ['reject', 'fail'] as const;
+export type OnTimeout = (typeof ON_TIMEOUT_ACTIONS)[number];
 
 export interface ConditionSpec {
   left: unknown;
@@ -22,19 +36,19 @@ export interface ArtifactSpec {
 
 export interface GraphNode {
   node_id: string;
-  kind: NodeKind;
+  kind: AutomationNodeKind;
   name?: string;
   playbook_id?: string;
   version?: number;
   /** Playbook nodes: `guided` waits for the host at host steps; absent means strict (command steps only). */
-  mode?: 'guided';
+  mode?: PlaybookNodeMode;
   approval_key?: string;
   /** Approval nodes: the deadline for a decision, as given (ISO-8601 duration or seconds)… */
   timeout?: string | number;
   /** …and in milliseconds (what the workflow's timer uses). */
   timeout_ms?: number;
   /** Approval nodes with a timeout: what the deadline does (docs/automation.md, "Approvals"). */
-  on_timeout?: 'reject' | 'fail';
+  on_timeout?: OnTimeout;
   /** Values may be reference strings `$nodes.<node_id>.<path>`, resolved when the node starts. */
   inputs: Record<string, unknown>;
   condition?: ConditionSpec;
@@ -52,10 +66,11 @@ export interface Graph {
   edges: GraphEdge[];
 }
 
-export type NodeState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'paused' | 'cancelled';
-export type RunStatus = 'queued' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+export const NODE_STATES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'paused', 'cancelled'] as const;
+export type NodeState = (typeof NODE_STATES)[number];
+export const AUTOMATION_RUN_STATUSES = ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof AUTOMATION_RUN_STATUSES)[number];
 
-export const NODE_STATE_LIST: readonly NodeState[] = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'paused', 'cancelled'];
 export const TERMINAL_RUN: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 export const isTerminalRun = (s: RunStatus) => TERMINAL_RUN.includes(s);
 export const SETTLED_NODE: readonly NodeState[] = ['succeeded', 'failed', 'skipped', 'cancelled'];

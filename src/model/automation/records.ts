@@ -1,8 +1,13 @@
-import type { Graph, NodeKind, NodeState, RunStatus } from './graph';
+import { NODE_STATES, type AutomationNodeKind, type Graph, type NodeState, type RunStatus } from './graph';
 
 /** Stored shapes of the automation family (docs/automation.md, "Records"); their wire views are in src/domain/automation/wire.ts. */
 
-export type DefinitionStatus = 'draft' | 'active' | 'disabled';
+export const DEFINITION_STATUSES = ['draft', 'active', 'disabled'] as const;
+export type DefinitionStatus = (typeof DEFINITION_STATUSES)[number];
+/** What automations/create may set (activation is automations/status)… */
+export const DEFINITION_CREATE_STATUSES = ['draft'] as const satisfies readonly DefinitionStatus[];
+/** …and what automations/status may set. */
+export const DEFINITION_SET_STATUSES = ['active', 'disabled'] as const satisfies readonly DefinitionStatus[];
 
 export interface StatusChange {
   from: DefinitionStatus | null;
@@ -28,13 +33,17 @@ export interface DefinitionDoc {
   updated_at: string;
 }
 
+export const EXECUTION_MODES = ['default'] as const;
+export type ExecutionMode = (typeof EXECUTION_MODES)[number];
+
 export interface RunOptions {
-  execution_mode: 'default';
+  execution_mode: ExecutionMode;
   record_run: boolean;
   stop_on_failure: boolean;
 }
 
-export type Decision = 'approve' | 'reject';
+export const APPROVAL_DECISIONS = ['approve', 'reject'] as const;
+export type Decision = (typeof APPROVAL_DECISIONS)[number];
 
 /** One approval decision: a runs/resume, or a rejection by an approval's timeout. */
 export interface ResumeRecord {
@@ -102,7 +111,7 @@ export interface NodeDoc {
   _id: string;
   run_key: string;
   node_id: string;
-  kind: NodeKind;
+  kind: AutomationNodeKind;
   order: number;
   state: NodeState;
   seq: number;
@@ -120,4 +129,4 @@ export interface NodeDoc {
 
 export const nodeDocId = (runKey: string, nodeId: string) => `${runKey}:${nodeId}`;
 
-export const emptyCounts = (): Record<NodeState, number> => ({ pending: 0, running: 0, succeeded: 0, failed: 0, skipped: 0, paused: 0, cancelled: 0 });
+export const emptyCounts = (): Record<NodeState, number> => Object.fromEntries(NODE_STATES.map((s) => [s, 0])) as Record<NodeState, number>;

@@ -5,6 +5,8 @@
  * recall, forgetting and packs treat them alike.
  */
 
+import type { FeedbackOutcome } from './vocabulary';
+
 export const NODE_TYPES = ['event', 'evidence', 'entity', 'topic', 'concept', 'procedure', 'rule', 'self_model'] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
@@ -13,8 +15,8 @@ export type NodeType = (typeof NODE_TYPES)[number];
  * slots.anchor_v1.anchor_kind "workflow", as existing clients write them): listed beside the
  * learned workflows, with its payload behind the anchor (docs/memory.md, "Workflow anchors").
  */
-export const NODE_KINDS = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session', 'session_event', 'playbook_learning', 'workflow_anchor'] as const;
-export type NodeKind = (typeof NODE_KINDS)[number];
+export const MEMORY_NODE_KINDS = ['workflow', 'pattern', 'policy_memory', 'handoff', 'session', 'session_event', 'playbook_learning', 'workflow_anchor'] as const;
+export type NodeKind = (typeof MEMORY_NODE_KINDS)[number];
 
 /** Hottest first. Demotion moves one step right; archive is the end of the line (and reversible). */
 export const TIERS = ['hot', 'warm', 'cold', 'archive'] as const;
@@ -25,7 +27,7 @@ export interface Feedback {
   negative: number;
   /** (positive - negative) / (positive + negative), 0 without feedback. */
   quality: number;
-  last_outcome: 'positive' | 'negative' | 'neutral' | null;
+  last_outcome: FeedbackOutcome | null;
   last_at: string | null;
   /** The reason given with the latest outcome (nodes/activate `reason`); absent before it existed. */
   last_reason?: string | null;
@@ -93,8 +95,8 @@ export interface NodeRevision {
   created_at: string;
 }
 
-export const EDGE_TYPES = ['part_of', 'related_to', 'derived_from'] as const;
-export type EdgeType = (typeof EDGE_TYPES)[number];
+export const MEMORY_EDGE_TYPES = ['part_of', 'related_to', 'derived_from'] as const;
+export type EdgeType = (typeof MEMORY_EDGE_TYPES)[number];
 
 export interface MemoryEdge {
   id: string;

@@ -3,11 +3,17 @@
  * records (contract/families/replay.ts) are derived from them in views.ts.
  */
 
+import type { Profile } from '../sandbox/records';
+
 /** A run is `open` until it ends with one of the four ending statuses (contract.md §6). */
-export type RunState = 'open' | 'ended';
+export const RUN_STATES = ['open', 'ended'] as const;
+export type RunState = (typeof RUN_STATES)[number];
 export const RUN_END_STATUSES = ['success', 'failure', 'partial', 'cancelled'] as const;
 export type RunEndStatus = (typeof RUN_END_STATUSES)[number];
-export type RunStatus = 'open' | RunEndStatus;
+/** What run/end accepts: the ending statuses, and `failed` (as steps spell it) for failure. */
+export const RUN_END_STATUS_INPUTS = ['success', 'failure', 'failed', 'partial', 'cancelled'] as const satisfies readonly (RunEndStatus | 'failed')[];
+export const REPLAY_RUN_STATUSES = ['open', ...RUN_END_STATUSES] as const;
+export type RunStatus = (typeof REPLAY_RUN_STATUSES)[number];
 
 /**
  * Step statuses. Recorded steps: `started` (step/before only) then what step/after says.
@@ -18,18 +24,41 @@ export type RunStatus = 'open' | RunEndStatus;
 export const STEP_STATUSES = ['started', 'queued', 'running', 'success', 'failed', 'skipped', 'partial', 'pending'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 export const STEP_AFTER_STATUSES = ['success', 'failed', 'skipped', 'partial'] as const;
+export type StepAfterStatus = (typeof STEP_AFTER_STATUSES)[number];
+/** What step/after accepts: the statuses, and `failure` (as run/end spells it) for failed. */
+export const STEP_AFTER_STATUS_INPUTS = ['success', 'failed', 'failure', 'skipped', 'partial'] as const satisfies readonly (StepAfterStatus | 'failure')[];
 
 export const PLAYBOOK_STATUSES = ['draft', 'shadow', 'active', 'disabled', 'rejected'] as const;
 export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number];
 /** What promote may set; `rejected` is only reached through repair/review. */
 export const PROMOTE_TARGETS = ['draft', 'shadow', 'active', 'disabled'] as const;
 export type PromoteTarget = (typeof PROMOTE_TARGETS)[number];
+/** The statuses a playbook's readiness checks are required for (playbooks/readiness). */
+export const READINESS_TARGETS = ['shadow', 'active', 'unattended'] as const;
+export type ReadinessTarget = (typeof READINESS_TARGETS)[number];
 
-export type RunSource = 'recorded' | 'playbook' | 'shadow_validation';
-export type RunMode = 'strict' | 'guided';
-export type RunPurpose = 'run' | 'dispatch' | 'automation' | 'shadow_validation';
-export type StepKind = 'command' | 'host';
-export type SandboxProfile = 'default' | 'local-safe';
+export const RUN_SOURCES = ['recorded', 'playbook', 'shadow_validation'] as const;
+export type RunSource = (typeof RUN_SOURCES)[number];
+/** How a playbook run treats host steps: strict runs command steps only; guided waits for the host. */
+export const PLAYBOOK_RUN_MODES = ['strict', 'guided'] as const;
+export type RunMode = (typeof PLAYBOOK_RUN_MODES)[number];
+/** What playbooks/run may ask for: a run in one of the modes, or a simulation (the plan, nothing run). */
+export const RUN_REQUEST_MODES = ['simulate', ...PLAYBOOK_RUN_MODES] as const;
+export type RunRequestMode = (typeof RUN_REQUEST_MODES)[number];
+/** A playbooks/run answer's status: the run's, or `simulated`. */
+export const RUN_ANSWER_STATUSES = [...REPLAY_RUN_STATUSES, 'simulated'] as const;
+export const RUN_PURPOSES = ['run', 'dispatch', 'automation', 'shadow_validation'] as const;
+export type RunPurpose = (typeof RUN_PURPOSES)[number];
+export const STEP_KINDS = ['command', 'host'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+export type SandboxProfile = Profile;
+/** What the host may report for a host step… */
+export const HOST_REPORT_STATUSES = ['success', 'failed'] as const;
+export type HostReportStatus = (typeof HOST_REPORT_STATUSES)[number];
+/** …and what the route accepts (`failure`, as run/end spells it, means failed). */
+export const HOST_REPORT_STATUS_INPUTS = [...HOST_REPORT_STATUSES, 'failure'] as const;
+/** Read by earlier versions of output signatures; ignored. */
+export const LEGACY_OUTPUT_MATCH_MODES = ['contains', 'exact', 'none'] as const;
 
 export type Json = Record<string, unknown>;
 
@@ -50,7 +79,8 @@ export interface PlaybookRunInfo {
   workspace?: { path: string } | null;
 }
 
-export type LearningState = 'pending' | 'fed' | 'failed' | 'not_eligible';
+export const LEARNING_STATES = ['pending', 'fed', 'failed', 'not_eligible'] as const;
+export type LearningState = (typeof LEARNING_STATES)[number];
 
 export interface RunLearning {
   state: LearningState;
@@ -104,7 +134,7 @@ export interface SandboxAttempt {
 
 /** What the host reported for a host step (the route stores it, then signals the workflow). */
 export interface HostReportDoc {
-  status: 'success' | 'failed';
+  status: HostReportStatus;
   output_signature: Json | null;
   error: string | null;
   actor: string;
@@ -167,9 +197,16 @@ export interface ShadowStepResult {
   reasons: string[];
 }
 
+export const SHADOW_MODES = ['dry_run', 'execute_sandbox'] as const;
+export type ShadowMode = (typeof SHADOW_MODES)[number];
+/** What playbooks/review accepts as shadow_validation_mode: the modes, with aliases execute (execute_sandbox) and readiness (dry_run). */
+export const SHADOW_MODE_INPUTS = ['execute_sandbox', 'execute', 'dry_run', 'readiness'] as const satisfies readonly (ShadowMode | 'execute' | 'readiness')[];
+export const SHADOW_STATUSES = ['running', 'passed', 'failed', 'partial'] as const;
+export type ShadowStatus = (typeof SHADOW_STATUSES)[number];
+
 export interface ShadowValidation {
-  mode: 'dry_run' | 'execute_sandbox';
-  status: 'running' | 'passed' | 'failed' | 'partial';
+  mode: ShadowMode;
+  status: ShadowStatus;
   run_id: string | null;
   workflow_id: string | null;
   started_at: string;
@@ -179,17 +216,24 @@ export interface ShadowValidation {
   summary: string;
 }
 
+/** How a playbook version's status changed. */
+export const STATUS_CHANGE_VIAS = ['compile', 'repair', 'promote', 'review', 'demotion'] as const;
+export type StatusChangeVia = (typeof STATUS_CHANGE_VIAS)[number];
+
 export interface StatusChange {
   from: PlaybookStatus | null;
   to: PlaybookStatus;
-  via: 'compile' | 'repair' | 'promote' | 'review' | 'demotion';
+  via: StatusChangeVia;
   actor: string;
   note: string | null;
   at: string;
 }
 
+export const REVIEW_ACTIONS = ['approve', 'reject'] as const;
+export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
 export interface ReviewRecord {
-  action: 'approve' | 'reject';
+  action: ReviewAction;
   actor: string;
   note: string | null;
   at: string;

@@ -4,32 +4,46 @@
  * (src/domain/sandbox/wire.ts).
  */
 
-export const TERMINAL_STATUSES = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+import type { Limits } from './limits';
 
-/** A run's resource limits as stored; the same fields as the contract's `Limits`. */
-export interface Limits {
-  wall_ms: number;
-  cpu_seconds: number;
-  memory_bytes: number;
-  max_processes: number;
-  max_file_bytes: number;
-  max_output_bytes: number;
-}
+export type { Limits } from './limits';
 
-export type Profile = 'default' | 'local-safe';
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+export const SANDBOX_PROFILES = ['default', 'local-safe'] as const;
+export type Profile = (typeof SANDBOX_PROFILES)[number];
+export const SANDBOX_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export type RunStatus = (typeof SANDBOX_RUN_STATUSES)[number];
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'timed_out', 'cancelled'] as const satisfies readonly RunStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
-export type LimitHit = 'wall_time' | 'cpu_time' | 'memory' | 'processes' | 'file_size' | 'output_bytes';
+/** sync answers when the run ends; async answers at once (runs/get, runs/wait). */
+export const SANDBOX_RUN_MODES = ['sync', 'async'] as const;
+export type RunMode = (typeof SANDBOX_RUN_MODES)[number];
+/** What an execute request asks the sandbox to do. */
+export const ACTION_KINDS = ['command'] as const;
+/** Which limit stopped a run. */
+export const LIMIT_HITS = ['wall_time', 'cpu_time', 'memory', 'processes', 'file_size', 'output_bytes'] as const;
+export type LimitHit = (typeof LIMIT_HITS)[number];
+export const LOG_STREAMS = ['stdout', 'stderr'] as const;
+export type LogStream = (typeof LOG_STREAMS)[number];
 
 export const isTerminal = (s: RunStatus): s is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(s);
 
+/** bubblewrap, or none (the command runs as the worker's user, with rlimits only). */
+export const ISOLATION_KINDS = ['bubblewrap', 'none'] as const;
+export type IsolationKind = (typeof ISOLATION_KINDS)[number];
+/** none: a private network namespace with only its own loopback; host: the host's network. */
+export const NETWORK_MODES = ['none', 'host'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+/** cgroup: the whole run's memory (plus RLIMIT_DATA per process); rlimit_data: per process only. */
+export const MEMORY_LIMITS = ['cgroup', 'rlimit_data'] as const;
+export type MemoryLimit = (typeof MEMORY_LIMITS)[number];
+
 export interface SessionIsolation {
-  kind: 'bubblewrap' | 'none';
+  kind: IsolationKind;
   version: string | null;
-  network: 'none' | 'host';
+  network: NetworkMode;
   filesystem: string;
   uid_isolation: boolean;
-  memory_limit: 'cgroup' | 'rlimit_data';
+  memory_limit: MemoryLimit;
   weaker: string | null;
 }
 
@@ -37,7 +51,19 @@ export interface SessionIsolation {
  * How a session's commands see its workspace: through a kernel overlay whose upper layer is the
  * workdir, or through a copy brought up to date before each run (where no overlay can be mounted).
  */
-export type WorkspaceView = 'overlay' | 'copy';
+export const WORKSPACE_VIEWS = ['overlay', 'copy'] as const;
+export type WorkspaceView = (typeof WORKSPACE_VIEWS)[number];
+/** How a workspace entry changed, and what it is now (for a deletion: what was deleted). */
+export const WORKSPACE_CHANGES = ['added', 'modified', 'deleted'] as const;
+export type WorkspaceChange = (typeof WORKSPACE_CHANGES)[number];
+export const WORKSPACE_ENTRY_KINDS = ['file', 'directory', 'symlink', 'other'] as const;
+export type WorkspaceEntryKind = (typeof WORKSPACE_ENTRY_KINDS)[number];
+/** How file content travels in an answer. */
+export const CONTENT_ENCODINGS = ['utf8', 'base64'] as const;
+/** Why an answer carries no content: not in the store, or over the answer's budget. */
+export const CONTENT_OMISSIONS = ['not_stored', 'too_large_for_response'] as const;
+/** The same values in the order runs/artifact has always published them (the OpenAPI document keeps it). */
+export const ARTIFACT_CONTENT_OMISSIONS = ['too_large_for_response', 'not_stored'] as const satisfies readonly (typeof CONTENT_OMISSIONS)[number][];
 
 export interface SessionWorkspace {
   path: string;
@@ -66,9 +92,9 @@ export interface SessionDoc {
 }
 
 export interface RunIsolationDoc {
-  kind: 'bubblewrap' | 'none';
+  kind: IsolationKind;
   uid_isolation: boolean;
-  memory_limit: 'cgroup' | 'rlimit_data';
+  memory_limit: MemoryLimit;
   enforced: Record<string, boolean>;
   weaker: string | null;
 }
@@ -81,12 +107,12 @@ export interface RunDoc {
   /** _id of the session document (the workdir to use). */
   session_key: string;
   profile: Profile;
-  mode: 'sync' | 'async';
+  mode: RunMode;
   status: RunStatus;
   argv: string[];
   env: Record<string, string>;
   limits: Limits;
-  isolation_kind: 'bubblewrap' | 'none';
+  isolation_kind: IsolationKind;
   exit_code: number | null;
   signal: string | null;
   duration_ms: number | null;
@@ -129,8 +155,8 @@ export interface WorkspaceChangeCounts {
 /** One change of a workspace session's layer against its project, as stored. */
 export interface WorkspaceChangeDoc {
   path: string;
-  change: 'added' | 'modified' | 'deleted';
-  kind: 'file' | 'directory' | 'symlink' | 'other';
+  change: WorkspaceChange;
+  kind: WorkspaceEntryKind;
   size: number | null;
   mode: number | null;
   link: string | null;
@@ -175,7 +201,7 @@ export interface LogEntryDoc {
   _id: string;
   run_key: string;
   seq: number;
-  stream: 'stdout' | 'stderr';
+  stream: LogStream;
   text: string;
   bytes: number;
   at: string;

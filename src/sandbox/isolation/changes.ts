@@ -10,6 +10,7 @@ import { overlayDiff, readLayerFile, type LayerChange, type LayerDiff } from './
 import { opaqueDirs } from './overlay';
 import { whenIdle } from './run';
 import { copyDiff } from './workspace';
+import type { WorkspaceView } from '../../model/sandbox/records';
 import { ARTIFACTS_DIR } from './workdir';
 
 /** Entries the runtime itself makes in a workdir: not changes to the project, unless the project has them too. */
@@ -24,7 +25,7 @@ export interface WorkspaceChangesRead {
 export async function readWorkspaceChanges(o: {
   workdir: string;
   workspace: string;
-  view: 'overlay' | 'copy';
+  view: WorkspaceView;
   maxChanges: number;
   maxFileBytes: number;
   /** Which changed files' contents to read (e.g. those not stored yet). */

@@ -19,13 +19,14 @@
 import { createHash } from 'node:crypto';
 import { constants as fsc, promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
+import type { WorkspaceChange, WorkspaceEntryKind } from '../../model/sandbox/records';
 
-export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
+export type EntryKind = WorkspaceEntryKind;
 
 export interface LayerChange {
   /** Relative to the workspace root, '/'-separated. */
   path: string;
-  change: 'added' | 'modified' | 'deleted';
+  change: WorkspaceChange;
   /** The entry as it is now (for a deletion: what was deleted). */
   kind: EntryKind;
   /** Files: size now. */

@@ -7,13 +7,16 @@
  * stderr_tail, truncated.
  */
 
-export type IsolationKind = 'bubblewrap' | 'none';
+import type { IsolationKind, LimitHit, LogStream, MemoryLimit, TerminalStatus, WorkspaceView } from '../../model/sandbox/records';
 
-export type OutputStream = 'stdout' | 'stderr';
+export type { IsolationKind } from '../../model/sandbox/records';
 
-export type LimitName = 'wall_time' | 'cpu_time' | 'memory' | 'processes' | 'file_size' | 'output_bytes';
+export type OutputStream = LogStream;
 
-export type RunStatus = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+/** The limits the runner enforces, named as a run's limit_hit names them. */
+export type LimitName = LimitHit;
+
+export type RunStatus = TerminalStatus;
 
 /** What the host offers, as found by a real probe (see detectIsolation). */
 export interface IsolationInfo {
@@ -32,7 +35,7 @@ export interface IsolationInfo {
    * How memory is limited: 'cgroup' = the whole process tree of a run in its own cgroup v1 memory
    * group (plus RLIMIT_DATA per process); 'rlimit_data' = RLIMIT_DATA per process only.
    */
-  memory_limit: 'cgroup' | 'rlimit_data';
+  memory_limit: MemoryLimit;
   /** Absolute paths of the helper binaries found on this host. */
   bwrap_path?: string;
   prlimit_path?: string;
@@ -40,7 +43,7 @@ export interface IsolationInfo {
    * How a workspace can be seen (overlay.ts): 'overlay' when the probe mounted one through the full
    * chain; else 'copy', and workspace_reason says why.
    */
-  workspace_view: 'overlay' | 'copy';
+  workspace_view: WorkspaceView;
   workspace_reason?: string;
 }
 
@@ -103,7 +106,7 @@ export interface RunIsolationReport {
   uid: number | null;
   gid: number | null;
   /** How memory was limited for this run (see IsolationInfo.memory_limit). */
-  memory_limit: 'cgroup' | 'rlimit_data';
+  memory_limit: MemoryLimit;
   /** Which limits the runner actually enforced for this run. */
   enforced: Record<LimitName, boolean>;
   /** Plain statement of what this isolation does not protect against. */

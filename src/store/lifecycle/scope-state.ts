@@ -1,6 +1,7 @@
 import type { Filter } from 'mongodb';
 import { defineCollection, type Database } from '../database';
 import { scopeRef, type ScopeRef } from '../scope';
+import { REHYDRATION_MODES, type RehydrationMode } from '../../model/lifecycle/vocabulary';
 
 /**
  * One small document per tenant+scope that has memory: the scope registry the scheduled sweep
@@ -15,8 +16,9 @@ export const scopeStateCollection = defineCollection({
   indexes: [],
 });
 
-export const REHYDRATION_MODE_KEYS = ['summary', 'partial', 'full', 'differential'] as const;
-export type RehydrationModeKey = (typeof REHYDRATION_MODE_KEYS)[number];
+/** The rehydration modes, each counted in rehydration_mode_counts. */
+export const REHYDRATION_MODE_KEYS = REHYDRATION_MODES;
+export type RehydrationModeKey = RehydrationMode;
 
 export interface LastRun {
   run_id: string;

@@ -22,6 +22,7 @@ import type { IndexedNodeFields, SeqRef } from './change-feed';
 import { DuplicateNodeKey, InsertCombiner, type StampedDoc } from './insert-combiner';
 import { AccessStore, type FoldOptions, type FoldResult } from './access';
 import { edgesCollection, nodesCollection, revisionsCollection, toNode, type EdgeDoc, type NodeDoc, type RevisionDoc, type StoredNode } from './node-docs';
+import type { WriteOutcome } from '../../model/memory/vocabulary';
 
 export { edgesCollection, nodesCollection, revisionsCollection, toNode, DuplicateNodeKey };
 export type { IndexedNodeFields, NodeDoc, SeqRef, StoredNode };
@@ -50,7 +51,7 @@ export interface NodeContent {
   commit_id?: string | null;
 }
 
-export type WriteOutcome = 'created' | 'deduplicated' | 'superseded';
+export type { WriteOutcome } from '../../model/memory/vocabulary';
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

@@ -1,6 +1,7 @@
 import type { Filter } from 'mongodb';
 import { defineCollection, type Database } from '../database';
 import type { ScopeRef } from '../scope';
+import type { PackImportStatus } from '../../model/packs/vocabulary';
 
 /**
  * Pack imports in progress: the import record (status, progress, counts) and the uploaded pack,
@@ -8,7 +9,7 @@ import type { ScopeRef } from '../scope';
  * activities can read one chunk at a time. Chunks are deleted when the import ends.
  */
 
-export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type ImportStatus = PackImportStatus;
 
 export interface ImportCounts {
   nodes_created: number;

@@ -1,3 +1,4 @@
+import type { IsolationKind, MemoryLimit, WorkspaceView } from '../../model/sandbox/records';
 import { type Database, defineCollection } from '../database';
 
 export const hostsCollection = defineCollection({ name: 'sandbox_hosts', indexes: [] });
@@ -13,16 +14,16 @@ export interface SandboxHostReport {
   enabled: boolean;
   setting: 'auto' | 'bubblewrap' | 'none';
   /** The isolation sessions get: the setting applied to what the probe found. */
-  in_force: 'bubblewrap' | 'none' | 'unavailable';
+  in_force: IsolationKind | 'unavailable';
   bubblewrap_version: string | null;
   uid_isolation: boolean;
-  memory_limit: 'cgroup' | 'rlimit_data';
+  memory_limit: MemoryLimit;
   detail: string | null;
   /**
    * How workspaces are seen on this worker: through an overlay (its probe mounted one), or a copy
    * (workspace_detail says why). Absent in reports of workers from before overlays: copy.
    */
-  workspace_view?: 'overlay' | 'copy';
+  workspace_view?: WorkspaceView;
   workspace_detail?: string | null;
   sandbox_dir: string;
   sandbox_dir_problem: string | null;

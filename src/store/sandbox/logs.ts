@@ -1,4 +1,4 @@
-import type { LogEntryDoc } from '../../model/sandbox/records';
+import type { LogEntryDoc, LogStream } from '../../model/sandbox/records';
 import { type Database, defineCollection, isDuplicateKey } from '../database';
 import type { ScopedCollection } from '../scoped-collection';
 import type { ScopeRef } from '../scope';
@@ -32,7 +32,7 @@ export class SandboxLogs {
     }
   }
 
-  async page(runKey: string, opts: { afterSeq: number; limit: number; stream?: 'stdout' | 'stderr' }): Promise<LogEntryDoc[]> {
+  async page(runKey: string, opts: { afterSeq: number; limit: number; stream?: LogStream }): Promise<LogEntryDoc[]> {
     const filter: Record<string, unknown> = { run_key: runKey, seq: { $gt: opts.afterSeq } };
     if (opts.stream) filter.stream = opts.stream;
     return this.coll.find(filter, { sort: { seq: 1 }, limit: opts.limit });

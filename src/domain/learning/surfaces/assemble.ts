@@ -5,6 +5,7 @@ import { planFor } from './common';
 import { operatorProjection } from './gate';
 import { plannerPacket, startPacketReads, type Entry } from './packet';
 import { planningSummary } from './summary';
+import type { BudgetUnit } from '../../../model/learning/vocabulary';
 
 /**
  * context/assemble (contract.md §2): prompt-ready context within a budget. Layers are filled in
@@ -107,7 +108,7 @@ export async function assembleContext(
     context_text: contextText,
     layers: layerOut,
     sources,
-    budget: { used: unit === 'tokens' ? Math.ceil(contextText.length / CHARS_PER_TOKEN) : contextText.length, limit, unit: unit as 'chars' | 'tokens' },
+    budget: { used: unit === 'tokens' ? Math.ceil(contextText.length / CHARS_PER_TOKEN) : contextText.length, limit, unit: unit as BudgetUnit },
     dropped,
     planning_summary: summary,
     operator_projection: operatorProjection(plan),

@@ -8,6 +8,7 @@ import type { ScopeRef } from '../../../store/scope';
 import { executionOf } from '../observe';
 import type { LearningCtx } from '../context';
 import { asObject } from '../../values';
+import type { EvidenceKind } from '../../../model/learning/vocabulary';
 
 /**
  * What exists about an anchor's task, for the continuity review pack (docs/learning.md,
@@ -23,7 +24,7 @@ import { asObject } from '../../values';
  * automation_id is the anchor, or it ran one of those replay runs.
  */
 
-export type EvidenceKind = 'memory' | 'session' | 'session_event' | 'handoff' | 'replay_run' | 'automation_run';
+export type { EvidenceKind } from '../../../model/learning/vocabulary';
 
 export interface AnchorEvidence {
   id: string;

@@ -11,6 +11,7 @@ import { planFor } from './common';
 import { derivedPolicy, experienceView, policyContract, policyHints } from './experience';
 import { countsOf } from './introspect';
 import { latestGovernanceResult, learningRecommendations, type Proposal } from './recommendations';
+import type { CheckStatus, GovernanceRecommendation } from '../../../model/learning/vocabulary';
 
 /**
  * evolution/review-pack (interface spec, "Review packs"): is the runtime learning the right
@@ -19,12 +20,9 @@ import { latestGovernanceResult, learningRecommendations, type Proposal } from '
  * proposed payload is one policies/governance/apply accepts.
  */
 
-const status = (ok: boolean): 'pass' | 'attention' => (ok ? 'pass' : 'attention');
+const status = (ok: boolean): CheckStatus => (ok ? 'pass' : 'attention');
 
-function review(
-  state: ScopeLearning,
-  p: Learned<PolicySlot>,
-): { finding: string; recommended_action: GovernanceAction | 'keep' | 'wait_for_revalidation'; proposal: Proposal | null } {
+function review(state: ScopeLearning, p: Learned<PolicySlot>): { finding: string; recommended_action: GovernanceRecommendation; proposal: Proposal | null } {
   const s = p.slot;
   const pattern = state.patternOf(s.family_id, s.tool);
   const cls = pattern ? patternClass(pattern.slot) : null;

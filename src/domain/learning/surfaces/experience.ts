@@ -6,6 +6,7 @@ import type { LearningCtx } from '../context';
 import type { ScopeLearning } from '../scope-state';
 import { policyContractOf, policyMemoryView, workflowView } from '../views';
 import { planFor, taskFamilyView } from './common';
+import type { PolicySource } from '../../../model/learning/vocabulary';
 
 /**
  * experience/intelligence (contract.md §2 and §3): workflow and tool guidance with the policy
@@ -43,7 +44,7 @@ export function derivedPolicy(p: Plan) {
   const step = wf?.entry.slot.steps.find((s) => s.tool === p.selected_tool && s.file_path);
   return {
     selected_tool: p.selected_tool,
-    source: source as 'blended' | 'trusted_pattern' | 'stable_workflow' | null,
+    source: source as PolicySource | null,
     file_path: step?.file_path ?? p.first_action?.file_path ?? null,
     target_files: wf?.entry.slot.target_files ?? [],
     reason: top && p.selected_tool ? top.reasons.filter((r) => !r.includes('not applied')).join('; ') : 'no learned evidence selects a tool for this task',

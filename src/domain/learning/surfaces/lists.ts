@@ -6,6 +6,7 @@ import type { LearningCtx } from '../context';
 import type { Learned, ScopeLearning } from '../scope-state';
 import { patternView, policyMemoryView, workflowView } from '../views';
 import { countsOf } from './introspect';
+import type { PatternClass, PolicyState, PromotionState } from '../../../model/learning/vocabulary';
 
 /**
  * workflows/list, workflows/get, patterns/list, policies/list: what the scope has learned, from
@@ -27,7 +28,7 @@ function learnedCounts(state: ScopeLearning) {
   return { workflows: c.workflow_counts, patterns: c.pattern_counts, policies: c.policy_counts };
 }
 
-export async function listWorkflows(ctx: LearningCtx, ref: ScopeRef, input: Page & { promotion_state?: 'candidate' | 'stable' | undefined }) {
+export async function listWorkflows(ctx: LearningCtx, ref: ScopeRef, input: Page & { promotion_state?: PromotionState | undefined }) {
   const state = await ctx.scope(ref);
   const r = page('learning.workflows.list', state.workflows.values(), (w) => !input.promotion_state || w.slot.promotion_state === input.promotion_state, input);
   return { workflows: r.shown.map((w) => workflowView(w)), counts: learnedCounts(state), next_cursor: r.next_cursor };
@@ -41,13 +42,13 @@ export async function getWorkflow(ctx: LearningCtx, ref: ScopeRef, input: { work
   return { workflow: workflowView(w) };
 }
 
-export async function listPatterns(ctx: LearningCtx, ref: ScopeRef, input: Page & { state?: 'observed' | 'trusted' | 'contested' | 'suppressed' | undefined }) {
+export async function listPatterns(ctx: LearningCtx, ref: ScopeRef, input: Page & { state?: PatternClass | undefined }) {
   const state = await ctx.scope(ref);
   const r = page('learning.patterns.list', state.patterns.values(), (p) => !input.state || patternClass(p.slot) === input.state, input);
   return { patterns: r.shown.map((p) => patternView(p)), counts: learnedCounts(state), next_cursor: r.next_cursor };
 }
 
-export async function listPolicies(ctx: LearningCtx, ref: ScopeRef, input: Page & { state?: 'active' | 'contested' | 'retired' | undefined }) {
+export async function listPolicies(ctx: LearningCtx, ref: ScopeRef, input: Page & { state?: PolicyState | undefined }) {
   const state = await ctx.scope(ref);
   const r = page('learning.policies.list', state.policies.values(), (p) => !input.state || p.slot.state === input.state, input);
   return { policies: r.shown.map((p) => policyMemoryView(p)), counts: learnedCounts(state), next_cursor: r.next_cursor };

@@ -9,6 +9,7 @@ import { taskRequest, type RawTaskRequest } from '../request';
 import type { LearningCtx } from '../context';
 import { patternView, policyMemoryView } from '../views';
 import { planFor } from './common';
+import type { SelectionBasis } from '../../../model/learning/vocabulary';
 
 /**
  * tools/select and tools/feedback (contract.md §3, §5). Selection ranks the candidates
@@ -21,7 +22,7 @@ export async function toolsSelect(ctx: LearningCtx, ref: ScopeRef, raw: RawTaskR
   const { state, request, plan } = await planFor(ctx, ref, raw, undefined, { whole: true });
   const top = plan.ranking.find((t) => t.tool === plan.selected_tool);
   let selected = plan.selected_tool;
-  let basis: 'learned' | 'rules' | 'candidate_order' | 'none' = 'none';
+  let basis: SelectionBasis = 'none';
   if (selected && top) basis = top.source_kinds.length > 0 ? 'learned' : 'rules';
   else {
     // No learned or rule preference: the caller's own order, saying so.
