@@ -4,7 +4,7 @@ import { findArtifacts } from '../src/domain/automation/artifacts';
 import type { ReplayRecordFinish, ReplayRecordStart } from '../src/domain/automation/replay-record';
 import { recordReplayFinish, recordReplayStart } from '../src/domain/automation/replay-writer';
 import { AutomationRunNodes, AutomationRuns } from '../src/store/automation/index';
-import { scopeRef } from '../src/store/scope';
+import { refOf } from '../src/store/scope';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -17,7 +17,7 @@ export function createAutomationActivities(deps: ActivityDeps) {
   return {
     /** Mirrors node transitions and the run's status into MongoDB (what runs/get and runs/list read). */
     async automationMirror(input: MirrorInput): Promise<void> {
-      const ref = scopeRef(input.tenant_id, input.scope);
+      const ref = refOf(input);
       const { run, nodes } = mirrorPatches(input, clock.now().toISOString());
       // Nodes first: a reader that sees the run's new status also sees the node states behind it.
       if (nodes.length > 0) await new AutomationRunNodes(db, ref).applyMirror(input.seq, nodes);
@@ -36,7 +36,7 @@ export function createAutomationActivities(deps: ActivityDeps) {
 
     /** Looks for each expected file among the artifacts of the given sandbox runs. */
     async automationCheckArtifacts(input: ArtifactCheckInput): Promise<ArtifactCheckResult> {
-      return findArtifacts(db, scopeRef(input.tenant_id, input.scope), input.checks);
+      return findArtifacts(db, refOf(input), input.checks);
     },
   };
 }

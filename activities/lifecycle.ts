@@ -4,7 +4,7 @@ import type { BeginResult, NodesInput, NodesResult, PageInput, PageResult, Scope
 import { ColdStore } from '../src/store/lifecycle/cold-store';
 import { ScopeStates, type LastRun } from '../src/store/lifecycle/scope-state';
 import { NodeStore } from '../src/store/memory/nodes';
-import { scopeRef } from '../src/store/scope';
+import { refOf } from '../src/store/scope';
 import type { ActivityDeps } from './deps';
 
 export interface FinishRunInput {
@@ -35,7 +35,7 @@ export function createLifecycleActivities(deps: ActivityDeps) {
   return {
     /** Fixes the run's clock (deps.clock: tests share it with the API) and where it starts. */
     async lifecycleBeginRun(input: ScopeRunInput): Promise<BeginResult> {
-      const ref = scopeRef(input.tenant_id, input.scope);
+      const ref = refOf(input);
       const now = deps.clock.now().toISOString();
       if (!input.dry_run) await states.ensure(ref, now);
       const state = await states.get(ref);
@@ -70,7 +70,7 @@ export function createLifecycleActivities(deps: ActivityDeps) {
     },
 
     async lifecycleFinishRun(input: FinishRunInput): Promise<void> {
-      await states.recordRun(scopeRef(input.tenant_id, input.scope), input.cursor, input.last_run, deps.clock.now().toISOString());
+      await states.recordRun(refOf(input), input.cursor, input.last_run, deps.clock.now().toISOString());
     },
 
     /** A page of the scope registry, for the scheduled sweep. */

@@ -3,7 +3,7 @@ import { LoreError } from '../src/contract/errors';
 import { applyChunk } from '../src/domain/packs/apply';
 import { NodeStore } from '../src/store/memory/nodes';
 import { PackImportStore, emptyCounts, type ImportCounts, type ImportStatus } from '../src/store/packs/imports';
-import { scopeRef } from '../src/store/scope';
+import { refOf } from '../src/store/scope';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -33,14 +33,14 @@ export function createPacksActivities(deps: ActivityDeps) {
 
   return {
     async packImportStart(input: PackImportRef): Promise<{ chunks_total: number; chunks_done: number }> {
-      const ref = scopeRef(input.tenant_id, input.scope);
+      const ref = refOf(input);
       const rec = await imports.setStatus(ref, input.import_id, 'running', deps.clock.now());
       if (!rec) throw new LoreError('not_found', `pack import '${input.import_id}' does not exist in scope '${input.scope}'`, { import_id: input.import_id });
       return { chunks_total: rec.chunks_total, chunks_done: rec.chunks_done };
     },
 
     async packImportChunk(input: PackImportRef & { index: number }): Promise<ImportCounts> {
-      const ref = scopeRef(input.tenant_id, input.scope);
+      const ref = refOf(input);
       heartbeat({ import_id: input.import_id, chunk: input.index, phase: 'reading' });
       const rec = await imports.get(ref, input.import_id);
       if (!rec) throw new LoreError('not_found', `pack import '${input.import_id}' does not exist in scope '${input.scope}'`, { import_id: input.import_id });
@@ -64,7 +64,7 @@ export function createPacksActivities(deps: ActivityDeps) {
     },
 
     async packImportFinish(input: PackImportRef & { status: Extract<ImportStatus, 'completed' | 'failed'>; error?: string | null }): Promise<void> {
-      const ref = scopeRef(input.tenant_id, input.scope);
+      const ref = refOf(input);
       await imports.setStatus(ref, input.import_id, input.status, deps.clock.now(), input.error ?? null);
       await imports.dropChunks(ref, input.import_id);
     },
