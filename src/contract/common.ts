@@ -52,6 +52,11 @@ export const Limit = (def = 10, max = 100) => z.number().int().min(1).max(max).d
 
 export const Timestamp = z.string().describe('ISO-8601 UTC');
 
+/** An object with one field per value of a model list, in the list's order (a list gains a value: the object gains its field). */
+export const fieldsOf = <K extends string, S extends z.ZodType>(keys: readonly K[], field: () => S) => z.object(Object.fromEntries(keys.map((k) => [k, field()])) as Record<K, S>);
+/** Integer counts by the values of a model list. */
+export const countsOf = <K extends string>(keys: readonly K[]) => fieldsOf(keys, () => z.number().int());
+
 /** Fields every request may carry. Reads see what the same tenant+scope wrote. */
 export const identityFields = {
   tenant_id: TenantId.default('default'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { CallerId, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
+import { CallerId, countsOf, echoFields, identityFields, pageInputFields, pageOutputFields } from '../common';
 import { route } from '../route';
-import { POLICY_STATES, PROMOTION_STATES } from '../../model/learning/vocabulary';
+import { PATTERN_CLASSES, POLICY_STATES, PROMOTION_STATES } from '../../model/learning/vocabulary';
 import { PatternClassEnum, PatternView, PolicyMemoryView, WorkflowView } from './learning-schemas';
 
 const NodeId = z.string().min(1).max(200);
@@ -13,8 +13,8 @@ const NodeId = z.string().min(1).max(200);
  */
 const LearnedCounts = z.object({
   workflows: z.object({ total: z.number().int(), stable: z.number().int(), candidate: z.number().int(), promotion_ready: z.number().int() }),
-  patterns: z.object({ observed: z.number().int(), trusted: z.number().int(), contested: z.number().int(), suppressed: z.number().int() }),
-  policies: z.object({ active: z.number().int(), contested: z.number().int(), retired: z.number().int() }),
+  patterns: countsOf(PATTERN_CLASSES),
+  policies: countsOf(POLICY_STATES),
 });
 
 export const learningListRoutes = {

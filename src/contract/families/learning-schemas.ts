@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, Timestamp } from '../common';
+import { BoundedText, CallerId, Timestamp, countsOf } from '../common';
+import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
 import {
   ACTIVATION_MODES,
   DISTILLATION_ORIGINS,
@@ -45,13 +46,7 @@ export const taskInputFields = {
 
 export const SourceKindEnum = z.enum(SOURCE_KINDS);
 export const OriginEnum = z.enum(DISTILLATION_ORIGINS);
-export const OriginCounts = z.object({
-  handoff_continuity_carrier: z.number().int(),
-  session_event_continuity_carrier: z.number().int(),
-  session_continuity_carrier: z.number().int(),
-  execution_write_projection: z.number().int(),
-  replay_learning_episode: z.number().int(),
-});
+export const OriginCounts = countsOf(DISTILLATION_ORIGINS);
 
 export const RecommendedActionEnum = z.enum(GATE_ACTIONS);
 export const Uncertainty = z.object({
@@ -128,7 +123,7 @@ export const PatternView = z.object({
   distinct_negative_runs: z.number().int(),
   fresh_positive_runs: z.number().int(),
   open_counter_evidence: z.number().int(),
-  counts: z.object({ positive: z.number().int(), negative: z.number().int(), neutral: z.number().int() }),
+  counts: countsOf(FEEDBACK_OUTCOMES),
   trusted_at: z.string().nullable(),
   contested_at: z.string().nullable(),
   confidence: z.number(),

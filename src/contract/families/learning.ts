@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, echoFields, identityFields } from '../common';
+import { BoundedText, CallerId, countsOf, echoFields, identityFields } from '../common';
 import { route } from '../route';
 import {
   ACTIVATION_MODES,
@@ -11,11 +11,13 @@ import {
   GOVERNANCE_ACTIONS,
   GOVERNANCE_ACTIONS_OR_NONE,
   GOVERNANCE_RECOMMENDATIONS,
+  PATTERN_CLASSES,
   POLICY_SOURCES,
   POLICY_STATES,
   PROMOTION_STATES,
-  SELECTION_BASES,
   REVIEW_CONTRACT_BASES,
+  RULE_STATES,
+  SELECTION_BASES,
 } from '../../model/learning/vocabulary';
 import { FEEDBACK_OUTCOMES } from '../../model/memory/vocabulary';
 import { ForgettingSummary } from '../shapes/forgetting';
@@ -524,9 +526,9 @@ export const learningRoutes = {
       execution_summary: z.object({
         forgetting_summary: ForgettingSummary,
         workflow_counts: z.object({ total: z.number().int(), stable: z.number().int(), candidate: z.number().int(), promotion_ready: z.number().int() }),
-        pattern_counts: z.object({ observed: z.number().int(), trusted: z.number().int(), contested: z.number().int(), suppressed: z.number().int() }),
-        policy_counts: z.object({ active: z.number().int(), contested: z.number().int(), retired: z.number().int() }),
-        rule_counts: z.object({ draft: z.number().int(), shadow: z.number().int(), active: z.number().int(), disabled: z.number().int() }),
+        pattern_counts: countsOf(PATTERN_CLASSES),
+        policy_counts: countsOf(POLICY_STATES),
+        rule_counts: countsOf(RULE_STATES),
         continuity_carrier_counts: z.object({ handoffs: z.number().int(), sessions: z.number().int(), session_events: z.number().int() }),
       }),
       execution_native_v1: z.object({

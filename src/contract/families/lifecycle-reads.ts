@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { Limit, Timestamp, echoFields, identityFields } from '../common';
+import { Limit, Timestamp, countsOf, echoFields, identityFields } from '../common';
+import { LIFECYCLE_STATES } from '../../model/lifecycle/vocabulary';
+import { TIERS } from '../../model/memory/node';
 import { route } from '../route';
 
 /**
@@ -9,8 +11,8 @@ import { route } from '../route';
  */
 
 const n = z.number().int();
-const TierCounts = z.object({ hot: n, warm: n, cold: n, archive: n });
-const StateCounts = z.object({ active: n, contested: n, retired: n, archived: n });
+const TierCounts = countsOf(TIERS);
+const StateCounts = countsOf(LIFECYCLE_STATES);
 
 const CountsPoint = z.object({
   at: Timestamp.describe('start of the hour the sample belongs to (current: when it was read)'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, Limit, Timestamp, echoFields, identityFields } from '../common';
+import { BoundedText, CallerId, Limit, Timestamp, countsOf, echoFields, identityFields } from '../common';
 import { route } from '../route';
 import {
   DECISION_OUTCOMES,
@@ -58,10 +58,10 @@ const LifecycleStateEnum = z.enum(LIFECYCLE_STATES);
 const n = z.number().int();
 
 const RunCounts = z.object({
-  actions: z.object({ retain: n, demote: n, archive: n, review: n }),
-  outcomes: z.object({ applied: n, unchanged: n, planned: n, conflict: n }),
+  actions: countsOf(LIFECYCLE_ACTIONS),
+  outcomes: countsOf(DECISION_OUTCOMES),
   moves: z.object({ demoted: n, archived: n }),
-  held: z.object({ pinned: n, dwell: n, idle: n }),
+  held: countsOf(HOLD_REASONS),
 });
 
 const DecisionOut = z.object({

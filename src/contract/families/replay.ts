@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedText, CallerId, TOO_LARGE, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
+import { BoundedText, CallerId, TOO_LARGE, Timestamp, fieldsOf, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 import { SANDBOX_PROFILES } from '../../model/sandbox/records';
 import {
@@ -489,7 +489,7 @@ export const replayRoutes = {
       status: PlaybookStatus,
       active_version: z.number().int().nullable(),
       ready: z.boolean().describe('ready for active'),
-      ready_for: z.object({ shadow: z.boolean(), active: z.boolean(), unattended: z.boolean() }),
+      ready_for: fieldsOf(READINESS_TARGETS, () => z.boolean()),
       recommended_status: PlaybookStatus,
       checks: z.array(z.object({ name: z.string(), passed: z.boolean(), required_for: z.array(z.enum(READINESS_TARGETS)), detail: z.string() })),
       reasons: z.array(z.string()),

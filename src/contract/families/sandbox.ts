@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallerId, Timestamp, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
+import { CallerId, Timestamp, countsOf, identityFields, pageInputFields, pageOutputFields, waitInputFields, waitOutputFields } from '../common';
 import { route } from '../route';
 import { LIMIT_CAPS, LIMIT_NAMES, WORKSPACE_DIFF_CAPS, type LimitName } from '../../model/sandbox/limits';
 import {
@@ -22,7 +22,7 @@ import {
 
 /**
  * Sandbox routes (interface spec "Sandbox", contract.md §8). Record shapes and limits are
- * documented in docs/sandbox.md; the numbers below are the caps a request may ask for.
+ * documented in docs/sandbox.md; the defaults and caps of a run's limits are in src/model/sandbox/limits.ts.
  */
 
 const MiB = 1024 * 1024;
@@ -41,7 +41,7 @@ export const LimitsInput = z.strictObject({
   max_output_bytes: capped('max_output_bytes', 1024).optional().describe('stdout + stderr kept; past it the tree is killed and the run marked truncated'),
 } satisfies Record<LimitName, z.ZodType>);
 
-export const Limits = z.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, z.number().int()])) as Record<LimitName, z.ZodNumber>);
+export const Limits = countsOf(LIMIT_NAMES);
 export type Limits = z.infer<typeof Limits>;
 
 const MAX_ARGV = 256;

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { countsOf } from '../common';
+import { LIFECYCLE_ACTIONS, LIFECYCLE_STATES, PAYLOAD_SCOPES, REHYDRATION_MODES, RELOCATION_STATES, RELOCATION_TARGETS } from '../../model/lifecycle/vocabulary';
+import { TIERS } from '../../model/memory/node';
 
 const count = z.number().int();
 
@@ -12,16 +15,16 @@ const count = z.number().int();
  */
 export const ForgettingSummary = z.object({
   /** Nodes by their latest decision (undecided nodes provisionally, see undecided_count). */
-  semantic_action_counts: z.object({ retain: count, demote: count, archive: count, review: count }),
-  lifecycle_state_counts: z.object({ active: count, contested: count, retired: count, archived: count }),
-  archive_relocation_state_counts: z.object({ none: count, candidate: count, cold_archive: count }),
-  archive_relocation_target_counts: z.object({ none: count, local_cold_store: count, external_object_store: count }),
-  archive_payload_scope_counts: z.object({ none: count, node: count, anchor_payload: count }),
+  semantic_action_counts: countsOf(LIFECYCLE_ACTIONS),
+  lifecycle_state_counts: countsOf(LIFECYCLE_STATES),
+  archive_relocation_state_counts: countsOf(RELOCATION_STATES),
+  archive_relocation_target_counts: countsOf(RELOCATION_TARGETS),
+  archive_payload_scope_counts: countsOf(PAYLOAD_SCOPES),
   /** Payload rehydrations served, by mode (archive/rehydrate counts as full). */
-  rehydration_mode_counts: z.object({ summary: count, partial: count, full: count, differential: count }),
+  rehydration_mode_counts: countsOf(REHYDRATION_MODES),
   /** Archived anchored workflow memory (workflow, handoff, playbook_learning) that differential rehydration can serve. */
   differential_rehydration_candidate_count: count,
-  tier_counts: z.object({ hot: count, warm: count, cold: count, archive: count }),
+  tier_counts: countsOf(TIERS),
   node_count: count,
   /** Nodes that carry a lifecycle decision an operator run wrote. */
   evaluated_count: count,
