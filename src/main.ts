@@ -22,6 +22,7 @@ import { allCollections } from './store/collections';
 import { Database } from './store/database';
 import { startTelemetry } from './telemetry/index';
 import { WORKER_READY_MARKER } from './worker-ready';
+import type { DependencyMode } from './model/system/vocabulary';
 
 const LORE_BIN = fileURLToPath(new URL('../bin/lore.mjs', import.meta.url));
 
@@ -85,7 +86,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
     cleanups.push(() => supervisor.stopAll());
 
     let mongoUri = config.mongo.uri;
-    let mongoMode: 'local' | 'external' = 'external';
+    let mongoMode: DependencyMode = 'external';
     if (!mongoUri) {
       const mongo = await startLocalMongo(config, log, supervisor);
       mongoUri = mongo.uri;
@@ -94,7 +95,7 @@ export async function startRuntime(config: Config, log: Log): Promise<Runtime> {
 
     let temporalAddress = config.temporal.address;
     let uiUrl: string | null = config.temporal.uiUrl;
-    let temporalMode: 'local' | 'external' = 'external';
+    let temporalMode: DependencyMode = 'external';
     if (!temporalAddress) {
       const binary = await ensureTemporalBinary(config.binDir, log);
       let server!: Awaited<ReturnType<typeof startTemporalServer>>;

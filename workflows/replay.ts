@@ -37,6 +37,7 @@ import {
 import { PATCHES } from './patches';
 import { sandboxRunWorkflow } from './sandbox';
 import { SA } from '../src/model/search-attributes';
+import type { RunEndStatus } from '../src/model/replay/types';
 
 /** Codes a retry cannot cure (LoreError codes carried as ApplicationFailure types). */
 const NON_RETRYABLE = ['invalid_request', 'not_found', 'conflict', 'invalid_state', 'validation_failed', 'command_not_allowed', 'sandbox_disabled'];
@@ -112,7 +113,7 @@ async function executePlaybook(input: PlaybookRunInput, skipHostSteps: boolean):
   const begin = await book.replayBeginRun(input);
   if (begin.ended) return begin.ended;
   const runKey = begin.run_key;
-  let status: 'success' | 'failure' | 'partial' = 'success';
+  let status: Exclude<RunEndStatus, 'cancelled'> = 'success';
   let pendingFrom: number | null = null;
   let reason: string | null = null;
   let skippedHost = 0;

@@ -5,14 +5,15 @@ import type { Engine } from '../engine/engine';
 import type { Log } from '../log';
 import type { Database } from '../store/database';
 import type { Telemetry } from '../telemetry/types';
+import type { DependencyMode } from '../model/system/vocabulary';
 
 /** What the running process knows about the services it uses (for /health and the banner). */
 export interface RuntimeInfo {
   role: Role;
   startedAt: number;
   dataDir: string | null;
-  temporal: { mode: 'local' | 'external'; address: string; namespace: string; uiUrl: string | null };
-  mongo: { mode: 'local' | 'external'; address: string; database: string };
+  temporal: { mode: DependencyMode; address: string; namespace: string; uiUrl: string | null };
+  mongo: { mode: DependencyMode; address: string; database: string };
 }
 
 /** Extra engine facts /health reads (implemented by TemporalEngine). */

@@ -5,6 +5,7 @@ import type { Log } from '../log';
 import type { Clock } from '../model/clock';
 import type { Database } from '../store/database';
 import type { UiLink } from './temporal-ui';
+import type { IndexStatus } from '../model/system/vocabulary';
 
 /**
  * What the app hands every family's module (src/app/modules.ts): the services the process shares.
@@ -36,7 +37,7 @@ export interface FamilyModule<T extends Record<string, RouteDef>, S = unknown> {
 
 /** The state of something a family builds at start: `building` until it is done (GET /health `indexes`). */
 export interface Readiness {
-  status: 'building' | 'ready' | 'failed';
+  status: IndexStatus;
   /** One line: what is done so far, or what failed. */
   detail: string;
 }

@@ -7,7 +7,7 @@ import type { LearningFeed } from './learning-feed';
 import { planIssues, planOf, planView, type Plan } from './plan';
 import { startWorkflowRun } from '../runs/index';
 import { recordPlaybookRun, resolvePlaybookRun, resultOf, runnableVersion } from './playbook-runs';
-import type { Json, PlaybookDoc, RunDoc } from '../../model/replay/types';
+import type { Json, PlaybookDoc, RunDoc, RunMode, RunPurpose, RunRequestMode } from '../../model/replay/types';
 import { pendingStepOf, runView } from './views';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, type PlaybookRunResult } from './workflow-types';
 
@@ -22,7 +22,7 @@ import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId, type PlaybookRunInput, ty
 export interface RunRequest {
   playbook_id: string;
   version?: number | undefined;
-  mode: 'simulate' | 'strict' | 'guided';
+  mode: RunRequestMode;
   params: Json;
   max_steps?: number | undefined;
   run_id?: string | undefined;
@@ -60,8 +60,8 @@ function simulateAnswer(doc: PlaybookDoc, plan: Plan) {
 export async function startPlaybookRun(
   c: ReplayCtx,
   ref: ScopeRef,
-  req: RunRequest & { mode: 'strict' | 'guided' },
-  purpose: 'run' | 'dispatch' | 'automation',
+  req: RunRequest & { mode: RunMode },
+  purpose: Exclude<RunPurpose, 'shadow_validation'>,
   actor: string,
 ): Promise<Started> {
   const { doc, active, plan, workspace } = await resolvePlaybookRun(c, ref, { ...req, purpose });
@@ -139,13 +139,7 @@ const HOST_WAIT_SLICE_MS = 1000;
  * A guided run's result, or null as soon as the run waits for the host (the caller answers then:
  * nobody else can move the run on). Strict runs wait for the result only.
  */
-async function resultOrHostWait(
-  c: ReplayCtx,
-  ref: ScopeRef,
-  s: Started,
-  mode: 'strict' | 'guided',
-  waitMs: number,
-): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
+async function resultOrHostWait(c: ReplayCtx, ref: ScopeRef, s: Started, mode: RunMode, waitMs: number): Promise<{ result: PlaybookRunResult | null; waiting: boolean }> {
   if (mode === 'strict') return { result: await c.engine.result<PlaybookRunResult>(s.workflowId, waitMs), waiting: false };
   const { runs, steps } = replayStores(c.db, ref);
   // Wall time, not the injected clock: a real wait for the workflow's result.

@@ -9,7 +9,7 @@ import { planIssues, planOf } from './plan';
 import { announceActive, statusAnswer } from './playbooks';
 import { goalOf, insertPlaybookRun, newPlaybookRunDoc, runnableVersion } from './playbook-runs';
 import { setVersionStatus } from './status';
-import type { Json, PlaybookDoc, PromoteTarget, ShadowValidation } from '../../model/replay/types';
+import type { Json, PlaybookDoc, PromoteTarget, ReviewAction, ShadowMode, ShadowValidation } from '../../model/replay/types';
 import { validateContent } from './validate';
 import { SHADOW_VALIDATION_WORKFLOW, shadowValidationWorkflowId, type PlaybookRunInput } from './workflow-types';
 
@@ -30,10 +30,10 @@ import { SHADOW_VALIDATION_WORKFLOW, shadowValidationWorkflowId, type PlaybookRu
 export interface ReviewInput {
   playbook_id: string;
   version?: number | undefined;
-  action: 'approve' | 'reject';
+  action: ReviewAction;
   note?: string | undefined;
   auto_shadow_validate: boolean;
-  shadow_validation_mode: 'dry_run' | 'execute_sandbox';
+  shadow_validation_mode: ShadowMode;
   shadow_validation_params?: Json | undefined;
   target_status_on_approve: PromoteTarget;
   wait_ms: number;

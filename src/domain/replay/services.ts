@@ -8,7 +8,7 @@ import { getReplayRun } from './get-run';
 import { planIssues, planOf } from './plan';
 import { getPlaybook } from './playbooks';
 import { runnableVersion } from './playbook-runs';
-import type { Json } from '../../model/replay/types';
+import type { Json, RunMode } from '../../model/replay/types';
 import { PLAYBOOK_RUN_WORKFLOW, playbookRunWorkflowId } from './workflow-types';
 
 export type { PlaybookRunInput, PlaybookRunResult, PlaybookStepResult } from './workflow-types';
@@ -31,14 +31,11 @@ export interface ReplayServices {
    * it: the version that would run and every issue (empty when it can). Never throws for a
    * missing playbook or version: that is an issue too.
    */
-  checkRunnable(
-    ref: ScopeRef,
-    req: { playbook_id: string; version?: number | null; mode: 'strict' | 'guided'; params?: Json },
-  ): Promise<{ version: number | null; issues: Issue[] }>;
+  checkRunnable(ref: ScopeRef, req: { playbook_id: string; version?: number | null; mode: RunMode; params?: Json }): Promise<{ version: number | null; issues: Issue[] }>;
   /** Starts a playbook run (like dispatch) and returns at once; poll getRun. */
   startRun(
     ref: ScopeRef,
-    req: { playbook_id: string; version?: number | null; mode: 'strict' | 'guided'; params?: Json; run_id?: string; goal?: string; metadata?: Json },
+    req: { playbook_id: string; version?: number | null; mode: RunMode; params?: Json; run_id?: string; goal?: string; metadata?: Json },
     actor: string,
   ): Promise<{ run_id: string; workflow_id: string; version: number; created: boolean }>;
   /** A replay run with its steps as replay/runs/get shows it (not_found when it does not exist). */
