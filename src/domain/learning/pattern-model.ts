@@ -1,7 +1,7 @@
 /**
  * The pattern state machine (contract.md §3; docs/learning.md, "Patterns"). One pattern per
  * (task family, tool), fed by tools/feedback. Pure; persisted as slots.pattern_v1 of a node of
- * kind `pattern`.
+ * kind `pattern` (PatternSlot, src/model/learning/slots.ts).
  *
  *   observed  --(≥ 3 distinct positive runs, no open counter evidence)-->  trusted
  *   trusted   --(a negative run)-->                                         contested
@@ -18,7 +18,8 @@
  */
 
 import type { FeedbackOutcome } from '../../model/memory/vocabulary';
-import type { PatternClass, PatternState } from '../../model/learning/vocabulary';
+import type { PatternClass } from '../../model/learning/vocabulary';
+import type { PatternSlot } from '../../model/learning/slots';
 
 export const PATTERN_SLOT = 'pattern_v1';
 export const TRUST_MIN_RUNS = 3;
@@ -27,41 +28,7 @@ const MAX_RUNS = 500;
 const MAX_RECENT = 50;
 
 export type { PatternClass, PatternState } from '../../model/learning/vocabulary';
-
-export interface PatternTransition {
-  at: string;
-  from: PatternClass;
-  to: PatternClass;
-  actor: string;
-  reason: string;
-  trigger: 'feedback' | 'operator';
-  run_key?: string;
-}
-
-export interface PatternSlot {
-  version: 1;
-  family_id: string;
-  /** A readable name of the task family (the goal or task text it was first seen with). */
-  label: string;
-  tool: string;
-  task_kind: string | null;
-  term_counts: Record<string, number>;
-  samples: number;
-  files: string[];
-  state: PatternState;
-  suppressed: { actor: string; reason: string; at: string } | null;
-  counts: { positive: number; negative: number; neutral: number };
-  positive_runs: string[];
-  negative_runs: string[];
-  /** Negative runs not yet answered by fresh positives (before trust) or since the contest. */
-  open_counter_runs: string[];
-  /** Positive runs after the latest negative. */
-  fresh_positive_runs: string[];
-  trusted_at: string | null;
-  contested_at: string | null;
-  recent: { run_key: string; outcome: FeedbackOutcome; at: string; decision_id: string | null; actor: string }[];
-  history: PatternTransition[];
-}
+export type { PatternSlot } from '../../model/learning/slots';
 
 export type { FeedbackOutcome } from '../../model/memory/vocabulary';
 

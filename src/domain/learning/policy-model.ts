@@ -1,11 +1,12 @@
 import { invalidState } from '../../contract/errors';
 import type { FeedbackOutcome } from '../../model/memory/vocabulary';
-import type { ActivationMode, GovernanceAction, PolicySource, PolicyState, PolicyTransitionAction, PolicyTransitionTrigger } from '../../model/learning/vocabulary';
+import type { GovernanceAction, PolicySource, PolicyState } from '../../model/learning/vocabulary';
+import type { PolicySlot } from '../../model/learning/slots';
 
 /**
  * The policy memory state machine (contract.md §3; docs/learning.md, "Policy memory"). Pure;
  * persisted as slots.policy_memory_v1 of a node of kind `policy_memory`, one per (task family,
- * tool).
+ * tool) (PolicySlot, src/model/learning/slots.ts).
  *
  *   (none) --positive feedback, tool backed by a trusted pattern or stable workflow--> active
  *   active    --negative feedback-->                       contested
@@ -22,40 +23,7 @@ export const POLICY_SLOT = 'policy_memory_v1';
 export const REVALIDATE_RUNS = 2;
 
 export type { ActivationMode, GovernanceAction, PolicySource, PolicyState } from '../../model/learning/vocabulary';
-
-export interface PolicyTransition {
-  at: string;
-  actor: string;
-  action: PolicyTransitionAction;
-  from: PolicyState | 'none';
-  to: PolicyState;
-  reason: string;
-  trigger: PolicyTransitionTrigger;
-  run_key?: string;
-}
-
-export interface PolicySlot {
-  version: 1;
-  family_id: string;
-  family_label: string;
-  task_kind: string | null;
-  term_counts: Record<string, number>;
-  samples: number;
-  tool: string;
-  state: PolicyState;
-  activation_mode: ActivationMode;
-  source: PolicySource;
-  avoid_tools: string[];
-  file_path: string | null;
-  target_files: string[];
-  supporting_anchor_ids: string[];
-  reason: string;
-  confidence: number;
-  counts: { positive: number; negative: number; after_retire: number };
-  positive_runs: string[];
-  fresh_positive_runs: string[];
-  history: PolicyTransition[];
-}
+export type { PolicySlot } from '../../model/learning/slots';
 
 /** What backs a tool in a family when feedback arrives (computed by the caller). */
 export interface Backing {

@@ -1,6 +1,6 @@
 import { patternClass, type PatternSlot } from './pattern-model';
 import type { PolicySlot } from './policy-model';
-import type { RuleSlot } from './rule-model';
+import type { RuleSlot } from '../../model/learning/slots';
 import type { WorkflowStep } from './types';
 import type { WorkflowSlot } from './workflow-model';
 

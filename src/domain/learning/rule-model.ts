@@ -1,10 +1,11 @@
 import { invalidState } from '../../contract/errors';
 import { normaliseTaskKind, taskTerms } from './similarity';
-import type { RuleEffectKind, RuleState } from '../../model/learning/vocabulary';
+import type { RuleState } from '../../model/learning/vocabulary';
+import type { RuleEffect, RuleSlot } from '../../model/learning/slots';
 
 /**
  * Rules (docs/learning.md, "Rules"): operator-authored tool preferences. A rule is a memory node
- * of type `rule` whose slots.rule_v1 holds
+ * of type `rule` whose slots.rule_v1 (RuleSlot, src/model/learning/slots.ts) holds
  *
  *   conditions  all given ones must hold (an empty object matches every task):
  *     task_kind: [..]            the request's task_kind is one of these
@@ -30,30 +31,6 @@ export const RULE_TRANSITIONS: Record<RuleState, RuleState[]> = {
   active: ['shadow', 'disabled'],
   disabled: ['draft', 'shadow'],
 };
-
-export interface RuleConditions {
-  task_kind?: string[];
-  terms_any?: string[];
-  terms_all?: string[];
-  file_path_prefix?: string[];
-  tools_any?: string[];
-}
-
-export interface RuleEffect {
-  effect: RuleEffectKind;
-  tool: string;
-}
-
-export interface RuleSlot {
-  version: 1;
-  rule_id: string;
-  state: RuleState;
-  description: string | null;
-  conditions: RuleConditions;
-  effects: RuleEffect[];
-  priority: number;
-  history: { at: string; actor: string; from: RuleState | null; to: RuleState; reason: string }[];
-}
 
 export interface RuleContext {
   task_kind: string | null;

@@ -3,9 +3,10 @@ import type { Tier } from '../../model/memory/node';
 import { FamilyIndex } from './family-index';
 import { PATTERN_SLOT, type PatternSlot } from './pattern-model';
 import { POLICY_SLOT, type PolicySlot } from './policy-model';
-import { RULE_SLOT, type RuleSlot } from './rule-model';
+import { RULE_SLOT } from './rule-model';
+import type { OriginCounts, RuleSlot } from '../../model/learning/slots';
 import { TermStats } from './similarity';
-import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type Observation, type OriginCounts } from './types';
+import { emptyOriginCounts, type DistillationOrigin, type FamilySignature, type Observation } from './types';
 import { headOf, WORKFLOW_SLOT, type WorkflowHead, type WorkflowSlot } from './workflow-model';
 
 const RECENT_OBSERVATIONS = 5000;

@@ -1,14 +1,14 @@
 import type { TermCounts } from './similarity';
 import type { ExecutionOutcome } from '../../model/memory/vocabulary';
 import type { DistillationOrigin } from '../../model/learning/vocabulary';
+import type { OriginCounts, WorkflowStep } from '../../model/learning/slots';
 
 /** Shared vocabulary of the learning family (docs/learning.md). */
 
 export { DISTILLATION_ORIGINS, type DistillationOrigin } from '../../model/learning/vocabulary';
+export type { WorkflowStep } from '../../model/learning/slots';
 
 export const CONTINUITY_ORIGINS: readonly DistillationOrigin[] = ['handoff_continuity_carrier', 'session_event_continuity_carrier', 'session_continuity_carrier'];
-
-export type OriginCounts = Record<DistillationOrigin, number>;
 
 export const emptyOriginCounts = (): OriginCounts => ({
   handoff_continuity_carrier: 0,
@@ -19,13 +19,6 @@ export const emptyOriginCounts = (): OriginCounts => ({
 });
 
 export type ExecOutcome = ExecutionOutcome;
-
-export interface WorkflowStep {
-  /** Null when the carrier named a file but no tool (e.g. a handoff's target file). */
-  tool: string | null;
-  file_path: string | null;
-  next_action: string | null;
-}
 
 /**
  * One execution seen by learning, whatever carried it: a write with execution evidence, a

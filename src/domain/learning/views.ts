@@ -1,7 +1,7 @@
 import { patternClass, patternConfidence, type PatternSlot } from './pattern-model';
 import type { PolicySlot } from './policy-model';
 import { renderPattern, renderPolicy, renderWorkflow, stepLine } from './render';
-import type { RuleSlot } from './rule-model';
+import type { RuleSlot } from '../../model/learning/slots';
 import type { Learned } from './scope-state';
 import type { Signals } from './score';
 import { requiredObservations, workflowConfidence, type WorkflowHead, type WorkflowSlot } from './workflow-model';

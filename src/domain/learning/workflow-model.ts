@@ -1,10 +1,12 @@
 import { addTerms, capTerms } from './similarity';
-import { CONTINUITY_ORIGINS, emptyOriginCounts, type Attempt, type DistillationOrigin, type Observation, type OriginCounts, type WorkflowStep } from './types';
-import type { PromotionState, StableReason } from '../../model/learning/vocabulary';
+import { CONTINUITY_ORIGINS, emptyOriginCounts, type Attempt, type Observation } from './types';
+import type { PromotionState } from '../../model/learning/vocabulary';
+import type { WorkflowHead, WorkflowSlot, WorkflowStep } from '../../model/learning/slots';
 
 /**
  * The workflow state machine (contract.md §3; docs/learning.md, "Workflows"). Pure: the
- * persisted form is slots.workflow_v1 of a node of kind `workflow`.
+ * persisted form is slots.workflow_v1 of a node of kind `workflow` (WorkflowSlot,
+ * src/model/learning/slots.ts).
  *
  *   (one successful execution: nothing is stored; it is found again through recall)
  *   ≥ 2 successful observations                        → candidate
@@ -35,48 +37,7 @@ const MAX_SEQUENCES = 8;
 const MAX_STEPS = 12;
 
 export type { PromotionState } from '../../model/learning/vocabulary';
-
-export interface WorkflowSlot {
-  version: 1;
-  family_id: string;
-  task_kind: string | null;
-  /** The goal of the founding execution (the family's name). */
-  goal: string;
-  goals: string[];
-  term_counts: Record<string, number>;
-  /** Descriptions that went into term_counts. */
-  samples: number;
-  steps: WorkflowStep[];
-  target_files: string[];
-  file_counts: Record<string, number>;
-  first_steps: Record<string, number>;
-  sequences: { key: string; steps: WorkflowStep[]; count: number; last_at: string }[];
-  counts: { observations: number; successes: number; failures: number; partials: number; unresolved_failures: number };
-  origin_counts: OriginCounts;
-  distillation_origin: DistillationOrigin;
-  promotion_state: PromotionState;
-  promotion_ready: boolean;
-  stable_reason: StableReason | null;
-  consistent_first_step: boolean;
-  playbook_ids: string[];
-  active_playbook_ids: string[];
-  provenance_ids: string[];
-  recent: { source_id: string; origin: DistillationOrigin; outcome: string; run_id: string | null; at: string }[];
-  open_failure_ids: string[];
-  first_seen_at: string;
-  last_seen_at: string;
-  last_success_at: string | null;
-  history: { at: string; from: PromotionState | null; to: PromotionState; reason: string }[];
-}
-
-/**
- * What a scope keeps in memory of every workflow (scope-state.ts): the slot without the two lists
- * only a change of the workflow reads (`recent`: the last observations, to count an attempt once;
- * `sequences`: the step sequences its steps are chosen from). They were ~57 % of a workflow's
- * heap (8.6 of 15.2 KB, measured on 3 300 workflows); a change reads the whole slot
- * (ScopeLearning.loadFullWorkflow).
- */
-export type WorkflowHead = Omit<WorkflowSlot, 'recent' | 'sequences'>;
+export type { WorkflowHead, WorkflowSlot } from '../../model/learning/slots';
 
 export function headOf(s: WorkflowSlot): WorkflowHead {
   const { recent: _recent, sequences: _sequences, ...head } = s;

@@ -7,7 +7,8 @@ import { processNodes } from './operator';
 import { MAX_NODES_PER_NODES_RUN, POLICY_VERSION } from './policy';
 import type { DecisionView } from './run-types';
 import { retentionScore } from './score';
-import { SEMANTIC_SLOT, basisOf, decisionHistory, feedbackState, readSemantic, type SemanticForgettingV1 } from './slots';
+import { SEMANTIC_SLOT, basisOf, decisionHistory, feedbackState, readSemantic } from './slots';
+import type { SemanticForgettingV1 } from '../../model/lifecycle/slots';
 import { asObject } from '../values';
 
 /**

@@ -7,18 +7,8 @@ import { MAX_NODES_PER_NODES_RUN, NOISE, POLICY_VERSION, SCORE_EPSILON } from '.
 import type { ScopeStates } from '../../store/lifecycle/scope-state';
 import type { DecisionView, NodesInput, NodesResult, PageInput, PageResult, RunCounts } from './run-types';
 import { addRunCounts, emptyRunCounts } from './run-types';
-import {
-  RELOCATION_SLOT,
-  SEMANTIC_SLOT,
-  basisOf,
-  decisionHistory,
-  noRelocation,
-  payloadRelocated,
-  readRelocation,
-  readSemantic,
-  type ArchiveRelocationV1,
-  type SemanticForgettingV1,
-} from './slots';
+import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, decisionHistory, noRelocation, payloadRelocated, readRelocation, readSemantic } from './slots';
+import type { ArchiveRelocationV1, SemanticForgettingV1 } from '../../model/lifecycle/slots';
 
 /**
  * One page of a lifecycle run (the body of the operator's activity): read up to `limit` nodes of

@@ -7,7 +7,8 @@ import { feedbackState } from './decide';
 import { POLICY_VERSION } from './policy';
 import { retentionScore } from './score';
 import { selectNodes } from './select';
-import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, decisionHistory, noRelocation, payloadRelocated, readRelocation, readSemantic, type SemanticForgettingV1 } from './slots';
+import { RELOCATION_SLOT, SEMANTIC_SLOT, basisOf, decisionHistory, noRelocation, payloadRelocated, readRelocation, readSemantic } from './slots';
+import type { SemanticForgettingV1 } from '../../model/lifecycle/slots';
 import type { RehydrateTargetTier } from '../../model/lifecycle/vocabulary';
 
 /**

@@ -11,12 +11,13 @@ import {
   type RelocationState,
   type RelocationTarget,
 } from '../../model/lifecycle/vocabulary';
+import type { ArchiveRelocationV1, DecisionRecord, SemanticForgettingV1 } from '../../model/lifecycle/slots';
 import { ARCHIVE_MIN_NEGATIVE, ARCHIVE_QUALITY, CONTESTED_QUALITY, RETIRED_MIN_NEGATIVE, RETIRED_QUALITY } from './policy';
 
 /**
  * The two slots the lifecycle family owns on every node it has looked at (contract.md §4). The
  * memory write path carries them over when a caller supersedes a node (RUNTIME_SLOTS), so a
- * rewrite does not erase what the operator decided.
+ * rewrite does not erase what the operator decided. Their shapes are in src/model/lifecycle/slots.ts.
  */
 
 export const SEMANTIC_SLOT = 'semantic_forgetting_v1';
@@ -25,53 +26,6 @@ export const RELOCATION_SLOT = 'archive_relocation_v1';
 export { ACTIONS, LIFECYCLE_STATES, PAYLOAD_SCOPES, RELOCATION_STATES, RELOCATION_TARGETS };
 export type { Action, LifecycleState, PayloadScope, RelocationState, RelocationTarget };
 export { REHYDRATION_MODES, type RehydrationMode } from '../../model/lifecycle/vocabulary';
-
-/** slots.semantic_forgetting_v1: the operator's latest decision about a node. */
-export interface SemanticForgettingV1 {
-  action: Action;
-  /** The tier when the decision was made. */
-  current_tier: Tier;
-  /** The tier after the decision was acted on (equal to current_tier unless demoted, archived or rehydrated). */
-  target_tier: Tier;
-  lifecycle_state: LifecycleState;
-  retention_score: number;
-  rationale: string[];
-  decided_at: string;
-  /** The run that made the decision (a rehydrate or pin writes its own marker). */
-  run_id: string;
-  /** When the node entered its current tier: the dwell clock (docs/forgetting.md). */
-  tier_changed_at: string;
-  /** Version of the scoring policy that produced the score. */
-  policy: number;
-  /**
-   * The inputs the decision was made from (revision, tier after acting, pinned, importance and
-   * the use counters): a run at the same clock over unchanged inputs leaves the decision alone.
-   */
-  basis: string;
-  /**
-   * The decisions this one replaced, newest first (at most DECISION_HISTORY): what the inspector
-   * shows as the node's forgetting history. Absent on slots written before it existed.
-   */
-  history?: DecisionRecord[];
-  /**
-   * Set while feedback keeps a node colder than it was (docs/forgetting.md, "Feedback acts when it
-   * is given"): the tier it had before feedback demoted or archived it, where a later outcome that
-   * lifts the verdict restores it.
-   */
-  feedback_from_tier?: Tier | null;
-}
-
-/** An earlier decision about a node, as kept in SemanticForgettingV1.history. */
-export interface DecisionRecord {
-  action: Action;
-  current_tier: Tier;
-  target_tier: Tier;
-  lifecycle_state: LifecycleState;
-  retention_score: number;
-  rationale: string[];
-  decided_at: string;
-  run_id: string;
-}
 
 /** How many earlier decisions a node keeps: enough to read its path through the tiers, small enough for every node. */
 export const DECISION_HISTORY = 8;
@@ -98,26 +52,6 @@ export function basisOf(
   tier: string,
 ): string {
   return [n.revision, tier, n.pinned ? 1 : 0, n.importance, n.feedback?.positive ?? 0, n.feedback?.negative ?? 0, n.access?.count ?? 0, n.activation?.count ?? 0].join('|');
-}
-
-/** slots.archive_relocation_v1: where the node's payload lives. */
-export interface ArchiveRelocationV1 {
-  relocation_state: RelocationState;
-  relocation_target: RelocationTarget;
-  payload_scope: PayloadScope;
-  relocated_at: string | null;
-  /** Cold-store key of the relocated payload (`<node id>:<revision>`); null unless cold_archive. */
-  cold_key: string | null;
-  /** Payload size in UTF-8 bytes, and as stored (compressed). */
-  payload_bytes: number | null;
-  stored_bytes: number | null;
-  /** Payload length in Unicode code points (what partial rehydration counts). */
-  payload_chars: number | null;
-  /** sha256 (hex) of the UTF-8 payload: the restore checks it, byte for byte. */
-  payload_sha256: string | null;
-  /** The node revision whose payload was relocated. */
-  revision: number | null;
-  rehydrated_at: string | null;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The learning family's vocabulary (docs/learning.md): the states of what it learns (workflows,
  * patterns, policy memories, rules), where its evidence comes from, and the values of its
- * surfaces' answers. The learned records' shapes are in src/domain/learning (*-model.ts).
+ * surfaces' answers. The learned records' shapes are in ./slots.ts.
  */
 
 /** The interface spec's five distillation origins. */

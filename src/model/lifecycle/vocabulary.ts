@@ -1,7 +1,7 @@
 /**
  * The forgetting vocabulary (docs/forgetting.md): what the operator decides about a node, the
  * states it leaves in the node's slots (semantic_forgetting_v1, archive_relocation_v1), and how a
- * payload is read back. The slots' shapes are in src/domain/lifecycle/slots.ts.
+ * payload is read back. The slots' shapes are in ./slots.ts.
  */
 
 import type { Tier } from '../memory/node';

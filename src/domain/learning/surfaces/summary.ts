@@ -4,7 +4,8 @@ import type { Plan } from '../planner';
 import type { ScopeLearning } from '../scope-state';
 import type { WorkflowHead } from '../workflow-model';
 import type { PacketReads } from './packet';
-import { CONTINUITY_ORIGINS, emptyOriginCounts, type OriginCounts } from '../types';
+import { CONTINUITY_ORIGINS, emptyOriginCounts } from '../types';
+import type { OriginCounts } from '../../../model/learning/slots';
 import { actionRetrievalGate } from './gate';
 
 /**
