@@ -11,6 +11,7 @@ import type {
   DistillationOrigin,
   PatternClass,
   PatternState,
+  PatternTransitionTrigger,
   PolicySource,
   PolicyState,
   PolicyTransitionAction,
@@ -82,7 +83,7 @@ export interface PatternTransition {
   to: PatternClass;
   actor: string;
   reason: string;
-  trigger: 'feedback' | 'operator';
+  trigger: PatternTransitionTrigger;
   run_key?: string;
 }
 

@@ -43,6 +43,9 @@ export type GovernanceRecommendation = (typeof GOVERNANCE_RECOMMENDATIONS)[numbe
 /** How a policy memory's state changed, and what made it change. */
 export const POLICY_TRANSITION_ACTIONS = ['materialize', 'contest', 'revalidate', ...GOVERNANCE_ACTIONS] as const;
 export type PolicyTransitionAction = (typeof POLICY_TRANSITION_ACTIONS)[number];
+/** What moved a pattern from one state to another. */
+export const PATTERN_TRANSITION_TRIGGERS = ['feedback', 'operator'] as const;
+export type PatternTransitionTrigger = (typeof PATTERN_TRANSITION_TRIGGERS)[number];
 export const POLICY_TRANSITION_TRIGGERS = ['feedback', 'governance'] as const;
 export type PolicyTransitionTrigger = (typeof POLICY_TRANSITION_TRIGGERS)[number];
 /** A policy contract computed for the answer, or read from a persisted policy memory. */
