@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -378,6 +379,14 @@ func opaqueCmd(args []string) {
 	if err != nil {
 		fail("%v", err)
 	}
+}
+
+// Capabilities are a thread's, not the process's: clearing the ambient set (mountCmd) and the exec
+// that follows must run on one OS thread, or an exec from another thread of the runtime hands the
+// command the namespace's capabilities (bwrap then refuses: "Unexpected capabilities but not
+// setuid"). The main goroutine stays on the main thread.
+func init() {
+	runtime.LockOSThread()
 }
 
 func main() {
