@@ -1,5 +1,5 @@
+import { descendants } from '../src/local/process-tree';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../src/local/node-flags';
 import { freePort } from '../src/local/ports';
 import { repoRoot } from './cli';
@@ -18,30 +18,6 @@ export interface BenchLore {
   stop(): Promise<void>;
   /** SIGKILL to Lore and every process below it (the servers, the worker), as a crash would. */
   killHard(): Promise<void>;
-}
-
-/** Every live descendant of pid (from /proc: the parent of each process). */
-export function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
 }
 
 export interface LorePorts {

@@ -4,7 +4,8 @@ import { allCollections } from '../../src/store/collections';
 import { ensureMongoLauncherJar, startMongoServer } from '../../src/local/mongo-server';
 import { freePort } from '../../src/local/ports';
 import { cli, numOr } from '../cli';
-import { descendants, lorePorts, startBenchLore, type BenchLore } from '../lore-process';
+import { descendants } from '../../src/local/process-tree';
+import { lorePorts, startBenchLore, type BenchLore } from '../lore-process';
 import { fillHookStore, NODES_PER_DAY } from './hook-fill';
 import { hookSession } from './hook-records';
 

@@ -139,14 +139,7 @@ export function writeColumnFileNow(path: string, set: ColumnSet): PendingColumnF
       } finally {
         await fh.close();
       }
-      await fsp.rename(tmp, path);
-      try {
-        const dir = openSync(dirname(path), 'r');
-        fsyncSync(dir);
-        closeSync(dir);
-      } catch {
-        /* a directory fsync is best effort (not every filesystem allows it) */
-      }
+      await replaceDurably(tmp, path);
     },
     async drop() {
       for (const c of staged) c.bytes = EMPTY;
@@ -223,13 +216,18 @@ export async function writeJsonFile(path: string, value: unknown): Promise<void>
   } finally {
     await fh.close();
   }
+  await replaceDurably(tmp, path);
+}
+
+/** Renames a written and synced temporary file over `path`, then syncs the directory so the rename survives a crash. */
+async function replaceDurably(tmp: string, path: string): Promise<void> {
   await fsp.rename(tmp, path);
   try {
     const dir = openSync(dirname(path), 'r');
     fsyncSync(dir);
     closeSync(dir);
   } catch {
-    /* best effort */
+    /* a directory fsync is best effort (not every filesystem allows it) */
   }
 }
 

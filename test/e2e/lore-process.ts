@@ -1,6 +1,6 @@
+import { descendants } from '../../src/local/process-tree';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
-import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '../../src/local/ports';
 
 /**
@@ -31,32 +31,6 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 
 export async function allocatePorts(): Promise<LorePorts> {
   return { api: await freePort(), temporal: await freePort(), temporalUi: await freePort(), mongo: await freePort() };
-}
-
-/** Every live descendant of pid (via /proc: ppid of each process). */
-export function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(name));
-      children.set(ppid, list);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
 }
 
 const alive = (pid: number) => {

@@ -10,7 +10,7 @@ import { NODE_MEMORY_ENV, NODE_MEMORY_FLAGS } from '../../src/local/node-flags';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/local/ports';
 import { WORKER_READY_MARKER } from '../../src/worker-ready';
-import { descendants } from '../e2e/lore-process';
+import { descendants } from '../../src/local/process-tree';
 import type { TestApi } from './app';
 import { pollFor } from './wait';
 
